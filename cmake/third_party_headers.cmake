@@ -1,0 +1,15 @@
+# Makes CLI11, nlohmann-json and fmt (all header-only here) available as the INTERFACE target
+# cudnnup_third_party, for native and cross builds alike.
+set(_tp_dir "${CMAKE_BINARY_DIR}/third_party_include")
+file(MAKE_DIRECTORY "${_tp_dir}")
+foreach(_lib CLI nlohmann fmt)
+  if(NOT EXISTS "/usr/include/${_lib}")
+    message(FATAL_ERROR "/usr/include/${_lib} is missing: run scripts/install-deps.sh")
+  endif()
+  if(NOT EXISTS "${_tp_dir}/${_lib}")
+    file(CREATE_LINK "/usr/include/${_lib}" "${_tp_dir}/${_lib}" SYMBOLIC)
+  endif()
+endforeach()
+add_library(cudnnup_third_party INTERFACE)
+target_include_directories(cudnnup_third_party SYSTEM INTERFACE "${_tp_dir}")
+target_compile_definitions(cudnnup_third_party INTERFACE FMT_HEADER_ONLY=1)

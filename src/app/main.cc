@@ -1,0 +1,46 @@
+// cudnnup: install, switch, diagnose and verify NVIDIA cuDNN.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "app/commands.h"
+#include "app/exit_codes.h"
+#include "platform/real_filesystem.h"
+#include "platform/system.h"
+
+using namespace cudnnup;
+
+int main(int argc, char** argv) {
+  prepare_console();
+  CLI::App app{
+      "cudnnup — install, switch, diagnose and verify NVIDIA cuDNN.\n\n"
+      "Start with `cudnnup doctor`: it lists the driver, every CUDA toolkit and every cuDNN copy on\n"
+      "this machine and says what is wrong and how to fix it. Exit codes: 0 ok, 1 problems found,\n"
+      "2 usage or tool error, 3 no NVIDIA driver/GPU, 4 locked or conflicting (docs/exit-codes.md).",
+      "cudnnup"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("cudnnup ") + CUDNNUP_VERSION);
+  AppContext ctx;
+  app.add_flag("--json", ctx.options.json, "Print machine-readable JSON (schema: docs/json-schema.md)");
+  app.add_flag("--no-color", ctx.options.no_color, "Never colour the output (NO_COLOR is honoured too)");
+  app.add_flag("-q,--quiet", ctx.options.quiet, "Print only problems");
+  app.add_option("--db", ctx.options.db_path, "Use this rules file instead of the built-in one (data/rules.json format)");
+
+  CommandAction action;
+  add_doctor_command(app, action);
+  add_probe_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  ctx.fs = make_real_filesystem();
+  ctx.env = current_environment();
+  ctx.color = !ctx.options.json && !ctx.options.no_color && !ctx.env.get("NO_COLOR") && stdout_is_terminal();
+  if (!action) return kExitUsage;
+  int rc = action(ctx);
+  std::fflush(stdout);
+  return rc;
+}

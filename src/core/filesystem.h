@@ -1,0 +1,68 @@
+// The narrow filesystem interface that all discovery and install logic goes through, so tests
+// can swap in an in-memory fake with injected failures (see tests/support/memory_fs.h).
+// The real implementation lives in platform/real_filesystem_{posix,win32}.cc.
+//
+// Paths are UTF-8 strings. Inside cudnnup they use '/' as separator on every OS (Windows accepts
+// it); a Windows path looks like "C:/Program Files/NVIDIA". core/paths.h joins and splits them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace cudnnup {
+
+enum class FileType { kRegular, kDirectory, kSymlink, kOther };
+
+struct FileInfo {
+  FileType type = FileType::kOther;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+};
+
+struct DirEntry {
+  std::string name;
+  FileType type = FileType::kOther;  // as the directory reports it; kSymlink is not followed
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // Reading.
+  virtual Result<FileInfo> stat(const std::string& path) const = 0;   // follows links
+  virtual Result<FileInfo> lstat(const std::string& path) const = 0;  // does not
+  virtual Result<std::vector<DirEntry>> list_dir(const std::string& path) const = 0;
+  virtual Result<std::string> read_link(const std::string& path) const = 0;
+  // Reads up to `max_bytes` from `offset`; a short result means end of file.
+  virtual Result<std::string> read_range(const std::string& path, uint64_t offset,
+                                         size_t max_bytes) const = 0;
+  // Resolves every link and "..": the identity used to de-duplicate copies.
+  virtual Result<std::string> canonical(const std::string& path) const = 0;
+
+  // Writing (install, use, link). Each is one OS call; transactions are built on top.
+  virtual Status make_dir(const std::string& path) = 0;  // parent must exist; ok if it exists
+  virtual Status write_file(const std::string& path, const std::string& contents, bool sync) = 0;
+  virtual Status rename(const std::string& from, const std::string& to) = 0;  // replaces `to`
+  virtual Status remove(const std::string& path) = 0;  // file, link or empty directory
+  virtual Status symlink(const std::string& target, const std::string& link) = 0;
+
+  // Helpers built on the primitives above.
+  bool exists(const std::string& path) const { return lstat(path).ok(); }
+  bool is_dir(const std::string& path) const {
+    auto info = stat(path);
+    return info.ok() && info->type == FileType::kDirectory;
+  }
+  bool is_file(const std::string& path) const {
+    auto info = stat(path);
+    return info.ok() && info->type == FileType::kRegular;
+  }
+  Result<std::string> read_file(const std::string& path, size_t max_bytes = 16 << 20) const {
+    return read_range(path, 0, max_bytes);
+  }
+  Status make_dirs(const std::string& path);
+};
+
+}  // namespace cudnnup

@@ -1,0 +1,65 @@
+// Errors are values: every fallible function returns Result<T>. Only main() turns an Error
+// into an exit code, so the logic never exits or throws across layers.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace cudnnup {
+
+enum class ErrorCode {
+  kUsage,        // the user asked for something malformed
+  kNotFound,     // a file, version or copy does not exist
+  kPermission,   // the OS refused access
+  kIo,           // a read or write failed
+  kCorrupt,      // the bytes are not what they claim to be (bad ELF, truncated archive, ...)
+  kUnsupported,  // valid, but not something we handle (wrong platform, unknown format)
+  kTimeout,      // a child process or download took too long
+  kConflict,     // another cudnnup holds the lock, or the target is in use
+  kInternal,     // a bug in cudnnup
+};
+
+const char* error_code_name(ErrorCode code);
+
+struct Error {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;  // one sentence for a person; names the fix where there is one
+  std::string path;     // the file the error is about, if any
+};
+
+inline Error make_error(ErrorCode code, std::string message, std::string path = {}) {
+  return Error{code, std::move(message), std::move(path)};
+}
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT
+
+  bool ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & { return std::get<0>(state_); }
+  const T& value() const& { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  const Error& error() const { return std::get<1>(state_); }
+
+  T value_or(T fallback) const { return ok() ? value() : std::move(fallback); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+// Result<void> stand-in.
+struct Ok {};
+using Status = Result<Ok>;
+inline Status ok_status() { return Ok{}; }
+
+}  // namespace cudnnup

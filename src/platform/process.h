@@ -1,0 +1,43 @@
+// Child processes. Anything that loads a user's GPU library runs in a child (a crashing or
+// hanging library must become a finding, not a crash of cudnnup), so this is used a lot.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace cudnnup {
+
+struct ProcessOptions {
+  int timeout_ms = 10000;
+  size_t max_output_bytes = 4 << 20;  // stdout beyond this is dropped
+  // When set, the child gets exactly these variables; otherwise it inherits ours.
+  std::optional<std::map<std::string, std::string>> env;
+  bool capture_stderr = true;  // false: the child's stderr goes to ours
+};
+
+struct ProcessResult {
+  int exit_code = -1;       // valid when exited normally
+  int signal = 0;           // POSIX: the signal that killed it; Windows: 0
+  bool timed_out = false;   // we killed it at the deadline
+  std::string out;          // stdout
+  std::string err;          // stderr, when captured
+  bool exited_normally() const { return signal == 0 && !timed_out; }
+  std::string describe_failure() const;  // "killed by signal 11 (SIGSEGV)", "timed out after N ms"
+};
+
+// Runs argv[0] (an absolute path, or a name looked up in PATH) and waits for it.
+// Fails only when the child cannot be started at all.
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
+
+// Replaces this process with argv (exec), or on Windows runs it and exits with its code.
+// Returns only on failure.
+Error exec_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+
+// The absolute path of the running cudnnup binary, used to start probe children.
+std::string self_executable_path();
+
+}  // namespace cudnnup

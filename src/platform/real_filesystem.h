@@ -1,0 +1,12 @@
+// The FileSystem of the machine we run on.
+#pragma once
+
+#include <memory>
+
+#include "core/filesystem.h"
+
+namespace cudnnup {
+
+std::unique_ptr<FileSystem> make_real_filesystem();
+
+}  // namespace cudnnup

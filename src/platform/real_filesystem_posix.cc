@@ -1,0 +1,167 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "platform/real_filesystem.h"
+
+namespace cudnnup {
+namespace {
+
+Error errno_error(const std::string& what, const std::string& path, int err) {
+  ErrorCode code = ErrorCode::kIo;
+  if (err == ENOENT || err == ENOTDIR) code = ErrorCode::kNotFound;
+  if (err == EACCES || err == EPERM || err == EROFS) code = ErrorCode::kPermission;
+  return make_error(code, what + " " + path + ": " + strerror(err), path);
+}
+
+FileType type_of(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+FileInfo info_of(const struct stat& st) {
+  FileInfo info;
+  info.type = type_of(st.st_mode);
+  info.size = static_cast<uint64_t>(st.st_size);
+  info.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return info;
+}
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  Result<FileInfo> stat(const std::string& path) const override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return errno_error("cannot stat", path, errno);
+    return info_of(st);
+  }
+
+  Result<FileInfo> lstat(const std::string& path) const override {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) return errno_error("cannot stat", path, errno);
+    return info_of(st);
+  }
+
+  Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
+    DIR* dir = ::opendir(path.c_str());
+    if (!dir) return errno_error("cannot list", path, errno);
+    std::vector<DirEntry> entries;
+    while (struct dirent* e = ::readdir(dir)) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      DirEntry entry;
+      entry.name = e->d_name;
+      switch (e->d_type) {
+        case DT_REG: entry.type = FileType::kRegular; break;
+        case DT_DIR: entry.type = FileType::kDirectory; break;
+        case DT_LNK: entry.type = FileType::kSymlink; break;
+        case DT_UNKNOWN: {
+          // Some filesystems do not fill d_type; ask.
+          struct stat st;
+          std::string full = path + "/" + entry.name;
+          entry.type = ::lstat(full.c_str(), &st) == 0 ? type_of(st.st_mode) : FileType::kOther;
+          break;
+        }
+        default: entry.type = FileType::kOther;
+      }
+      entries.push_back(std::move(entry));
+    }
+    ::closedir(dir);
+    return entries;
+  }
+
+  Result<std::string> read_link(const std::string& path) const override {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+    if (n < 0) return errno_error("cannot read link", path, errno);
+    return std::string(buf, static_cast<size_t>(n));
+  }
+
+  Result<std::string> read_range(const std::string& path, uint64_t offset,
+                                 size_t max_bytes) const override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot open", path, errno);
+    std::string out;
+    out.resize(max_bytes);
+    size_t got = 0;
+    while (got < max_bytes) {
+      ssize_t n = ::pread(fd, out.data() + got, max_bytes - got, static_cast<off_t>(offset + got));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        return errno_error("cannot read", path, err);
+      }
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    out.resize(got);
+    return out;
+  }
+
+  Result<std::string> canonical(const std::string& path) const override {
+    char buf[PATH_MAX];
+    if (!::realpath(path.c_str(), buf)) return errno_error("cannot resolve", path, errno);
+    return std::string(buf);
+  }
+
+  Status make_dir(const std::string& path) override {
+    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+      return errno_error("cannot create directory", path, errno);
+    }
+    return ok_status();
+  }
+
+  Status write_file(const std::string& path, const std::string& contents, bool sync) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return errno_error("cannot create", path, errno);
+    size_t done = 0;
+    while (done < contents.size()) {
+      ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        return errno_error("cannot write", path, err);
+      }
+      done += static_cast<size_t>(n);
+    }
+    if (sync && ::fsync(fd) != 0) {
+      int err = errno;
+      ::close(fd);
+      return errno_error("cannot sync", path, err);
+    }
+    if (::close(fd) != 0) return errno_error("cannot close", path, errno);
+    return ok_status();
+  }
+
+  Status rename(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) return errno_error("cannot rename " + from + " to", to, errno);
+    return ok_status();
+  }
+
+  Status remove(const std::string& path) override {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) return errno_error("cannot remove", path, errno);
+    int rc = S_ISDIR(st.st_mode) ? ::rmdir(path.c_str()) : ::unlink(path.c_str());
+    if (rc != 0) return errno_error("cannot remove", path, errno);
+    return ok_status();
+  }
+
+  Status symlink(const std::string& target, const std::string& link) override {
+    if (::symlink(target.c_str(), link.c_str()) != 0) return errno_error("cannot create link", link, errno);
+    return ok_status();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<PosixFileSystem>(); }
+
+}  // namespace cudnnup

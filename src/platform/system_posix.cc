@@ -1,0 +1,29 @@
+#include <limits.h>
+#include <unistd.h>
+
+#include "platform/system.h"
+
+extern char** environ;
+
+namespace cudnnup {
+
+Environment current_environment() {
+  Environment env;
+  env.os = OsKind::kLinux;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    env.vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  if (auto home = env.get("HOME")) env.home = *home;
+  char buf[PATH_MAX];
+  if (getcwd(buf, sizeof buf)) env.cwd = buf;
+  return env;
+}
+
+bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+
+void prepare_console() {}
+
+}  // namespace cudnnup
