@@ -1,0 +1,226 @@
+#include "support/memory_fs.h"
+
+#include "core/paths.h"
+
+namespace cudnnup::testing {
+namespace {
+std::string norm(const std::string& p) { return paths::normalize(p); }
+}  // namespace
+
+void MemoryFileSystem::add_dir(const std::string& path) {
+  std::string p = norm(path);
+  while (true) {
+    if (!nodes.count(p)) nodes[p] = Node{FileType::kDirectory, {}, false};
+    std::string up = paths::parent(p);
+    if (up == p || up == ".") break;
+    p = up;
+  }
+}
+
+void MemoryFileSystem::add_file(const std::string& path, const std::string& contents) {
+  add_dir(paths::parent(path));
+  nodes[norm(path)] = Node{FileType::kRegular, contents, false};
+}
+
+void MemoryFileSystem::add_symlink(const std::string& link, const std::string& target) {
+  add_dir(paths::parent(link));
+  nodes[norm(link)] = Node{FileType::kSymlink, target, false};
+}
+
+void MemoryFileSystem::set_unreadable(const std::string& path) { nodes[norm(path)].unreadable = true; }
+
+const MemoryFileSystem::Node* MemoryFileSystem::node(const std::string& path) const {
+  auto it = nodes.find(norm(path));
+  return it == nodes.end() ? nullptr : &it->second;
+}
+
+std::string MemoryFileSystem::contents(const std::string& path) const {
+  auto* n = node(path);
+  return n ? n->contents : std::string();
+}
+
+std::optional<std::string> MemoryFileSystem::resolve(const std::string& path, bool follow_last) const {
+  std::string p = norm(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    // Walk components; at the first symlink that must be followed, substitute and restart.
+    std::vector<std::string> parts = paths::split_list(p, '/');
+    std::string prefix;
+    bool restarted = false;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i == 0) {
+        prefix = parts[0].empty() ? "/" : parts[0];
+        if (parts[0].size() == 2 && parts[0][1] == ':') prefix = parts[0] + "/";
+        if (parts[0].empty() || prefix.back() == '/') continue;
+      } else {
+        prefix = paths::join(prefix, parts[i]);
+      }
+      auto it = nodes.find(norm(prefix));
+      if (it == nodes.end()) return norm(p);  // missing: let the caller report it
+      bool last = i + 1 == parts.size();
+      if (it->second.type == FileType::kSymlink && (!last || follow_last)) {
+        std::string target = it->second.contents;
+        std::string base = paths::is_absolute(target) ? target : paths::join(paths::parent(prefix), target);
+        std::string rest;
+        for (size_t j = i + 1; j < parts.size(); ++j) rest = paths::join(rest, parts[j]);
+        p = norm(rest.empty() ? base : paths::join(base, rest));
+        restarted = true;
+        break;
+      }
+    }
+    if (!restarted) return norm(p);
+  }
+  return std::nullopt;  // link loop
+}
+
+Result<FileInfo> MemoryFileSystem::lstat(const std::string& path) const {
+  auto resolved_parent = resolve(paths::parent(path), true);
+  std::string p = resolved_parent ? paths::join(*resolved_parent, paths::basename(norm(path))) : norm(path);
+  if (norm(path) == "/" ) p = "/";
+  auto it = nodes.find(norm(p));
+  if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
+  FileInfo info;
+  info.type = it->second.type;
+  info.size = it->second.type == FileType::kRegular ? it->second.contents.size() : 0;
+  return info;
+}
+
+Result<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
+  auto p = resolve(path, true);
+  if (!p) return make_error(ErrorCode::kIo, "too many levels of symbolic links: " + path, path);
+  auto it = nodes.find(*p);
+  if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
+  FileInfo info;
+  info.type = it->second.type;
+  info.size = it->second.type == FileType::kRegular ? it->second.contents.size() : 0;
+  return info;
+}
+
+Result<std::vector<DirEntry>> MemoryFileSystem::list_dir(const std::string& path) const {
+  auto p = resolve(path, true);
+  if (!p) return make_error(ErrorCode::kIo, "too many levels of symbolic links: " + path, path);
+  auto it = nodes.find(*p);
+  if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such directory: " + path, path);
+  if (it->second.type != FileType::kDirectory) return make_error(ErrorCode::kIo, "not a directory: " + path, path);
+  if (it->second.unreadable) return make_error(ErrorCode::kPermission, "permission denied: " + path, path);
+  std::vector<DirEntry> out;
+  std::string prefix = *p == "/" ? "/" : *p + "/";
+  for (auto c = nodes.lower_bound(prefix); c != nodes.end() && c->first.compare(0, prefix.size(), prefix) == 0; ++c) {
+    std::string rest = c->first.substr(prefix.size());
+    if (rest.empty() || rest.find('/') != std::string::npos) continue;
+    out.push_back(DirEntry{rest, c->second.type});
+  }
+  return out;
+}
+
+Result<std::string> MemoryFileSystem::read_link(const std::string& path) const {
+  auto* n = node(path);
+  if (!n) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
+  if (n->type != FileType::kSymlink) return make_error(ErrorCode::kIo, "not a link: " + path, path);
+  return n->contents;
+}
+
+Result<std::string> MemoryFileSystem::read_range(const std::string& path, uint64_t offset, size_t max_bytes) const {
+  auto p = resolve(path, true);
+  auto it = p ? nodes.find(*p) : nodes.end();
+  if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
+  if (it->second.unreadable) return make_error(ErrorCode::kPermission, "permission denied: " + path, path);
+  if (it->second.type != FileType::kRegular) return make_error(ErrorCode::kIo, "not a file: " + path, path);
+  const std::string& c = it->second.contents;
+  if (offset >= c.size()) return std::string();
+  return c.substr(size_t(offset), max_bytes);
+}
+
+Result<std::string> MemoryFileSystem::canonical(const std::string& path) const {
+  auto p = resolve(path, true);
+  if (!p || !nodes.count(*p)) return make_error(ErrorCode::kNotFound, "cannot resolve " + path, path);
+  return *p;
+}
+
+bool MemoryFileSystem::parent_is_dir(const std::string& path) const {
+  std::string up = paths::parent(norm(path));
+  auto p = resolve(up, true);
+  if (!p) return false;
+  auto it = nodes.find(*p);
+  return it != nodes.end() && it->second.type == FileType::kDirectory;
+}
+
+Status MemoryFileSystem::begin_write(const std::string& op, const std::string& path, const std::string& path2) {
+  if (fail_after_writes && writes_done >= *fail_after_writes) {
+    return make_error(ErrorCode::kIo, "injected crash before: " + op + " " + path, path);
+  }
+  if (fail_paths.count(norm(path)) || (!path2.empty() && fail_paths.count(norm(path2)))) {
+    return make_error(ErrorCode::kIo, "injected failure: " + op + " " + path, path);
+  }
+  ++writes_done;
+  log.push_back(op + " " + norm(path) + (path2.empty() ? "" : " " + norm(path2)));
+  return ok_status();
+}
+
+Status MemoryFileSystem::make_dir(const std::string& path) {
+  if (is_dir(path)) return ok_status();
+  if (exists(path)) return make_error(ErrorCode::kIo, "exists and is not a directory: " + path, path);
+  if (!parent_is_dir(path)) return make_error(ErrorCode::kNotFound, "parent missing: " + path, path);
+  if (auto s = begin_write("mkdir", path); !s) return s;
+  nodes[norm(path)] = Node{FileType::kDirectory, {}, false};
+  return ok_status();
+}
+
+Status MemoryFileSystem::write_file(const std::string& path, const std::string& contents, bool) {
+  if (!parent_is_dir(path)) return make_error(ErrorCode::kNotFound, "parent missing: " + path, path);
+  if (auto s = begin_write("write", path); !s) return s;
+  auto p = resolve(path, true).value_or(norm(path));
+  nodes[p] = Node{FileType::kRegular, contents, false};
+  return ok_status();
+}
+
+Status MemoryFileSystem::rename(const std::string& from, const std::string& to) {
+  std::string f = norm(from), t = norm(to);
+  if (!nodes.count(f)) return make_error(ErrorCode::kNotFound, "no such file: " + from, from);
+  if (!parent_is_dir(to)) return make_error(ErrorCode::kNotFound, "parent missing: " + to, to);
+  auto target = nodes.find(t);
+  if (target != nodes.end() && target->second.type == FileType::kDirectory) {
+    // POSIX: a directory may replace only an empty directory.
+    auto listing = list_dir(t);
+    if (listing.ok() && !listing->empty()) return make_error(ErrorCode::kIo, "directory not empty: " + to, to);
+  }
+  if (auto s = begin_write("rename", from, to); !s) return s;
+  // Move the node and, for a directory, everything under it. Atomic, as rename(2) is.
+  std::map<std::string, Node> moved;
+  for (auto it = nodes.begin(); it != nodes.end();) {
+    if (it->first == f || it->first.compare(0, f.size() + 1, f + "/") == 0) {
+      moved[t + it->first.substr(f.size())] = it->second;
+      it = nodes.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = nodes.begin(); it != nodes.end();) {
+    if (it->first == t || it->first.compare(0, t.size() + 1, t + "/") == 0) it = nodes.erase(it);
+    else ++it;
+  }
+  nodes.insert(moved.begin(), moved.end());
+  return ok_status();
+}
+
+Status MemoryFileSystem::remove(const std::string& path) {
+  std::string p = norm(path);
+  auto it = nodes.find(p);
+  if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
+  if (it->second.type == FileType::kDirectory) {
+    auto listing = list_dir(p);
+    if (listing.ok() && !listing->empty()) return make_error(ErrorCode::kIo, "directory not empty: " + path, path);
+  }
+  if (auto s = begin_write("remove", path); !s) return s;
+  nodes.erase(p);
+  return ok_status();
+}
+
+Status MemoryFileSystem::symlink(const std::string& target, const std::string& link) {
+  if (exists(link)) return make_error(ErrorCode::kIo, "exists: " + link, link);
+  if (!parent_is_dir(link)) return make_error(ErrorCode::kNotFound, "parent missing: " + link, link);
+  if (auto s = begin_write("symlink", link); !s) return s;
+  nodes[norm(link)] = Node{FileType::kSymlink, target, false};
+  return ok_status();
+}
+
+}  // namespace cudnnup::testing

@@ -1,0 +1,62 @@
+// An in-memory FileSystem for tests: files, directories and symlinks in a map, an operation
+// log, and injected failures. Modelled on ninja's VirtualFileSystem. Paths use '/'; Windows-style
+// paths ("C:/Program Files/...") work too, since a path is just a key.
+//
+// Crash testing: set fail_after_writes = N and every write-type call after the first N fails
+// (returns kIo) without changing anything, which is what a process killed at that point leaves.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/filesystem.h"
+
+namespace cudnnup::testing {
+
+class MemoryFileSystem : public FileSystem {
+ public:
+  struct Node {
+    FileType type = FileType::kRegular;
+    std::string contents;     // file bytes, or link target
+    bool unreadable = false;  // reading/listing fails with kPermission
+  };
+
+  // Setup helpers (not counted as writes, never fail).
+  void add_file(const std::string& path, const std::string& contents = {});
+  void add_dir(const std::string& path);
+  void add_symlink(const std::string& link, const std::string& target);
+  void set_unreadable(const std::string& path);
+  const Node* node(const std::string& path) const;  // nullptr if absent; no link following
+  std::string contents(const std::string& path) const;  // "" if absent
+
+  // FileSystem.
+  Result<FileInfo> stat(const std::string& path) const override;
+  Result<FileInfo> lstat(const std::string& path) const override;
+  Result<std::vector<DirEntry>> list_dir(const std::string& path) const override;
+  Result<std::string> read_link(const std::string& path) const override;
+  Result<std::string> read_range(const std::string& path, uint64_t offset, size_t max_bytes) const override;
+  Result<std::string> canonical(const std::string& path) const override;
+  Status make_dir(const std::string& path) override;
+  Status write_file(const std::string& path, const std::string& contents, bool sync) override;
+  Status rename(const std::string& from, const std::string& to) override;
+  Status remove(const std::string& path) override;
+  Status symlink(const std::string& target, const std::string& link) override;
+
+  // Failure injection and observation.
+  std::optional<int> fail_after_writes;  // crash point: writes beyond this count fail
+  std::set<std::string> fail_paths;      // writes touching these paths fail
+  int writes_done = 0;
+  std::vector<std::string> log;          // "write /a", "rename /a /b", ...
+  std::map<std::string, Node> nodes;     // normalized path -> node (public for assertions)
+
+ private:
+  Status begin_write(const std::string& op, const std::string& path, const std::string& path2 = {});
+  // Follows symlinks in every component; nullopt when a link dangles or loops.
+  std::optional<std::string> resolve(const std::string& path, bool follow_last) const;
+  bool parent_is_dir(const std::string& path) const;
+};
+
+}  // namespace cudnnup::testing
