@@ -1,0 +1,14 @@
+// Runs the doctor for a command that needs the machine's picture (doctor, explain, which, list):
+// loads the rules (--db or built in), probes through child processes, returns the Report.
+#pragma once
+
+#include "app/app_context.h"
+#include "core/model.h"
+#include "core/rules.h"
+
+namespace cudnnup {
+
+Result<Rules> load_rules(const AppContext& ctx);
+Result<Report> collect_report(AppContext& ctx);
+
+}  // namespace cudnnup

@@ -1,0 +1,20 @@
+// The doctor's window onto libraries it must load to ask (cuDNN's version functions, the
+// driver). The app implements it with child processes (app/child_prober.h); tests may use a fake.
+#pragma once
+
+#include <string>
+
+#include "core/model.h"
+
+namespace cudnnup {
+
+class Prober {
+ public:
+  virtual ~Prober() = default;
+  // Loads the cuDNN shim at `library_path` and asks cudnnGetVersion & co.
+  virtual LibraryProbe probe_cudnn(const std::string& library_path) = 0;
+  // Asks NVML and the CUDA driver API (either path may be empty) for the driver and GPUs.
+  virtual DriverInfo probe_driver(const std::string& libcuda_path, const std::string& nvml_path) = 0;
+};
+
+}  // namespace cudnnup
