@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
       "2 usage or tool error, 3 no NVIDIA driver/GPU, 4 locked or conflicting (docs/exit-codes.md).",
       "cudnnup"};
   app.require_subcommand(1);
+  app.fallthrough();  // global flags (--json, --no-color, --db) may follow the command name
   app.set_version_flag("--version", std::string("cudnnup ") + CUDNNUP_VERSION);
   AppContext ctx;
   app.add_flag("--json", ctx.options.json, "Print machine-readable JSON (schema: docs/json-schema.md)");

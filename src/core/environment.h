@@ -16,6 +16,7 @@ struct Environment {
   std::map<std::string, std::string> vars;  // on Windows, keys are stored upper-case
   std::string home;                         // $HOME or %USERPROFILE%, '/' separators
   std::string cwd;
+  std::string arch = "x86_64";              // the CPU we run on: x86_64, aarch64, ppc64le
 
   bool windows() const { return os == OsKind::kWindows; }
   char list_separator() const { return windows() ? ';' : ':'; }

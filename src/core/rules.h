@@ -18,6 +18,12 @@ struct DriverMinimum {        // CUDA toolkit major.minor -> lowest driver that 
   std::string source;
 };
 
+struct MajorDriverMinimum {   // CUDA major -> lowest driver under minor-version compatibility
+  int cuda_major = 0;
+  Version linux_driver, windows_driver;
+  std::string source;
+};
+
 struct CudaVariantRange {     // cuDNN releases built for a CUDA major
   int cuda_major = 0;
   Version first, last;        // inclusive; last empty = still current
@@ -48,6 +54,7 @@ struct Rules {
   int schema = 0;
   std::string data_version;
   std::vector<DriverMinimum> driver_minimums;
+  std::vector<MajorDriverMinimum> major_driver_minimums;
   std::vector<CudaVariantRange> cuda_variants;
   std::vector<ComputeCapabilityRule> compute_capability;
   std::vector<KnownBadRelease> known_bad;
@@ -55,7 +62,11 @@ struct Rules {
 
   // Components a release must have; empty when the major is unknown to the rules.
   std::vector<std::string> expected_components(const Version& cudnn) const;
-  const DriverMinimum* driver_minimum_for(const Version& cuda) const;
+  const DriverMinimum* driver_minimum_for(const Version& cuda) const;  // exact major.minor row
+  const MajorDriverMinimum* major_driver_minimum_for(int cuda_major) const;
+  const CudaVariantRange* cuda_variant_for(int cuda_major) const;
+  // Lowest compute capability the cuDNN release supports, with the rule that says so.
+  const ComputeCapabilityRule* compute_capability_rule_for(const Version& cudnn, int cuda_major) const;
 };
 
 Result<Rules> parse_rules(std::string_view json_text, const std::string& origin);

@@ -1,0 +1,77 @@
+#include "core/cudnn_files.h"
+
+#include <cctype>
+#include <regex>
+
+namespace cudnnup {
+
+std::optional<CudnnLibraryName> parse_cudnn_library_name(std::string_view file_name) {
+  // Hand-written rather than std::regex: this runs on every file of every candidate directory.
+  std::string name(file_name);
+  std::string lower = name;
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  CudnnLibraryName out;
+  if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".dll") == 0 && lower.compare(0, 5, "cudnn") == 0) {
+    // cudnn64_9.dll, cudnn_ops_infer64_8.dll, cudnn_graph64_9.dll
+    std::string stem = lower.substr(0, lower.size() - 4);
+    size_t pos = stem.rfind("64_");
+    if (pos == std::string::npos || pos + 3 >= stem.size()) return std::nullopt;
+    std::string major = stem.substr(pos + 3);
+    for (char c : major) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    }
+    std::string base = stem.substr(0, pos);  // "cudnn" or "cudnn_ops_infer"
+    if (base == "cudnn") out.component = "cudnn";
+    else if (base.compare(0, 6, "cudnn_") == 0 && base.size() > 6) out.component = base.substr(6);
+    else return std::nullopt;
+    out.major = std::stoi(major);
+    out.windows = true;
+    return out;
+  }
+  if (name.compare(0, 8, "libcudnn") != 0) return std::nullopt;
+  size_t so = name.find(".so");
+  if (so == std::string::npos) return std::nullopt;
+  std::string base = name.substr(3, so - 3);  // "cudnn" or "cudnn_ops"
+  if (base == "cudnn") out.component = "cudnn";
+  else if (base.compare(0, 6, "cudnn_") == 0 && base.size() > 6) out.component = base.substr(6);
+  else return std::nullopt;
+  std::string rest = name.substr(so + 3);  // "", ".9", ".9.14.0"
+  if (rest.empty()) {
+    out.dev_link = true;
+    return out;
+  }
+  if (rest[0] != '.') return std::nullopt;  // libcudnn.so~ or libcudnn.sox
+  auto version = Version::parse(rest.substr(1));
+  if (!version) return std::nullopt;
+  out.major = version->major();
+  if (version->parts.size() >= 2) out.version = *version;
+  return out;
+}
+
+std::string cudnn_library_file_name(const std::string& component, int major, bool windows) {
+  std::string base = component == "cudnn" ? "cudnn" : "cudnn_" + component;
+  if (windows) return base + "64_" + std::to_string(major) + ".dll";
+  return "lib" + base + ".so." + std::to_string(major);
+}
+
+std::optional<HeaderVersion> parse_cudnn_header_version(std::string_view text) {
+  // Headers pad with spaces or tabs ("#define CUDNN_MAJOR      5"); match loosely.
+  static const std::regex define(R"(#\s*define\s+(CUDNN_MAJOR|CUDNN_MINOR|CUDNN_PATCHLEVEL|CUDNN_MAX_SM_MAJOR_NUMBER|CUDNN_MAX_SM_MINOR_NUMBER)\s+(\d+))");
+  int major = -1, minor = -1, patch = -1;
+  HeaderVersion out;
+  std::string s(text);
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), define); it != std::sregex_iterator(); ++it) {
+    std::string key = (*it)[1];
+    int value = std::stoi((*it)[2]);
+    if (key == "CUDNN_MAJOR" && major < 0) major = value;
+    else if (key == "CUDNN_MINOR" && minor < 0) minor = value;
+    else if (key == "CUDNN_PATCHLEVEL" && patch < 0) patch = value;
+    else if (key == "CUDNN_MAX_SM_MAJOR_NUMBER") out.max_sm_major = value;
+    else if (key == "CUDNN_MAX_SM_MINOR_NUMBER") out.max_sm_minor = value;
+  }
+  if (major < 0 || minor < 0 || patch < 0) return std::nullopt;
+  out.version = Version{major, minor, patch};
+  return out;
+}
+
+}  // namespace cudnnup
