@@ -101,7 +101,8 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
       rules.known_bad.push_back({version_field(row, "cudnn"), string_field(row, "platform"),
                                  string_field(row, "problem"), string_field(row, "fix"), string_field(row, "source")});
     }
-    for (const auto& [major, libs] : doc.value("expected_libraries", json::object()).items()) {
+    const json expected = doc.value("expected_libraries", json::object());
+    for (const auto& [major, libs] : expected.items()) {
       std::vector<ExpectedLibrary> list;
       for (const auto& lib : libs) list.push_back({string_field(lib, "component"), version_field(lib, "since")});
       rules.expected_libraries.emplace_back(std::stoi(major), std::move(list));

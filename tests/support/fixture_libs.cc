@@ -83,7 +83,7 @@ void make_symlink(const std::string& target, const std::string& link) {
   ASSERT_FALSE(ec) << "cannot link " << link << ": " << ec.message();
 }
 
-void install_stub_set(const std::string& variant, const std::string& lib_dir, bool versioned_names) {
+void install_stub_set(const std::string& variant, const std::string& lib_dir, bool versioned_names, bool dev_links) {
   // variant is "v9.19.0" / "v8.9.7": the major and full version come from it.
   std::string version = variant.substr(1);
   std::string major = version.substr(0, version.find('.'));
@@ -96,7 +96,7 @@ void install_stub_set(const std::string& variant, const std::string& lib_dir, bo
       std::string real = n + ".so." + version;
       copy_file(fixture_lib(variant, soname), lib_dir + "/" + real);
       make_symlink(real, lib_dir + "/" + soname);
-      make_symlink(soname, lib_dir + "/" + n + ".so");
+      if (dev_links) make_symlink(soname, lib_dir + "/" + n + ".so");
     } else {
       copy_file(fixture_lib(variant, soname), lib_dir + "/" + soname);
     }

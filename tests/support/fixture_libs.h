@@ -38,7 +38,8 @@ void make_symlink(const std::string& target, const std::string& link);
 // SONAME file names (libcudnn.so.9, libcudnn_ops.so.9, ...). With `versioned_names`, the real files
 // get the full version (libcudnn.so.9.14.0) and the SONAME and .so names become links, as the
 // Debian/RPM packages and redist archives lay them out.
-void install_stub_set(const std::string& variant, const std::string& lib_dir, bool versioned_names = false);
+void install_stub_set(const std::string& variant, const std::string& lib_dir, bool versioned_names = false,
+                      bool dev_links = true);
 
 // A cudnn_version.h with the given version.
 std::string cudnn_version_header(int major, int minor, int patch);

@@ -1,0 +1,30 @@
+#include "support/run_cli.h"
+
+#include <gtest/gtest.h>
+
+#include "platform/process.h"
+
+namespace cudnnup::testing {
+
+CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, std::string> env) {
+  std::vector<std::string> argv = {CUDNNUP_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  if (!env.count("PATH")) env["PATH"] = "/usr/bin:/bin";
+  ProcessOptions options;
+  options.env = env;
+  options.timeout_ms = 60000;
+  CliResult r;
+  auto result = run_process(argv, options);
+  if (!result) {
+    ADD_FAILURE() << "cannot run cudnnup: " << result.error().message;
+    return r;
+  }
+  r.exit_code = result->exited_normally() ? result->exit_code : -1;
+  r.out = result->out;
+  r.err = result->err;
+  r.json = nlohmann::json::parse(r.out, nullptr, false);
+  if (r.json.is_discarded()) r.json = nullptr;
+  return r;
+}
+
+}  // namespace cudnnup::testing
