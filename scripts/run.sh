@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One entry point for the README's quick start and for CI.
+#   scripts/run.sh doctor   install what is needed, build, run `cudnnup doctor`
+#   scripts/run.sh test     install what is needed, build, run the whole test suite
+#                           (Linux tests, then the Windows build under Wine when available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-doctor}"
+shift || true
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+case "$mode" in
+  doctor)
+    scripts/install-deps.sh
+    cmake --preset default >/dev/null
+    cmake --build --preset default -j "$jobs" --target cudnnup
+    exec build/src/cudnnup doctor "$@"
+    ;;
+  test)
+    scripts/install-deps.sh --windows
+    cmake --preset default >/dev/null
+    cmake --build --preset default -j "$jobs"
+    ctest --preset default -j "$jobs"
+    if [[ -x scripts/test-windows.sh ]]; then
+      scripts/test-windows.sh
+    fi
+    ;;
+  *)
+    echo "usage: scripts/run.sh doctor|test [args...]" >&2
+    exit 2
+    ;;
+esac
