@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <future>
+
 #include "platform/process.h"
 
 namespace cudnnup {
@@ -48,6 +50,18 @@ LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
   if (j.contains("cudart_version")) probe.cudart_version = decode_cuda_version_number(j["cudart_version"].get<long long>());
   probe.max_device_version = j.value("max_device_version", 0LL);
   return probe;
+}
+
+std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<std::string>& library_paths) {
+  std::vector<LibraryProbe> out(library_paths.size());
+  for (size_t start = 0; start < library_paths.size(); start += kParallel) {
+    std::vector<std::future<LibraryProbe>> batch;
+    for (size_t i = start; i < std::min(library_paths.size(), start + kParallel); ++i) {
+      batch.push_back(std::async(std::launch::async, [this, &library_paths, i] { return probe_cudnn(library_paths[i]); }));
+    }
+    for (size_t i = 0; i < batch.size(); ++i) out[start + i] = batch[i].get();
+  }
+  return out;
 }
 
 DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {

@@ -123,10 +123,16 @@ Report run_doctor(const DoctorInputs& in) {
   auto candidates = candidate_library_dirs(di);
   report.copies = scan_cudnn_copies(di, candidates, &report.searched_dirs, &report.scan_issues);
 
+  std::vector<std::string> shims;
+  std::vector<CudnnCopy*> probed;
   for (auto& copy : report.copies) {
     std::string shim = shim_to_probe(copy);
-    if (!shim.empty()) apply_probe(copy, in.prober.probe_cudnn(shim));
+    if (shim.empty()) continue;
+    shims.push_back(shim);
+    probed.push_back(&copy);
   }
+  auto probes = in.prober.probe_cudnn_all(shims);
+  for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i]);
 
   auto add = [&](std::vector<Finding> more) {
     for (auto& f : more) report.findings.push_back(std::move(f));

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Benchmark `cudnnup doctor --json` (no GPU work) against the start-up of `python3 -c pass`,
+measured in the same run, on:
+  real      this machine as it is (HOME empty)
+  envs-N    HOME with N conda environments listed in ~/.conda/environments.txt, every 10th holding
+            a pip cuDNN (stub libraries from build/tests/fixtures)
+  big-disk  HOME with 200 environments plus 50,000 unrelated files: the time must not move,
+            because doctor never crawls the disk
+
+Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--runs 15]
+Prints a Markdown table (median wall time of the runs, and the ratio to python3 -c pass)."""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def time_command(argv, env, runs):
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def make_envs(home, count, stub_dir):
+    lines = []
+    for i in range(count):
+        prefix = os.path.join(home, "conda", "envs", f"env{i:03d}")
+        sp = os.path.join(prefix, "lib", "python3.11", "site-packages")
+        os.makedirs(os.path.join(prefix, "conda-meta"), exist_ok=True)
+        os.makedirs(sp, exist_ok=True)
+        if i % 10 == 0:
+            lib = os.path.join(sp, "nvidia", "cudnn", "lib")
+            os.makedirs(lib, exist_ok=True)
+            for name in os.listdir(stub_dir):
+                shutil.copy(os.path.join(stub_dir, name), os.path.join(lib, name))
+        lines.append(prefix)
+    os.makedirs(os.path.join(home, ".conda"), exist_ok=True)
+    with open(os.path.join(home, ".conda", "environments.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def make_clutter(home, files):
+    base = os.path.join(home, "data")
+    for i in range(files):
+        d = os.path.join(base, f"d{i // 500:03d}")
+        if i % 500 == 0:
+            os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, f"f{i}.bin"), "wb") as f:
+            f.write(b"x")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "src", "cudnnup"))
+    ap.add_argument("--runs", type=int, default=15)
+    args = ap.parse_args()
+    stub_dir = os.path.join(ROOT, "build", "tests", "fixtures", "v9.19.0")
+    if not os.path.isdir(stub_dir):
+        sys.exit("build the tests first (cmake --build --preset default): fixture stubs are missing")
+    python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        scenarios = [("real", 0, 0), ("envs-50", 50, 0), ("envs-100", 100, 0), ("envs-200", 200, 0),
+                     ("envs-400", 400, 0), ("big-disk (200 envs + 50k files)", 200, 50000)]
+        for name, envs, clutter in scenarios:
+            home = os.path.join(tmp, name.split()[0])
+            os.makedirs(home)
+            if envs:
+                make_envs(home, envs, stub_dir)
+            if clutter:
+                make_clutter(home, clutter)
+            env = {"HOME": home, "PATH": "/usr/bin:/bin"}
+            # Warm the page cache once, then alternate so both see the same machine state.
+            subprocess.run([args.binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL)
+            py = time_command([python, "-c", "pass"], env, args.runs)
+            doc = time_command([args.binary, "doctor", "--json"], env, args.runs)
+            out = subprocess.run([args.binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
+            copies = out.count('"lib_dir"')
+            rows.append((name, doc, py, copies))
+    print(f"median of {args.runs} runs; baseline `{python} -c pass` measured in the same run\n")
+    print("| scenario | cuDNN copies found | doctor --json | python3 -c pass | ratio |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, doc, py, copies in rows:
+        print(f"| {name} | {copies} | {doc * 1000:.1f} ms | {py * 1000:.1f} ms | {doc / py:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
