@@ -207,6 +207,16 @@ std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in) {
     }
     if (pe.kind == "conda") add(pe.prefix + (win ? "/Library/bin" : "/lib"), why);
   }
+  if (win) {
+    // NVIDIA's graphical installer: C:/Program Files/NVIDIA/CUDNN/v9.4/bin/12.6/ (older) and
+    // .../v9.19/bin/12.9/x64/ (newer), one sub-directory per CUDA version it was built for.
+    for (const auto& v : sorted_children(in.fs, "C:/Program Files/NVIDIA/CUDNN", "v")) {
+      for (const auto& cuda : sorted_children(in.fs, v + "/bin", "")) {
+        add(cuda, "cuDNN installer " + v);
+        add(cuda + "/x64", "cuDNN installer " + v);
+      }
+    }
+  }
   if (!in.store_root.empty()) {
     for (const auto& v : sorted_children(in.fs, in.store_root + "/versions", "")) {
       add(v + (win ? "/bin" : "/lib"), "cudnnup store");
@@ -304,6 +314,7 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   const std::string& dir = copy.lib_dir;
   const int major = copy.libraries.empty() ? 0 : copy.libraries.front().major;
   static const std::regex pip_re(R"(^(.*)/site-packages/nvidia/cudnn/(lib|bin)$)");
+  static const std::regex installer_re(R"(^(.*/NVIDIA/CUDNN/v[\d.]+)/bin/(\d+)\.(\d+)(/x64)?$)", std::regex::icase);
   static const std::regex archive_re(R"(cudnn-[a-z0-9_-]+-(\d+\.\d+\.\d+\.\d+)_cuda(\d+)(\.\d+)?-archive)");
   std::smatch m;
   std::string up = paths::parent(dir);
@@ -349,6 +360,14 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     copy.package = m[0].str();
     copy.cuda_major = std::stoi(m[2].str());
     copy.cuda_major_source = "archive name";
+  } else if (std::regex_search(dir, m, installer_re)) {
+    // C:/Program Files/NVIDIA/CUDNN/v9.19/bin/12.9/x64: headers in include/12.9.
+    copy.form = PackageForm::kInstaller;
+    copy.root = m[1].str();
+    copy.package = "cuDNN installer " + std::string(paths::basename(copy.root));
+    copy.cuda_major = std::stoi(m[2].str());
+    copy.cuda_major_source = "installer directory";
+    read_header(fs, copy.root + "/include/" + m[2].str() + "." + m[3].str(), major, copy);
   } else if (dir == "/usr/lib/" + multiarch_triplet(in.env.arch) || dir == "/usr/lib64" || dir == "/usr/lib" ||
              dir == "/lib/" + multiarch_triplet(in.env.arch) || dir == "/lib64" || dir == "/lib") {
     copy.form = PackageForm::kSystemPackage;
@@ -369,8 +388,9 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     }
   } else {
     copy.form = PackageForm::kUnknown;
-    copy.root = paths::basename(dir) == "lib64" || paths::basename(dir) == "lib" || paths::basename(dir) == "bin"
-                    ? up : dir;
+    std::string_view leaf = paths::basename(dir);
+    if (leaf == "x64" && paths::basename(up) == "bin") copy.root = paths::parent(up);  // archive's bin/x64 (9.18+)
+    else copy.root = leaf == "lib64" || leaf == "lib" || leaf == "bin" ? up : dir;
   }
 
   // Headers: next to the libraries for most forms; Debian keeps them in the multiarch include dir.
@@ -383,6 +403,7 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     include_dirs = {"/usr/include/" + multiarch_triplet(in.env.arch), "/usr/include"};
   }
   if (up != copy.root) include_dirs.push_back(up + "/include");
+  if (copy.form == PackageForm::kInstaller) include_dirs.clear();  // read above
   for (const auto& inc : include_dirs) {
     if (read_header(fs, inc, major, copy)) break;
   }

@@ -19,6 +19,7 @@ const char* package_form_name(PackageForm f) {
     case PackageForm::kConda: return "conda";
     case PackageForm::kSystemPackage: return "system";
     case PackageForm::kStore: return "store";
+    case PackageForm::kInstaller: return "installer";
     case PackageForm::kUnknown: return "unknown";
   }
   return "unknown";

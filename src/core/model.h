@@ -52,7 +52,7 @@ struct Toolkit {
   std::vector<std::string> found_via;
 };
 
-enum class PackageForm { kToolkitMerged, kArchiveTree, kPipWheel, kConda, kSystemPackage, kStore, kUnknown };
+enum class PackageForm { kToolkitMerged, kArchiveTree, kPipWheel, kConda, kSystemPackage, kStore, kInstaller, kUnknown };
 const char* package_form_name(PackageForm f);
 
 // One libcudnn*.so* / cudnn*.dll file of a copy.

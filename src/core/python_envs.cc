@@ -141,6 +141,17 @@ std::vector<PythonEnv> find_python_envs(const FileSystem& fs, const Environment&
     c.consider_children(home + "/.virtualenvs", "~/.virtualenvs", "venv");
     c.consider_children(home + "/.local/share/virtualenvs", "~/.local/share/virtualenvs", "venv");
   }
+  if (env.windows()) {
+    // python.org installers and system-wide conda.
+    if (auto local = env.get("LOCALAPPDATA")) {
+      c.consider_children(paths::normalize(*local) + "/Programs/Python", "python.org installer", "system");
+    }
+    for (const char* root : {"C:/ProgramData/miniconda3", "C:/ProgramData/anaconda3", "C:/ProgramData/miniforge3"}) {
+      if (!fs.is_dir(root)) continue;
+      c.consider(root, root, "conda");
+      c.consider_children(std::string(root) + "/envs", std::string(root) + "/envs", "conda");
+    }
+  }
   if (!env.windows()) {
     for (const char* root : {"/opt/conda", "/opt/miniconda3", "/opt/anaconda3", "/opt/miniforge3"}) {
       if (!fs.is_dir(root)) continue;

@@ -95,3 +95,61 @@ TEST(ScanCopies, GroupsByDirectoryAndMajorAndSurvivesUnreadableDirs) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+// Windows layouts, described on the in-memory filesystem (runs on every OS).
+TEST(WindowsDiscovery, ToolkitInstallerPipAndPathCopies) {
+  MemoryFileSystem fs;
+  const std::string tk = "C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4";
+  fs.add_file(tk + "/include/cuda.h", "#define CUDA_VERSION 12040\n");
+  fs.add_file(tk + "/bin/nvcc.exe", "");
+  fs.add_file(tk + "/bin/cudnn64_9.dll", "MZ");
+  fs.add_file(tk + "/bin/cudnn_ops64_9.dll", "MZ");
+  fs.add_file(tk + "/include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  const std::string inst = "C:/Program Files/NVIDIA/CUDNN/v9.19";
+  fs.add_file(inst + "/bin/12.9/x64/cudnn64_9.dll", "MZ");
+  fs.add_file(inst + "/include/12.9/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+  const std::string py = "C:/Users/u/AppData/Local/Programs/Python/Python312";
+  fs.add_file(py + "/python.exe", "");
+  fs.add_file(py + "/Lib/site-packages/nvidia/cudnn/bin/cudnn64_9.dll", "MZ");
+  fs.add_dir(py + "/Lib/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info");
+  fs.add_file("D:/old/cudnn64_8.dll", "MZ");
+
+  Environment env;
+  env.os = OsKind::kWindows;
+  env.home = "C:/Users/u";
+  env.vars = {{"PATH", "D:\\old;" + py + ";C:\\Windows\\System32"},
+              {"CUDA_PATH", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4"},
+              {"LOCALAPPDATA", "C:/Users/u/AppData/Local"}};
+  std::vector<ScanIssue> issues;
+  auto toolkits = find_toolkits(fs, env, &issues);
+  ASSERT_EQ(toolkits.size(), 1u);
+  EXPECT_EQ(toolkits[0].version.str(), "12.4");
+  EXPECT_EQ(toolkits[0].nvcc, tk + "/bin/nvcc.exe");
+  auto envs = find_python_envs(fs, env, &issues);
+  ASSERT_EQ(envs.size(), 1u);
+  DiscoveryInputs in{fs, env, toolkits, envs, {}, "C:/Users/u/AppData/Local/cudnnup"};
+  std::vector<std::string> searched;
+  auto copies = scan_cudnn_copies(in, candidate_library_dirs(in), &searched, &issues);
+  std::map<std::string, const CudnnCopy*> by_dir;
+  for (const auto& c : copies) by_dir[c.lib_dir] = &c;
+  ASSERT_EQ(copies.size(), 4u);
+  EXPECT_EQ(copies[0].lib_dir, "D:/old") << "PATH order comes first";
+  EXPECT_EQ(copies[0].libraries[0].major, 8);
+  ASSERT_TRUE(by_dir.count(tk + "/bin"));
+  EXPECT_EQ(by_dir[tk + "/bin"]->form, PackageForm::kToolkitMerged);
+  EXPECT_EQ(by_dir[tk + "/bin"]->header_version.str(), "9.1.0");
+  ASSERT_TRUE(by_dir.count(inst + "/bin/12.9/x64"));
+  EXPECT_EQ(by_dir[inst + "/bin/12.9/x64"]->form, PackageForm::kInstaller);
+  EXPECT_EQ(by_dir[inst + "/bin/12.9/x64"]->cuda_major, 12);
+  EXPECT_EQ(by_dir[inst + "/bin/12.9/x64"]->header_version.str(), "9.19.0");
+  const std::string wheel = py + "/Lib/site-packages/nvidia/cudnn/bin";
+  ASSERT_TRUE(by_dir.count(wheel));
+  EXPECT_EQ(by_dir[wheel]->form, PackageForm::kPipWheel);
+  EXPECT_EQ(by_dir[wheel]->package, "nvidia-cudnn-cu12 9.1.0.70");
+}
+
+}  // namespace
+}  // namespace cudnnup
