@@ -117,6 +117,7 @@ std::vector<Toolkit> find_toolkits(const FileSystem& fs, const Environment& env,
     for (const auto& [k, v] : env.vars) {
       if (k.compare(0, 11, "CUDA_PATH_V") == 0) roots.emplace_back(v, k);
     }
+    for (const auto& d : env.registry_cuda_dirs) roots.emplace_back(d, "registry");
   }
   for (const auto& dir : env.get_list("PATH")) {
     if (dir.empty()) continue;

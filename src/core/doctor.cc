@@ -8,6 +8,7 @@
 #include "core/paths.h"
 #include "core/python_envs.h"
 #include "core/store_layout.h"
+#include "core/windows_checks.h"
 
 namespace cudnnup {
 namespace {
@@ -141,6 +142,7 @@ Report run_doctor(const DoctorInputs& in) {
   add(check_toolkits(report, in.rules, in.env));
   for (const auto& copy : report.copies) add(check_copy(copy, report, in.rules, in.env));
   add(check_copies_together(report, in.env));
+  add(check_windows_paths(report, in.env));
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) { return int(a.severity) > int(b.severity); });
   return report;

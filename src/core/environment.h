@@ -18,6 +18,15 @@ struct Environment {
   std::string cwd;
   std::string arch = "x86_64";              // the CPU we run on: x86_64, aarch64, ppc64le
 
+  // Windows only: the persistent PATH as the registry holds it now (HKLM Session Manager
+  // Environment, then HKCU Environment), %VARS% expanded. New terminals get this; the running
+  // one keeps the PATH it started with. Unset where unknown.
+  std::optional<std::string> persistent_machine_path;
+  std::optional<std::string> persistent_user_path;
+  // Windows only: CUDA toolkits the installer registered in the registry (SOFTWARE, NVIDIA
+  // Corporation, GPU Computing Toolkit, CUDA, v<X.Y>: value InstallDir).
+  std::vector<std::string> registry_cuda_dirs;
+
   bool windows() const { return os == OsKind::kWindows; }
   char list_separator() const { return windows() ? ';' : ':'; }
   std::optional<std::string> get(const std::string& name) const;
