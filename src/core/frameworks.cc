@@ -32,6 +32,9 @@ std::optional<std::string> python_string(const std::string& text, const std::str
   if (std::regex_search(text, m, assign)) return m[3].str();
   std::regex dict("['\"]" + name + "['\"]\\s*:\\s*['\"]([^'\"]*)['\"]");
   if (std::regex_search(text, m, dict)) return m[1].str();
+  // TensorFlow's build_info: OrderedDict([('cudnn_version', '9'), ...])
+  std::regex pair("\\(\\s*['\"]" + name + "['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)");
+  if (std::regex_search(text, m, pair)) return m[1].str();
   return std::nullopt;
 }
 
