@@ -6,6 +6,7 @@
 
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/framework_probe.h"
 #include "app/which_render.h"
 #include "core/frameworks.h"
 #include "core/paths.h"
@@ -22,6 +23,7 @@ struct WhichOptions {
   int pid = 0;
   std::string python;
   bool verbose = false;
+  bool probe = false;
 };
 
 bool is_framework_name(const std::string& s) {
@@ -76,11 +78,17 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
   std::vector<ScanIssue> issues;
   auto envs = python_envs_for(ctx, o.python, issues);
   auto reports = inspect_frameworks(*ctx.fs, ctx.env, envs, {o.target});
+  std::vector<FrameworkProbe> probes;
+  if (o.probe) probes = probe_frameworks(reports);
   if (ctx.options.json) {
     nlohmann::json out;
     out["framework"] = o.target;
     out["reports"] = nlohmann::json::array();
     for (const auto& r : reports) out["reports"].push_back(framework_report_to_json(r));
+    if (o.probe) {
+      out["probes"] = nlohmann::json::array();
+      for (const auto& p : probes) out["probes"].push_back(framework_probe_to_json(p));
+    }
     out["environments_searched"] = nlohmann::json::array();
     for (const auto& e : envs) out["environments_searched"].push_back(e.prefix);
     std::cout << out.dump(2) << std::endl;
@@ -90,10 +98,15 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
               << "). Activate the environment, or pass --python /path/to/venv/bin/python.\n";
   } else {
     for (const auto& r : reports) std::cout << framework_report_to_text(r, o.verbose, ctx.color) << "\n";
+    if (o.probe) std::cout << "What the real processes loaded (--probe):\n";
+    for (const auto& p : probes) std::cout << framework_probe_to_text(p, ctx.color);
   }
   if (reports.empty()) return kExitProblems;
   for (const auto& r : reports) {
     if (r.passes && !*r.passes) return kExitProblems;
+  }
+  for (const auto& p : probes) {
+    if (!p.agrees) return kExitProblems;
   }
   return kExitOk;
 }
@@ -152,6 +165,8 @@ void add_which_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--pid", opts->pid, "Report what this running process has mapped (/proc/PID/maps)");
   cmd->add_option("--python", opts->python, "With a framework: the interpreter (or env prefix) to inspect");
   cmd->add_flag("-v,--verbose", opts->verbose, "Also list candidates that were missing");
+  cmd->add_flag("--probe", opts->probe,
+                "With a framework: also run its interpreter (child, timeout) to see what it really loads, and compare");
   cmd->callback([&action, opts] { action = [opts](AppContext& ctx) { return run_which(ctx, *opts); }; });
 }
 
