@@ -45,15 +45,19 @@ std::optional<Version> cudnn_copy_version(const FileSystem& fs, const std::strin
   };
   auto canon = fs.canonical(shim_path);
   std::string real = canon ? *canon : shim_path;
-  static const std::regex versioned(R"(libcudnn\.so\.([0-9]+\.[0-9]+\.[0-9]+))");
+  static const std::regex versioned(R"(libcudnn(_[a-z_]+)?\.so\.([0-9]+\.[0-9]+\.[0-9]+))");
   std::smatch m;
   std::string base(paths::basename(real));
   if (std::regex_match(base, m, versioned)) {
     set("file name " + real);
-    return Version::parse(m[1].str());
+    return Version::parse(m[2].str());
   }
   std::string dir = paths::parent(real);
-  for (const char* rel : {"../include/cudnn_version.h", "../include/cudnn_version_v9.h", "include/cudnn_version.h"}) {
+  // Toolkit and archive layouts keep include/ next to lib/; Debian packages put the headers in
+  // /usr/include/<triplet>/ for libraries in /usr/lib/<triplet>/.
+  std::string triplet(paths::basename(dir));
+  for (const std::string& rel : {std::string("../include/cudnn_version.h"), std::string("../include/cudnn_version_v9.h"),
+                                "../../include/" + triplet + "/cudnn_version_v9.h", "../../include/" + triplet + "/cudnn_version.h"}) {
     std::string header = paths::normalize(paths::join(dir, rel));
     if (auto text = fs.read_file(header, 1 << 20)) {
       if (auto v = version_from_header(*text)) {

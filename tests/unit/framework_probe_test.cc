@@ -80,3 +80,25 @@ TEST(FrameworkProbe, AFailingInterpreterIsAFindingNotACrash) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+TEST(FrameworkProbe, AMixedPredictionExpectsTheSubLibraryCopysVersion) {
+  TempDir tmp;
+  // The system copy's graph library carries its version in its file name.
+  write_text(tmp / "sys/libcudnn_graph.so.9.14.0", "x");
+  FrameworkReport f = predicted(tmp / "venv/libcudnn.so.9", tmp / "sys/libcudnn_graph.so.9.14.0");
+  f.load->cudnn->mixed = true;
+  f.load->cudnn->sub_libraries[0].from_other_copy = true;
+  f.load->cudnn->sub_libraries[0].resolution.path = tmp / "sys/libcudnn_graph.so.9.14.0";
+  f.interpreter = fake_interpreter(tmp, R"J({"version": 91400, "source": "cudnnGetVersion() of the mapped shim", "mapped": [")J" +
+                                            tmp / "venv/libcudnn.so.9" + "\", \"" + tmp / "sys/libcudnn_graph.so.9.14.0" +
+                                            R"J("], "op_ran": false, "op_error": "mismatch"})J");
+  auto probes = probe_frameworks({f}, 10000);
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_TRUE(probes[0].agrees) << (probes[0].disagreements.empty() ? probes[0].failure : probes[0].disagreements[0]);
+}
+
+}  // namespace
+}  // namespace cudnnup
