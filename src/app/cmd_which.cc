@@ -67,7 +67,9 @@ int run_pid(AppContext& ctx, const WhichOptions& o) {
   auto report = inspect_process_cudnn(*ctx.fs, o.pid);
   if (!report) return report_error(ctx, report.error());
   if (ctx.options.json) {
-    std::cout << process_report_to_json(*report).dump(2) << std::endl;
+    auto out = process_report_to_json(*report);
+    out["schema"] = "cudnnup.which/1";
+    std::cout << out.dump(2) << std::endl;
   } else {
     std::cout << process_report_to_text(*report, ctx.color);
   }
@@ -82,6 +84,7 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
   if (o.probe) probes = probe_frameworks(reports);
   if (ctx.options.json) {
     nlohmann::json out;
+    out["schema"] = "cudnnup.which/1";
     out["framework"] = o.target;
     out["reports"] = nlohmann::json::array();
     for (const auto& r : reports) out["reports"].push_back(framework_report_to_json(r));
@@ -113,7 +116,9 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
 
 int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
   if (ctx.options.json) {
-    std::cout << which_report_to_json(report).dump(2) << std::endl;
+    auto out = which_report_to_json(report);
+    out["schema"] = "cudnnup.which/1";
+    std::cout << out.dump(2) << std::endl;
   } else {
     std::cout << which_report_to_text(report, verbose, ctx.color);
   }

@@ -197,3 +197,31 @@ TEST(ProcMaps, GroupsCudnnFilesByCopyAndFlagsMixing) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+TEST(WhichCli, ExitCodesAndErrorsNameTheFile) {
+  ProcessOptions options;
+  options.env = child_env("");
+  auto missing = run_process({CUDNNUP_BINARY, "which", "--for", "/no/such/program"}, options);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->exit_code, 2);
+  EXPECT_NE(missing->err.find("/no/such/program"), std::string::npos);
+  auto not_elf = run_process({CUDNNUP_BINARY, "--json", "which", "--for", CUDNNUP_SOURCE_DIR "/README.md"}, options);
+  ASSERT_TRUE(not_elf);
+  EXPECT_EQ(not_elf->exit_code, 2);
+  auto j = nlohmann::json::parse(not_elf->out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << not_elf->out;
+  EXPECT_EQ(j["error"]["path"], CUDNNUP_SOURCE_DIR "/README.md");
+  auto absent = run_process({CUDNNUP_BINARY, "--json", "which", "libcudnnup_absent.so.3"}, options);
+  ASSERT_TRUE(absent);
+  EXPECT_EQ(absent->exit_code, 1);
+  auto aj = nlohmann::json::parse(absent->out, nullptr, false);
+  ASSERT_FALSE(aj.is_discarded());
+  EXPECT_EQ(aj["schema"], "cudnnup.which/1");
+  EXPECT_FALSE(aj["resolution"]["found"].get<bool>());
+}
+
+}  // namespace
+}  // namespace cudnnup
