@@ -412,15 +412,21 @@ const std::vector<std::string>& known_frameworks() {
 }
 
 std::optional<CudnnPin> find_cudnn_pin(const std::string& metadata) {
-  static const std::regex re(R"(Requires-Dist:\s*(nvidia-cudnn-cu[0-9]+)\s*\(?\s*(==|>=|~=|<=|>)\s*([0-9][0-9.]*)[^\n]*)",
-                             std::regex::icase);
+  // The requirement line, then its "==" / ">=" / "~=" clause wherever it sits: pip writes
+  // specifiers in any order ("<10.0,>=9.8").
+  static const std::regex line_re(R"(Requires-Dist:\s*(nvidia-cudnn-cu[0-9]+)([^\n]*))", std::regex::icase);
+  static const std::regex clause(R"((==|>=|~=)\s*([0-9][0-9.]*))");
   std::smatch m;
-  if (!std::regex_search(metadata, m, re)) return std::nullopt;
-  auto v = Version::parse(m[3].str());
+  if (!std::regex_search(metadata, m, line_re)) return std::nullopt;
+  std::string rest = m[2].str();
+  std::string spec = rest.substr(0, rest.find(';'));
+  std::smatch c;
+  if (!std::regex_search(spec, c, clause)) return std::nullopt;
+  auto v = Version::parse(c[2].str());
   if (!v) return std::nullopt;
   std::string line = m[0].str();
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return CudnnPin{m[1].str(), m[2].str(), *v, line};
+  return CudnnPin{m[1].str(), c[1].str(), *v, line};
 }
 
 std::vector<FrameworkReport> inspect_frameworks(const FileSystem& fs, const Environment& env,

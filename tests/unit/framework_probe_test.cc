@@ -1,5 +1,7 @@
 // The --probe-frameworks comparison, with a stand-in interpreter that prints what a real one
 // would (the Python side needs the framework and a GPU; docs/which-gpu-machine.md has that run).
+// The stand-in interpreters are /bin/sh scripts.
+#ifndef _WIN32
 #include "app/framework_probe.h"
 
 #include <gtest/gtest.h>
@@ -102,3 +104,4 @@ TEST(FrameworkProbe, AMixedPredictionExpectsTheSubLibraryCopysVersion) {
 
 }  // namespace
 }  // namespace cudnnup
+#endif  // _WIN32

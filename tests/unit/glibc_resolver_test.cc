@@ -1,6 +1,8 @@
 // The glibc loader simulation against fixture trees. Each test builds an isolated machine: a
 // synthetic ld.so.cache and default directories inside a temp dir, so the host's own cuDNN
 // cannot leak in. (which_truth_test.cc checks the same rules against the real ld.so.)
+// Linux loader fixtures (tests/fixtures/loader.cmake) are built only off Windows.
+#ifdef CUDNNUP_FIXTURE_DIR
 #include "core/glibc_resolver.h"
 
 #include <gtest/gtest.h>
@@ -254,3 +256,4 @@ TEST_F(GlibcResolver, DlopenFromALibraryUsesThatLibrarysPaths) {
 
 }  // namespace
 }  // namespace cudnnup
+#endif  // CUDNNUP_FIXTURE_DIR

@@ -1,6 +1,8 @@
 // Prediction against truth: small programs built with chosen RPATH/RUNPATH (and one linked with
 // -lcudnn against the real toolkit copy, when present) really run under ld.so and print the cuDNN
 // files in their /proc/self/maps; `cudnnup which --for` that program must name the same files.
+// Linux loader fixtures (tests/fixtures/loader.cmake) are built only off Windows.
+#ifdef CUDNNUP_FIXTURE_DIR
 #include <gtest/gtest.h>
 
 #include <map>
@@ -225,3 +227,4 @@ TEST(WhichCli, ExitCodesAndErrorsNameTheFile) {
 
 }  // namespace
 }  // namespace cudnnup
+#endif  // CUDNNUP_FIXTURE_DIR
