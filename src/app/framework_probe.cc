@@ -220,7 +220,11 @@ std::string framework_probe_to_text(const FrameworkProbe& p, bool color) {
   if (!p.runtime_source.empty()) out << " (" << p.runtime_source << ")";
   out << "\n";
   for (const auto& m : p.mapped) out << "  mapped " << m << "\n";
-  if (!p.gpu_op_ran && !p.op_error.empty()) out << "  note: no cuDNN op ran (" << p.op_error << "); sub-libraries may not have loaded\n";
+  if (!p.gpu_op_ran && !p.op_error.empty()) {
+    out << "  note: no cuDNN op ran (" << p.op_error << "); sub-libraries may not have loaded\n";
+  } else if (!p.op_error.empty()) {
+    out << "  note: " << p.op_error << "\n";
+  }
   for (const auto& d : p.disagreements) out << "  " << paint("disagreement", "31") << ": " << d << "\n";
   return out.str();
 }
