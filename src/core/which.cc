@@ -78,6 +78,16 @@ WhichReport finish_which(const FileSystem& fs, LoaderSimulation& sim, const std:
     if (is_cudnn_file(o.path)) report.loaded_cudnn_files.push_back(o.canonical);
   }
   for (const auto& n : report.resolution.notes) report.notes.push_back(n);
+  // ld.so refuses to start a program (and dlopen fails) when any DT_NEEDED is missing.
+  int missing = 0;
+  for (const Resolution& r : sim.log()) {
+    if (r.kind != "DT_NEEDED" || r.found || r.name == lib) continue;
+    if (++missing <= 3) {
+      report.notes.push_back("DT_NEEDED " + r.name + " of " + r.requester + " is not found (" + r.error +
+                             "): the real load would fail there");
+    }
+  }
+  if (missing > 3) report.notes.push_back(std::to_string(missing - 3) + " more DT_NEEDED entries are not found");
   return report;
 }
 

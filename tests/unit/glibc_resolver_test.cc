@@ -237,6 +237,17 @@ TEST_F(GlibcResolver, PreloadedSonameWinsEverySearch) {
   EXPECT_TRUE(loser->exists);
 }
 
+TEST_F(GlibcResolver, AMissingDependencyIsReportedAsAFailedLoad) {
+  make_loading_copy("9.19.0", tmp_ / "default");
+  LoaderSimulation sim(*fs_, isolated());
+  sim.start_synthetic("prog", program({"libabsent.so.1", "libcudnn.so.9"}), tmp_.path());
+  auto w = finish_which(*fs_, sim, "libcudnn.so.9", 0, WhichReport{});
+  EXPECT_TRUE(w.resolution.found);
+  bool noted = false;
+  for (const auto& n : w.notes) noted |= n.find("libabsent.so.1") != std::string::npos && n.find("would fail") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST_F(GlibcResolver, DlopenFromALibraryUsesThatLibrarysPaths) {
   copy_file(loader_fixture("chain/libmid_runpath.so"), tmp_ / "lib/libmid_runpath.so");
   copy_file(loader_fixture("chain/libleaf.so"), tmp_ / "rp/libleaf.so");
