@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   CommandAction action;
   add_doctor_command(app, action);
   add_probe_command(app, action);
+  add_which_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,23 @@
+// JSON and text renderings of loader answers (`which`), shared with `doctor`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/frameworks.h"
+#include "core/proc_maps.h"
+#include "core/which.h"
+
+namespace cudnnup {
+
+nlohmann::json resolution_to_json(const Resolution& r);
+nlohmann::json which_report_to_json(const WhichReport& w);
+nlohmann::json framework_report_to_json(const FrameworkReport& f);
+nlohmann::json process_report_to_json(const ProcessCudnnReport& p);
+
+// Text for people; `verbose` also lists candidates that were missing.
+std::string which_report_to_text(const WhichReport& w, bool verbose, bool color);
+std::string framework_report_to_text(const FrameworkReport& f, bool verbose, bool color);
+std::string process_report_to_text(const ProcessCudnnReport& p, bool color);
+
+}  // namespace cudnnup
