@@ -170,6 +170,7 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
     e.framework = string_field(row, "framework");
     e.generic = row.value("generic", false);
     e.overrides = string_list(row, "overrides");
+    e.follows = string_list(row, "follows");
     for (const auto& c : row.value("causes", json::array())) {
       CauseSpec cause;
       cause.text = string_field(c, "text");
@@ -207,6 +208,9 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
   for (const auto& e : cat.entries) {
     for (const auto& o : e.overrides) {
       if (!cat.entry(o)) return data_error(origin, "entry '" + e.id + "'", "overrides unknown entry '" + o + "'");
+    }
+    for (const auto& f : e.follows) {
+      if (!cat.entry(f)) return data_error(origin, "entry '" + e.id + "'", "follows unknown entry '" + f + "'");
     }
   }
   return cat;

@@ -54,7 +54,8 @@ struct CatalogueEntry {
   std::string meaning;
   MessageSeverity severity = MessageSeverity::kError;
   std::string framework;              // "" when the message is not specific to one
-  bool generic = false;               // dropped when a specific entry matched nearby
+  bool generic = false;               // dropped when a specific entry matched the same lines
+  std::vector<std::string> follows;   // dropped when one of these matched just before (its cause)
   std::vector<std::string> overrides; // entry ids this one replaces when both match the same lines
   std::vector<CauseSpec> causes;
   std::vector<FixSpec> fixes;

@@ -14,7 +14,7 @@ namespace {
 // backtracks recursively, so very long inputs cost time and stack.
 constexpr size_t kMaxWindowLine = 1500;
 constexpr int kContinuationLines = 2;  // a wrapped message may continue on the next two lines
-constexpr int kGenericReach = 2;       // a generic match this close to a specific one is dropped
+constexpr int kFollowReach = 3;        // a "follows" message this many lines after its cause is dropped
 constexpr size_t kMaxListedLines = 20;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
@@ -196,29 +196,35 @@ class Matcher {
  public:
   Matcher(const ErrorCatalogue& catalogue, const std::vector<std::string>& lines)
       : catalogue_(catalogue), lines_(lines) {
-    line_start_.reserve(lines.size() + 1);
-    for (const auto& l : lines) {
-      line_start_.push_back(hay_.size());
-      hay_ += to_lower(l);
-      hay_ += '\n';
+    // Two lower-case copies of the text: lines joined by a space (a message soft-wrapped at a
+    // space) and joined by nothing (a terminal that cut a word: "no CUDA-\ncapable").
+    for (auto* hay : {&spaced_, &tight_}) {
+      hay->starts.reserve(lines.size() + 1);
+      for (const auto& l : lines) {
+        hay->starts.push_back(hay->text.size());
+        hay->text += to_lower(l);
+        if (hay == &spaced_) hay->text += ' ';
+      }
+      hay->starts.push_back(hay->text.size());
     }
-    line_start_.push_back(hay_.size());
   }
 
-  const std::string& lower_text() const { return hay_; }
+  const std::string& lower_text() const { return spaced_.text; }
 
   std::vector<Occurrence> run() {
     std::vector<Occurrence> out;
     for (const auto& entry : catalogue_.entries) {
-      // Lines holding a needle, and the line before (the message may start there and wrap).
+      // Lines where a needle starts, and the line before (the message may start there and wrap).
       std::map<int, size_t> candidates;  // line -> offset of the needle in it (or 0)
       for (const auto& needle : entry.needles) {
-        size_t pos = hay_.find(needle);
-        while (pos != std::string::npos) {
-          int line = int(std::upper_bound(line_start_.begin(), line_start_.end(), pos) - line_start_.begin()) - 1;
-          candidates.emplace(line, pos - line_start_[line]);
-          if (line > 0) candidates.emplace(line - 1, 0);
-          pos = hay_.find(needle, line_start_[line + 1]);
+        for (const Haystack* hay : {&spaced_, &tight_}) {
+          size_t pos = hay->text.find(needle);
+          while (pos != std::string::npos) {
+            int line = int(std::upper_bound(hay->starts.begin(), hay->starts.end(), pos) - hay->starts.begin()) - 1;
+            candidates.emplace(line, std::min(pos - hay->starts[line], lines_[line].size()));
+            if (line > 0) candidates.emplace(line - 1, 0);
+            pos = hay->text.find(needle, hay->starts[line + 1]);
+          }
         }
       }
       for (const auto& [line, needle_at] : candidates) match_at(entry, line, needle_at, out);
@@ -287,17 +293,20 @@ class Matcher {
     return found;
   }
 
+  struct Haystack {
+    std::string text;
+    std::vector<size_t> starts;  // offset of each line in text, plus the end
+  };
   const ErrorCatalogue& catalogue_;
   const std::vector<std::string>& lines_;
-  std::string hay_;
-  std::vector<size_t> line_start_;
+  Haystack spaced_, tight_;
 };
 
 // Specific entries replace the generic ones and the entries they override on the same lines.
 // `all` is sorted by first line, so only neighbours within a few lines need comparing (a log with
 // thousands of repeated messages stays linear).
 std::vector<Occurrence> drop_superseded(std::vector<Occurrence> all) {
-  const int reach = kContinuationLines + kGenericReach;
+  const int reach = kContinuationLines + kFollowReach;
   std::vector<bool> drop(all.size(), false);
   for (size_t i = 0; i < all.size(); ++i) {
     const Occurrence& o = all[i];
@@ -314,7 +323,22 @@ std::vector<Occurrence> drop_superseded(std::vector<Occurrence> all) {
       const auto& ov = p.entry->overrides;
       if (std::find(ov.begin(), ov.end(), o.entry->id) != ov.end() && overlaps(o, p, 0)) drop[i] = true;
       if (o.entry->generic && !p.entry->generic && p.entry->severity != MessageSeverity::kHarmless &&
-          overlaps(o, p, kGenericReach)) {
+          overlaps(o, p, 0)) {
+        drop[i] = true;
+      }
+      // A generic message next to a specific one that captured the same values adds nothing
+      // (Paddle prints its CUDNN_STATUS twice on adjacent lines).
+      if (o.entry->generic && !p.entry->generic && !o.vars.empty() && overlaps(o, p, kFollowReach) &&
+          std::all_of(o.vars.begin(), o.vars.end(), [&p](const auto& kv) {
+            auto it = p.vars.find(kv.first);
+            return it != p.vars.end() && to_lower(it->second) == to_lower(kv.second);
+          })) {
+        drop[i] = true;
+      }
+      // A consequence printed just after its cause ("Invalid handle" after "Unable to load").
+      const auto& fol = o.entry->follows;
+      if (std::find(fol.begin(), fol.end(), p.entry->id) != fol.end() && p.first <= o.first &&
+          p.last >= o.first - kFollowReach) {
         drop[i] = true;
       }
     }
