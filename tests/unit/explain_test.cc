@@ -540,3 +540,20 @@ TEST(ExplainNormalise, PrefixesQuotesAndLineEndings) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+TEST(ExplainLogs, SuccessStatusIsNoErrorUnlessAFrameworkReportsIt) {
+  MachineView none;
+  auto api_log = explain_text("i! Return: CUDNN_STATUS_SUCCESS (0)", catalogue(), none);
+  EXPECT_TRUE(api_log.matches.empty());
+  auto torch = explain_text("RuntimeError: CuDNN error: CUDNN_STATUS_SUCCESS", catalogue(), none);
+  ASSERT_EQ(torch.matches.size(), 1u);
+  EXPECT_EQ(torch.matches[0].entry->id, "pytorch.cudnn_error_status");
+  ASSERT_FALSE(torch.matches[0].causes.empty());
+  EXPECT_NE(torch.matches[0].causes[0].text.find("surfaced late"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudnnup
