@@ -98,6 +98,18 @@ bool finding_about(const Report& r, const CudnnCopy& c, std::string_view id) {
   return false;
 }
 
+// A doctor finding with this id about a copy of `major` (0 = any), or about no copy in particular.
+const Finding* finding_for_major(const Report& r, std::string_view id, int major) {
+  for (const auto& f : r.findings) {
+    if (f.id != id) continue;
+    if (major == 0) return &f;
+    for (const auto& c : r.copies) {
+      if ((f.subject == c.lib_dir || f.subject == c.root) && c.major() == major) return &f;
+    }
+  }
+  return nullptr;
+}
+
 std::string same_minor(const Version& v) { return v.truncated(2).str(); }
 bool older_minor(const Version& have, const Version& need) {
   return have.major() == need.major() && have.truncated(2) < need.truncated(2);
@@ -127,6 +139,18 @@ CheckResult cudnn_off_search_path(const MachineView& m, const Variables& vars, c
     if (copy_on_search_path(*c, m)) on.push_back(c);
     else off.push_back(c);
     if (c->found_via.empty()) unknown_reason = true;
+  }
+  if (r.os == "windows") {
+    // Windows specifics the doctor already found: a terminal started before PATH was changed,
+    // and Python >= 3.8 ignoring PATH for the DLLs of extension modules.
+    if (const Finding* f = finding_for_major(r, "windows.stale_session_path", 0)) return holds(f->title + ".");
+    static const std::set<std::string> python_frameworks = {"pytorch", "tensorflow", "onnxruntime", "paddle",
+                                                            "ctranslate2", "jax"};
+    if (python_frameworks.count(var(vars, "framework"))) {
+      if (const Finding* f = finding_for_major(r, "windows.path_only_copy", major)) {
+        return holds(f->title + " (this message comes from " + var(vars, "framework") + ").");
+      }
+    }
   }
   if (!on.empty()) return ruled_out("On the search path: " + list_copies(on) + ".");
   if (unknown_reason && !m.loader) return unknown("Found " + list_copies(copies) + ", but not how a loader would reach it.");
@@ -184,6 +208,9 @@ CheckResult cudnn_library_damaged(const MachineView& m, const Variables& vars, c
       if (lib.dangling) return holds(lib.path + " is a link to a missing file.");
       if (!lib.problems.empty()) return holds(lib.path + ": " + lib.problems.front() + ".");
     }
+  }
+  for (const char* id : {"cudnn.load_failed", "cudnn.load_crashed"}) {
+    if (const Finding* f = finding_for_major(r, id, wanted_major(vars))) return holds(f->title + ".");
   }
   return ruled_out("The " + (component.empty() ? std::string("cuDNN") : component) + " library files look intact.");
 }
@@ -273,6 +300,7 @@ CheckResult search_path_shadowing(const MachineView& m, const Variables& vars, c
       return holds(describe(*c) + " comes first and is not the " + same_minor(required) + " the program was built with.");
     }
   }
+  if (const Finding* f = finding_for_major(r, "cudnn.shadowed", 0)) return holds(f->title + ".");
   for (const auto* c : via_env) {
     for (const auto& other : r.copies) {
       if (&other == c || other.major() != c->major()) continue;
@@ -314,6 +342,7 @@ CheckResult cudnn_cuda_major_mismatch(const MachineView& m, const Variables& var
 CheckResult driver_absent(const MachineView& m, const Variables&, const CheckParams&) {
   const DriverInfo& d = m.report->driver;
   if (!d.present) return holds("No NVIDIA driver found" + (d.problem.empty() ? std::string(".") : ": " + d.problem));
+  if (const Finding* f = finding_for_major(*m.report, "driver.unusable", 0)) return holds(f->title + ".");
   return ruled_out("NVIDIA driver " + (d.version_text.empty() ? d.version.str() : d.version_text) + " is present (" +
                    d.source + ").");
 }
@@ -361,6 +390,7 @@ CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const Chec
   auto p = params.find("min_cc");
   auto min_cc = Version::parse(p == params.end() ? "" : p->second);
   if (!min_cc) return unknown("No minimum compute capability given.");
+  if (const Finding* f = finding_for_major(r, "cudnn.gpu_unsupported", 0)) return holds(f->title + ".");
   if (r.driver.gpus.empty()) return unknown("No GPU information (no driver, or it was not asked).");
   std::vector<const Gpu*> below;
   for (const auto& g : r.driver.gpus) {

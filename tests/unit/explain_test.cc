@@ -564,3 +564,67 @@ TEST(ExplainLogs, SuccessStatusIsNoErrorUnlessAFrameworkReportsIt) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+TEST(ExplainRanking, WindowsPathOnlyCopyIsOffThePathForPythonFrameworks) {
+  const char* msg =
+      "  File \"C:\\venv\\lib\\site-packages\\torch\\nn\\modules\\conv.py\", line 456, in _conv_forward\n"
+      "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\n";
+  const char* id = "cudnn.windows_dll_not_located";
+  Report r = linux_report();
+  r.os = "windows";
+  r.copies.push_back(make_copy("C:/cudnn/bin", Version{9, 1, 0}, {"PATH"}, kAll9));
+  MachineView m{&r, nullptr};
+  // Only on PATH, and nothing else known: a plain program would find it.
+  EXPECT_EQ(cause(explain_text(msg, catalogue(), m), id, "cudnn_off_search_path")->verdict, Verdict::kDoesNotHold);
+  // The doctor says Python ignores that PATH entry: for a torch message the copy is off the path.
+  Finding f;
+  f.id = "windows.path_only_copy";
+  f.subject = "C:/cudnn/bin";
+  f.title = "cuDNN in C:\\cudnn\\bin is found through PATH only, which Python 3.8+ ignores for extension modules";
+  r.findings.push_back(f);
+  auto rep = explain_text(msg, catalogue(), m);
+  EXPECT_EQ(top(rep, id).check, "cudnn_off_search_path");
+  EXPECT_EQ(top(rep, id).verdict, Verdict::kHolds);
+  EXPECT_NE(top(rep, id).evidence.find("pytorch"), std::string::npos) << top(rep, id).evidence;
+  // A terminal older than the PATH change is reported the same way, whatever the framework.
+  Report stale = linux_report();
+  stale.os = "windows";
+  stale.copies.push_back(make_copy("C:/cudnn/bin", Version{9, 1, 0}, {"PATH"}, kAll9));
+  Finding s;
+  s.id = "windows.stale_session_path";
+  s.subject = "PATH";
+  s.title = "This terminal's PATH is older than the system's";
+  stale.findings.push_back(s);
+  MachineView ms{&stale, nullptr};
+  auto rep2 = explain_text("Could not locate cudnn_ops64_9.dll.", catalogue(), ms);
+  EXPECT_EQ(top(rep2, id).check, "cudnn_off_search_path");
+  EXPECT_NE(top(rep2, id).evidence.find("older than the system"), std::string::npos);
+}
+
+TEST(ExplainRanking, DoctorFindingsFeedTheChecks) {
+  Report r = linux_report();
+  r.copies.push_back(make_copy("/a/lib", Version{9, 10, 0}, {"LD_LIBRARY_PATH"}, kAll9));
+  r.copies.push_back(make_copy("/b/lib", Version{9, 10, 0}, {"ld.so.cache"}, kAll9));
+  Finding shadowed;
+  shadowed.id = "cudnn.shadowed";
+  shadowed.subject = "/a/lib";
+  shadowed.title = "2 copies of cuDNN 9 are on the library search path; programs get cuDNN 9.10.0 in /a/lib";
+  r.findings.push_back(shadowed);
+  Finding crashed;
+  crashed.id = "cudnn.load_crashed";
+  crashed.subject = "/a/lib";
+  crashed.title = "cuDNN 9.10.0 in /a/lib crashes when loaded";
+  r.findings.push_back(crashed);
+  MachineView m{&r, nullptr};
+  auto rep = explain_text("RuntimeError: GET was unable to find an engine to execute this computation", catalogue(), m);
+  EXPECT_EQ(cause(rep, "pytorch.get_unable_to_find_engine", "search_path_shadowing")->verdict, Verdict::kHolds);
+  auto shim = explain_text(kShimMessage, catalogue(), m);
+  EXPECT_EQ(cause(shim, kShimId, "cudnn_library_damaged")->verdict, Verdict::kHolds);
+  EXPECT_NE(cause(shim, kShimId, "cudnn_library_damaged")->evidence.find("crashes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudnnup
