@@ -14,7 +14,7 @@ namespace {
 // Lines longer than this are searched in a slice around the needle: libstdc++'s std::regex
 // backtracks recursively, so very long inputs cost time and stack.
 constexpr size_t kMaxWindowLine = 1500;
-constexpr int kContinuationLines = 2;  // a wrapped message may continue on the next two lines
+constexpr int kContinuationLines = 4;  // a wrapped or multi-line message may continue on the next four lines
 constexpr int kFollowReach = 3;        // a "follows" message this many lines after its cause is dropped
 constexpr size_t kMaxListedLines = 20;
 

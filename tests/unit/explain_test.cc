@@ -289,6 +289,15 @@ TEST(ExplainVariables, LibraryNamesVersionsAndStatusesAreDerived) {
   ASSERT_EQ(r.matches.size(), 1u);
   EXPECT_NE(r.matches[0].meaning.find("not in the cuDNN"), std::string::npos);
 
+  r = explain_text("CUDA backend failed to initialize: Unable to use CUDA because of the following issues with CUDA "
+                   "components:\nOutdated cuDNN installation found.\nVersion JAX was built against: 8907\nMinimum supported: "
+                   "9100\nInstalled version: 8907\nThe local installation version must be no lower than 9100..",
+                   catalogue(), none);
+  ASSERT_EQ(r.matches.size(), 1u);
+  EXPECT_EQ(r.matches[0].variables.at("required"), "9.1.0") << "JAX's floor, not its build version";
+  EXPECT_EQ(r.matches[0].variables.at("found"), "8.9.7");
+  EXPECT_EQ(r.matches[0].lines, std::vector<int>{2});
+
   r = explain_text("found version 11040", catalogue(), none);
   EXPECT_TRUE(r.matches.empty());
   r = explain_text("The NVIDIA driver on your system is too old (found version 11040).", catalogue(), none);
