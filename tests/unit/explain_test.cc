@@ -36,7 +36,8 @@ struct LogCase {
   std::vector<std::string> expect, absent;
 };
 
-// tests/data/explain/*.log: "#@ source: URL", "#@ expect: id, id", "#@ absent: id" headers, then
+// tests/data/explain/*.log: "#@ source: URL", "#@ expect: id, id", "#@ absent: id" and optional
+// "#@ note: ..." headers (a note marks logs reconstructed from the framework's message format), then
 // the log as the user posted it.
 std::string logs_dir() { return std::string(CUDNNUP_SOURCE_DIR) + "/tests/data/explain"; }
 
@@ -54,6 +55,7 @@ std::vector<LogCase> load_logs() {
       if (line.rfind("#@ source: ", 0) == 0) c.source = line.substr(11);
       else if (line.rfind("#@ expect: ", 0) == 0) c.expect = split_list(line.substr(11));
       else if (line.rfind("#@ absent: ", 0) == 0) c.absent = split_list(line.substr(11));
+      else if (line.rfind("#@ ", 0) == 0) continue;  // "#@ note: ..." and other headers
       else c.text += line + "\n";
     }
     out.push_back(std::move(c));
@@ -633,6 +635,29 @@ TEST(ExplainRanking, DoctorFindingsFeedTheChecks) {
   auto shim = explain_text(kShimMessage, catalogue(), m);
   EXPECT_EQ(cause(shim, kShimId, "cudnn_library_damaged")->verdict, Verdict::kHolds);
   EXPECT_NE(cause(shim, kShimId, "cudnn_library_damaged")->evidence.find("crashes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+// Synthetic (not a posted log): the cuDNN 8 loader line with an undefined symbol is explained once,
+// by the specific entry, with the version mix first.
+TEST(ExplainLogs, Cudnn8UndefinedSymbolIsOneMessageAboutMixedVersions) {
+  Report r = linux_report();
+  r.copies.push_back(make_copy("/usr/lib/x86_64-linux-gnu", Version{8, 9, 2}, {"ld.so.cache"}, {"cudnn", "ops_infer", "cnn_infer"}));
+  r.copies.push_back(make_copy("/opt/cudnn/lib", Version{8, 6, 0}, {"LD_LIBRARY_PATH"}, {"cudnn", "ops_infer", "cnn_infer"}));
+  MachineView m{&r, nullptr};
+  auto rep = explain_text(
+      "Could not load library libcudnn_cnn_infer.so.8. Error: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: "
+      "undefined symbol: _ZN5cudnn3cnn5infer22queryClusterPropertiesERPhS3_, version libcudnn_cnn_infer.so.8",
+      catalogue(), m);
+  ASSERT_EQ(rep.matches.size(), 1u) << ids_text(matched_ids(rep));
+  EXPECT_EQ(rep.matches[0].entry->id, "cudnn8.linux_sublibrary_load_failed");
+  EXPECT_EQ(rep.matches[0].causes.front().check, "cudnn_mixed_versions");
+  EXPECT_EQ(rep.matches[0].causes.front().verdict, Verdict::kHolds);
 }
 
 }  // namespace
