@@ -662,3 +662,22 @@ TEST(ExplainLogs, Cudnn8UndefinedSymbolIsOneMessageAboutMixedVersions) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+// libstdc++'s std::regex recurses per character: a huge single line must be searched in a slice,
+// not whole (this would overflow the stack otherwise), and still be found.
+TEST(ExplainLogs, HugeSingleLineIsSearchedAroundTheNeedle) {
+  std::string line(300000, 'x');
+  line += " RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR ";
+  line += std::string(300000, 'y');
+  MachineView none;
+  auto r = explain_text(line, catalogue(), none);
+  ASSERT_EQ(r.matches.size(), 1u);
+  EXPECT_EQ(r.matches[0].entry->id, "pytorch.cudnn_error_status");
+  EXPECT_LE(r.matches[0].matched_text.size(), 410u);
+}
+
+}  // namespace
+}  // namespace cudnnup
