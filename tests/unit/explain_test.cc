@@ -681,3 +681,24 @@ TEST(ExplainLogs, HugeSingleLineIsSearchedAroundTheNeedle) {
 
 }  // namespace
 }  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+// Synthetic: glibc's loader message in other locales (the library name stays as it is).
+TEST(ExplainLogs, TranslatedLoaderMessages) {
+  MachineView none;
+  for (const char* text : {"ImportError: libcudnn_ops.so.9: Kann die Shared-Object-Datei nicht öffnen: Datei oder Verzeichnis nicht gefunden",
+                           "OSError: libcudnn.so.8: 无法打开共享对象文件: 没有那个文件或目录",
+                           "ImportError: libcudnn_cnn.so.9: ne peut ouvrir le fichier d'objet partagé: Aucun fichier ou dossier de ce type"}) {
+    auto r = explain_text(text, catalogue(), none);
+    ASSERT_EQ(r.matches.size(), 1u) << text;
+    EXPECT_EQ(r.matches[0].entry->id, "cudnn.linux_library_not_found") << text;
+  }
+  auto cuda = explain_text("ImportError: libcublasLt.so.12: Kann die Shared-Object-Datei nicht öffnen", catalogue(), none);
+  ASSERT_EQ(cuda.matches.size(), 1u);
+  EXPECT_EQ(cuda.matches[0].variables.at("cuda_major"), "12");
+}
+
+}  // namespace
+}  // namespace cudnnup
