@@ -43,6 +43,10 @@ class ExplainE2E : public ::testing::Test {
 
 TEST_F(ExplainE2E, SameMessageNotInstalled) {
   json out = explain({kOpsInfer8});
+  for (const auto& c : out["machine"]["cudnn_copies"]) {
+    const json& v = c["library_version"];
+    if (v.is_string() && v.get<std::string>().rfind("8.", 0) == 0) GTEST_SKIP() << "this machine has cuDNN 8";
+  }
   EXPECT_EQ(exit_code_, 0);
   ASSERT_EQ(out["matches"].size(), 1u) << out.dump(1);
   EXPECT_EQ(out["matches"][0]["id"], "cudnn8.linux_sublibrary_load_failed");
