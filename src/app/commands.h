@@ -12,6 +12,7 @@ namespace cudnnup {
 using CommandAction = std::function<int(AppContext&)>;
 
 void add_doctor_command(CLI::App& app, CommandAction& action);
+void add_explain_command(CLI::App& app, CommandAction& action);
 void add_probe_command(CLI::App& app, CommandAction& action);  // hidden: the child side of probes
 void add_which_command(CLI::App& app, CommandAction& action);
 
