@@ -83,16 +83,16 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
   std::vector<FrameworkProbe> probes;
   if (o.probe) probes = probe_frameworks(reports);
   if (ctx.options.json) {
-    nlohmann::json out;
+    nlohmann::ordered_json out;
     out["schema"] = "cudnnup.which/1";
     out["framework"] = o.target;
-    out["reports"] = nlohmann::json::array();
+    out["reports"] = nlohmann::ordered_json::array();
     for (const auto& r : reports) out["reports"].push_back(framework_report_to_json(r));
     if (o.probe) {
-      out["probes"] = nlohmann::json::array();
+      out["probes"] = nlohmann::ordered_json::array();
       for (const auto& p : probes) out["probes"].push_back(framework_probe_to_json(p));
     }
-    out["environments_searched"] = nlohmann::json::array();
+    out["environments_searched"] = nlohmann::ordered_json::array();
     for (const auto& e : envs) out["environments_searched"].push_back(e.prefix);
     std::cout << out.dump(2) << std::endl;
   } else if (reports.empty()) {

@@ -1,6 +1,7 @@
 #include "app/doctor_runner.h"
 
 #include "app/child_prober.h"
+#include "core/caching_filesystem.h"
 #include "core/doctor.h"
 
 namespace cudnnup {
@@ -15,12 +16,19 @@ Result<Rules> load_rules(const AppContext& ctx) {
   return parse_rules(*text, ctx.options.db_path);
 }
 
-Result<Report> collect_report(AppContext& ctx) {
+Result<DoctorOutcome> collect_outcome(AppContext& ctx) {
   auto rules = load_rules(ctx);
   if (!rules) return rules.error();
   ChildProber prober;
-  DoctorInputs inputs{*ctx.fs, ctx.env, prober, *rules};
-  return run_doctor(inputs);
+  CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
+  DoctorInputs inputs{fs, ctx.env, prober, *rules};
+  return run_doctor_full(inputs);
+}
+
+Result<Report> collect_report(AppContext& ctx) {
+  auto outcome = collect_outcome(ctx);
+  if (!outcome) return outcome.error();
+  return std::move(outcome->report);
 }
 
 }  // namespace cudnnup

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/app_context.h"
+#include "core/doctor.h"
 #include "core/model.h"
 #include "core/rules.h"
 
@@ -10,5 +11,7 @@ namespace cudnnup {
 
 Result<Rules> load_rules(const AppContext& ctx);
 Result<Report> collect_report(AppContext& ctx);
+// The Report plus the loader model's answers (plain program, frameworks), for `doctor`.
+Result<DoctorOutcome> collect_outcome(AppContext& ctx);
 
 }  // namespace cudnnup

@@ -172,7 +172,7 @@ std::vector<FrameworkProbe> probe_frameworks(const std::vector<FrameworkReport>&
         std::string err = result->err.size() > 600 ? result->err.substr(result->err.size() - 600) : result->err;
         probe.failure = "the interpreter exited with " + std::to_string(result->exit_code) + ": " + err;
       } else {
-        auto j = nlohmann::json::parse(result->out.substr(at + 14), nullptr, false);
+        auto j = nlohmann::ordered_json::parse(result->out.substr(at + 14), nullptr, false);
         if (j.is_discarded()) {
           probe.failure = "unreadable probe output";
         } else {
@@ -191,13 +191,13 @@ std::vector<FrameworkProbe> probe_frameworks(const std::vector<FrameworkReport>&
   return out;
 }
 
-nlohmann::json framework_probe_to_json(const FrameworkProbe& p) {
-  nlohmann::json j;
+nlohmann::ordered_json framework_probe_to_json(const FrameworkProbe& p) {
+  nlohmann::ordered_json j;
   j["framework"] = p.framework;
   j["interpreter"] = p.interpreter;
   j["ran"] = p.ran;
   j["failure"] = p.failure;
-  j["runtime_cudnn"] = p.runtime_cudnn ? nlohmann::json(p.runtime_cudnn->str()) : nlohmann::json(nullptr);
+  j["runtime_cudnn"] = p.runtime_cudnn ? nlohmann::ordered_json(p.runtime_cudnn->str()) : nlohmann::ordered_json(nullptr);
   j["runtime_source"] = p.runtime_source;
   j["mapped"] = p.mapped;
   j["gpu_op_ran"] = p.gpu_op_ran;

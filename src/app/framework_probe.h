@@ -32,7 +32,7 @@ struct FrameworkProbe {
 // One probe per report that names an interpreter and predicts a load. `timeout_ms` per child.
 std::vector<FrameworkProbe> probe_frameworks(const std::vector<FrameworkReport>& predictions, int timeout_ms = 120000);
 
-nlohmann::json framework_probe_to_json(const FrameworkProbe& p);
+nlohmann::ordered_json framework_probe_to_json(const FrameworkProbe& p);
 std::string framework_probe_to_text(const FrameworkProbe& p, bool color);
 
 }  // namespace cudnnup

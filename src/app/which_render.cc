@@ -7,7 +7,7 @@
 namespace cudnnup {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 std::string paint(const std::string& text, const char* code, bool color) {
   return color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;

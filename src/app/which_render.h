@@ -10,10 +10,10 @@
 
 namespace cudnnup {
 
-nlohmann::json resolution_to_json(const Resolution& r);
-nlohmann::json which_report_to_json(const WhichReport& w);
-nlohmann::json framework_report_to_json(const FrameworkReport& f);
-nlohmann::json process_report_to_json(const ProcessCudnnReport& p);
+nlohmann::ordered_json resolution_to_json(const Resolution& r);
+nlohmann::ordered_json which_report_to_json(const WhichReport& w);
+nlohmann::ordered_json framework_report_to_json(const FrameworkReport& f);
+nlohmann::ordered_json process_report_to_json(const ProcessCudnnReport& p);
 
 // Text for people; `verbose` also lists candidates that were missing.
 std::string which_report_to_text(const WhichReport& w, bool verbose, bool color);

@@ -311,7 +311,20 @@ std::vector<Finding> check_copy(const CudnnCopy& copy, const Report& report, con
     }
   }
 
-  // 12. No header: fine for running, not for building.
+  // 12. Listed in ld.so.conf but missing from the cache: ldconfig was not re-run after install.
+  if (!env.windows()) {
+    bool conf = std::find(copy.found_via.begin(), copy.found_via.end(), "ld.so.conf") != copy.found_via.end();
+    bool cache = std::find(copy.found_via.begin(), copy.found_via.end(), "ld.so.cache") != copy.found_via.end();
+    if (conf && !cache) {
+      auto f = make_finding("cudnn.ldconfig_stale", Severity::kWarning, subject,
+                            copy.lib_dir + " is listed in ld.so.conf but the loader's cache has no cuDNN there");
+      f.detail = "Programs that rely on the system search path will not find this copy until the cache is rebuilt.";
+      f.fix = {"sudo ldconfig"};
+      out.push_back(f);
+    }
+  }
+
+  // 13. No header: fine for running, not for building.
   if (!copy.header_version.known()) {
     auto f = make_finding("cudnn.no_header", Severity::kInfo, subject, copy_label(copy) + " has no cudnn_version.h");
     f.detail = "Enough to run programs; building against this copy needs the headers (the -dev package).";

@@ -1,7 +1,6 @@
 #include "core/cudnn_files.h"
 
 #include <cctype>
-#include <regex>
 
 namespace cudnnup {
 
@@ -48,6 +47,28 @@ std::optional<CudnnLibraryName> parse_cudnn_library_name(std::string_view file_n
   return out;
 }
 
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+std::optional<CudnnDistInfo> parse_cudnn_dist_info(std::string_view name) {
+  constexpr std::string_view kPrefix = "nvidia_cudnn_cu", kSuffix = ".dist-info";
+  if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, kPrefix.size()) != kPrefix ||
+      name.substr(name.size() - kSuffix.size()) != kSuffix) {
+    return std::nullopt;
+  }
+  std::string_view rest = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());  // "13-9.19.0.56"
+  size_t dash = rest.find('-');
+  if (dash == std::string_view::npos || !all_digits(rest.substr(0, dash)) || dash > 3) return std::nullopt;
+  auto version = Version::parse(rest.substr(dash + 1));
+  if (!version) return std::nullopt;
+  return CudnnDistInfo{std::stoi(std::string(rest.substr(0, dash))), *version};
+}
+
 std::string cudnn_library_file_name(const std::string& component, int major, bool windows) {
   std::string base = component == "cudnn" ? "cudnn" : "cudnn_" + component;
   if (windows) return base + "64_" + std::to_string(major) + ".dll";
@@ -55,19 +76,42 @@ std::string cudnn_library_file_name(const std::string& component, int major, boo
 }
 
 std::optional<HeaderVersion> parse_cudnn_header_version(std::string_view text) {
-  // Headers pad with spaces or tabs ("#define CUDNN_MAJOR      5"); match loosely.
-  static const std::regex define(R"(#\s*define\s+(CUDNN_MAJOR|CUDNN_MINOR|CUDNN_PATCHLEVEL|CUDNN_MAX_SM_MAJOR_NUMBER|CUDNN_MAX_SM_MINOR_NUMBER)\s+(\d+))");
+  // Headers pad with spaces or tabs ("#define CUDNN_MAJOR      5", "#  define ..."). Scanned by
+  // hand: std::regex over a 100 KB cudnn.h cost more than the rest of doctor together.
   int major = -1, minor = -1, patch = -1;
   HeaderVersion out;
-  std::string s(text);
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), define); it != std::sregex_iterator(); ++it) {
-    std::string key = (*it)[1];
-    int value = std::stoi((*it)[2]);
-    if (key == "CUDNN_MAJOR" && major < 0) major = value;
-    else if (key == "CUDNN_MINOR" && minor < 0) minor = value;
-    else if (key == "CUDNN_PATCHLEVEL" && patch < 0) patch = value;
-    else if (key == "CUDNN_MAX_SM_MAJOR_NUMBER") out.max_sm_major = value;
-    else if (key == "CUDNN_MAX_SM_MINOR_NUMBER") out.max_sm_minor = value;
+  auto skip_blanks = [&](size_t& i) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  };
+  for (size_t pos = text.find('#'); pos != std::string_view::npos; pos = text.find('#', pos + 1)) {
+    size_t i = pos + 1;
+    skip_blanks(i);
+    if (text.compare(i, 6, "define") != 0) continue;
+    i += 6;
+    size_t name_start = i;
+    skip_blanks(i);
+    if (i == name_start) continue;
+    size_t name_end = i;
+    while (name_end < text.size() && (std::isalnum(static_cast<unsigned char>(text[name_end])) || text[name_end] == '_')) {
+      ++name_end;
+    }
+    std::string_view name = text.substr(i, name_end - i);
+    i = name_end;
+    size_t value_start = i;
+    skip_blanks(i);
+    if (i == value_start) continue;
+    int value = 0;
+    size_t digits = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 9) {
+      value = value * 10 + (text[i++] - '0');
+      ++digits;
+    }
+    if (digits == 0) continue;
+    if (name == "CUDNN_MAJOR" && major < 0) major = value;
+    else if (name == "CUDNN_MINOR" && minor < 0) minor = value;
+    else if (name == "CUDNN_PATCHLEVEL" && patch < 0) patch = value;
+    else if (name == "CUDNN_MAX_SM_MAJOR_NUMBER") out.max_sm_major = value;
+    else if (name == "CUDNN_MAX_SM_MINOR_NUMBER") out.max_sm_minor = value;
   }
   if (major < 0 || minor < 0 || patch < 0) return std::nullopt;
   out.version = Version{major, minor, patch};

@@ -24,6 +24,15 @@ std::optional<CudnnLibraryName> parse_cudnn_library_name(std::string_view file_n
 // The file name a component has for a major: ("ops", 9, linux) -> "libcudnn_ops.so.9".
 std::string cudnn_library_file_name(const std::string& component, int major, bool windows);
 
+// "nvidia_cudnn_cu13-9.19.0.56.dist-info" -> {13, 9.19.0.56}: the pip wheel's metadata dir.
+struct CudnnDistInfo {
+  int cuda_major = 0;
+  Version version;
+};
+std::optional<CudnnDistInfo> parse_cudnn_dist_info(std::string_view dir_name);
+
+bool all_digits(std::string_view s);  // non-empty and only 0-9
+
 struct HeaderVersion {
   Version version;            // MAJOR.MINOR.PATCHLEVEL
   int max_sm_major = -1, max_sm_minor = -1;  // 9.x only

@@ -1,7 +1,8 @@
 #include "core/cudnn_load_model.h"
 
+#include "core/cudnn_files.h"
+
 #include <map>
-#include <regex>
 
 #include "core/paths.h"
 
@@ -26,15 +27,9 @@ std::vector<Step> steps_for_major(int major) {
 }
 
 std::optional<Version> version_from_header(const std::string& text) {
-  auto grab = [&](const std::string& macro) -> std::optional<int> {
-    std::smatch m;
-    std::regex re("#define\\s+" + macro + "\\s+([0-9]+)");
-    if (std::regex_search(text, m, re)) return std::stoi(m[1]);
-    return std::nullopt;
-  };
-  auto major = grab("CUDNN_MAJOR"), minor = grab("CUDNN_MINOR"), patch = grab("CUDNN_PATCHLEVEL");
-  if (!major || !minor || !patch) return std::nullopt;
-  return Version::parse(std::to_string(*major) + "." + std::to_string(*minor) + "." + std::to_string(*patch));
+  auto parsed = parse_cudnn_header_version(text);
+  if (!parsed) return std::nullopt;
+  return parsed->version;
 }
 
 }  // namespace
@@ -45,12 +40,10 @@ std::optional<Version> cudnn_copy_version(const FileSystem& fs, const std::strin
   };
   auto canon = fs.canonical(shim_path);
   std::string real = canon ? *canon : shim_path;
-  static const std::regex versioned(R"(libcudnn(_[a-z_]+)?\.so\.([0-9]+\.[0-9]+\.[0-9]+))");
-  std::smatch m;
-  std::string base(paths::basename(real));
-  if (std::regex_match(base, m, versioned)) {
+  auto name = parse_cudnn_library_name(paths::basename(real));
+  if (name && !name->windows && name->version.parts.size() >= 3) {
     set("file name " + real);
-    return Version::parse(m[2].str());
+    return name->version.truncated(3);
   }
   std::string dir = paths::parent(real);
   // Toolkit and archive layouts keep include/ next to lib/; Debian packages put the headers in
@@ -70,12 +63,11 @@ std::optional<Version> cudnn_copy_version(const FileSystem& fs, const std::strin
   std::string site = paths::parent(paths::parent(paths::parent(dir)));
   if (paths::basename(paths::parent(dir)) == "cudnn" && paths::basename(paths::parent(paths::parent(dir))) == "nvidia") {
     if (auto entries = fs.list_dir(site)) {
-      static const std::regex dist(R"(nvidia_cudnn_cu[0-9]+-([0-9]+\.[0-9]+\.[0-9]+)(\.[0-9]+)?\.dist-info)");
       for (const auto& e : *entries) {
-        std::smatch dm;
-        if (std::regex_match(e.name, dm, dist)) {
+        auto dist = parse_cudnn_dist_info(e.name);
+        if (dist && dist->version.parts.size() >= 3) {
           set(paths::join(site, e.name));
-          return Version::parse(dm[1].str());
+          return dist->version.truncated(3);
         }
       }
     }
@@ -92,10 +84,8 @@ CudnnLoad model_cudnn_loading(const FileSystem& fs, LoaderSimulation& sim, const
   if (load.shim_version) {
     major = load.shim_version->at(0);
   } else {
-    static const std::regex major_re(R"(libcudnn\.so\.([0-9]+))");
-    std::smatch m;
-    std::string name(paths::basename(shim.path));
-    if (std::regex_search(name, m, major_re)) major = std::stoi(m[1]);
+    auto name = parse_cudnn_library_name(paths::basename(shim.path));
+    if (name && name->component == "cudnn") major = name->major;
     load.notes.push_back("the version of " + shim.canonical +
                          " is unknown (no versioned file name, cudnn_version.h or dist-info): only the major-named "
                          "sub-library files were modelled; cuDNN first asks for fully versioned names");

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <set>
@@ -65,10 +66,18 @@ void read_toolkit_version(const FileSystem& fs, Toolkit& tk) {
   for (const auto& h : headers) {
     auto text = fs.read_file(h, 64 << 10);  // CUDA_VERSION sits near the top of cuda.h
     if (!text) continue;
-    static const std::regex re(R"(#\s*define\s+CUDA_VERSION\s+(\d+))");
-    std::smatch m;
-    if (std::regex_search(*text, m, re)) {
-      tk.version = decode_cuda_version_number(std::stoll(m[1].str()));
+    // A plain search: std::regex over 64 KB of cuda.h is slow.
+    for (size_t pos = text->find("CUDA_VERSION"); pos != std::string::npos; pos = text->find("CUDA_VERSION", pos + 1)) {
+      size_t line = text->rfind('\n', pos);
+      std::string_view before(text->data() + (line == std::string::npos ? 0 : line + 1),
+                              pos - (line == std::string::npos ? 0 : line + 1));
+      if (before.find("define") == std::string_view::npos) continue;
+      size_t i = pos + 12;
+      while (i < text->size() && ((*text)[i] == ' ' || (*text)[i] == '\t')) ++i;
+      size_t start = i;
+      while (i < text->size() && std::isdigit(static_cast<unsigned char>((*text)[i]))) ++i;
+      if (i == start || i - start > 9) continue;
+      tk.version = decode_cuda_version_number(std::stoll(text->substr(start, i - start)));
       tk.version_source = "cuda.h";
       return;
     }
@@ -99,9 +108,15 @@ std::string toolkit_root_of_nvcc(const FileSystem& fs, const std::string& nvcc) 
   std::string path = real ? *real : nvcc;
   auto head = fs.read_file(path, 4096);
   if (head && head->compare(0, 2, "#!") == 0) {
-    static const std::regex target(R"((/[^\s"']+)/bin/nvcc\b)");
-    std::smatch m;
-    if (std::regex_search(*head, m, target)) return m[1].str();
+    // The first absolute path in the script that ends in /bin/nvcc.
+    for (size_t pos = head->find("/bin/nvcc"); pos != std::string::npos; pos = head->find("/bin/nvcc", pos + 1)) {
+      size_t start = pos;
+      while (start > 0 && !std::isspace(static_cast<unsigned char>((*head)[start - 1])) && (*head)[start - 1] != '"' &&
+             (*head)[start - 1] != '\'') {
+        --start;
+      }
+      if ((*head)[start] == '/' && start < pos) return head->substr(start, pos - start);
+    }
   }
   return paths::parent(paths::parent(path));
 }
@@ -314,22 +329,28 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   const FileSystem& fs = in.fs;
   const std::string& dir = copy.lib_dir;
   const int major = copy.libraries.empty() ? 0 : copy.libraries.front().major;
-  static const std::regex pip_re(R"(^(.*)/site-packages/nvidia/cudnn/(lib|bin)$)");
-  static const std::regex installer_re(R"(^(.*/NVIDIA/CUDNN/v[\d.]+)/bin/(\d+)\.(\d+)(/x64)?$)", std::regex::icase);
-  static const std::regex archive_re(R"(cudnn-[a-z0-9_-]+-(\d+\.\d+\.\d+\.\d+)_cuda(\d+)(\.\d+)?-archive)");
+  // Compiled on first use only: building a std::regex costs more than scanning a directory.
+  auto installer_re = []() -> const std::regex& {
+    static const std::regex re(R"(^(.*/NVIDIA/CUDNN/v[\d.]+)/bin/(\d+)\.(\d+)(/x64)?$)", std::regex::icase);
+    return re;
+  };
+  auto archive_re = []() -> const std::regex& {
+    static const std::regex re(R"(cudnn-[a-z0-9_-]+-(\d+\.\d+\.\d+\.\d+)_cuda(\d+)(\.\d+)?-archive)");
+    return re;
+  };
   std::smatch m;
   std::string up = paths::parent(dir);
-  if (std::regex_match(dir, m, pip_re)) {
+  auto ends_with = [&](std::string_view suffix) {
+    return dir.size() >= suffix.size() && dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("/site-packages/nvidia/cudnn/lib") || ends_with("/site-packages/nvidia/cudnn/bin")) {
     copy.form = PackageForm::kPipWheel;
     copy.root = up;
     std::string site = paths::parent(paths::parent(up));
     for (const auto& d : sorted_children(fs, site, "nvidia_cudnn_cu")) {
-      static const std::regex dist_re(R"(nvidia_cudnn_cu(\d+)-([\d.]+)\.dist-info)");
-      std::smatch dm;
-      std::string name(paths::basename(d));
-      if (std::regex_match(name, dm, dist_re)) {
-        copy.package = "nvidia-cudnn-cu" + dm[1].str() + " " + dm[2].str();
-        copy.cuda_major = std::stoi(dm[1].str());
+      if (auto dist = parse_cudnn_dist_info(paths::basename(d))) {
+        copy.package = "nvidia-cudnn-cu" + std::to_string(dist->cuda_major) + " " + dist->version.str();
+        copy.cuda_major = dist->cuda_major;
         copy.cuda_major_source = "pip package name";
       }
     }
@@ -338,10 +359,9 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     copy.root = tk->root;
     // Toolkits assembled from wheels keep the cuDNN wheel's dist-info.
     for (const auto& d : sorted_children(fs, tk->root + "/dist-info", "nvidia_cudnn_cu")) {
-      std::string name(paths::basename(d));
-      static const std::regex dist_re(R"(nvidia_cudnn_cu(\d+)-([\d.]+)\.dist-info)");
-      std::smatch dm;
-      if (std::regex_match(name, dm, dist_re)) copy.package = "nvidia-cudnn-cu" + dm[1].str() + " " + dm[2].str();
+      if (auto dist = parse_cudnn_dist_info(paths::basename(d))) {
+        copy.package = "nvidia-cudnn-cu" + std::to_string(dist->cuda_major) + " " + dist->version.str();
+      }
     }
   } else if (!in.store_root.empty() && dir.compare(0, in.store_root.size() + 1, in.store_root + "/") == 0) {
     copy.form = PackageForm::kStore;
@@ -355,13 +375,13 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   } else if (fs.is_dir(up + "/conda-meta") || fs.is_dir(paths::parent(up) + "/conda-meta")) {
     copy.form = PackageForm::kConda;
     copy.root = fs.is_dir(up + "/conda-meta") ? up : paths::parent(up);
-  } else if (std::string s = dir; std::regex_search(s, m, archive_re)) {
+  } else if (dir.find("-archive") != std::string::npos && std::regex_search(dir, m, archive_re())) {
     copy.form = PackageForm::kArchiveTree;
     copy.root = up;
     copy.package = m[0].str();
     copy.cuda_major = std::stoi(m[2].str());
     copy.cuda_major_source = "archive name";
-  } else if (std::regex_search(dir, m, installer_re)) {
+  } else if (in.env.windows() && std::regex_search(dir, m, installer_re())) {
     // C:/Program Files/NVIDIA/CUDNN/v9.19/bin/12.9/x64: headers in include/12.9.
     copy.form = PackageForm::kInstaller;
     copy.root = m[1].str();

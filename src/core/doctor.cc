@@ -1,10 +1,13 @@
 #include "core/doctor.h"
 
 #include <algorithm>
+#include <future>
 #include <regex>
 
 #include "core/checks.h"
 #include "core/discovery.h"
+#include "core/ld_so_cache.h"
+#include "core/ld_so_conf.h"
 #include "core/paths.h"
 #include "core/python_envs.h"
 #include "core/store_layout.h"
@@ -107,21 +110,75 @@ std::string shim_to_probe(const CudnnCopy& copy) {
   return fallback;
 }
 
+// Where the system loader looks: the ld.so.cache's directories holding cuDNN or driver libraries
+// (in cache order: that is the order ld.so tries them), then ld.so.conf's directories, which the
+// cache may not reflect yet when ldconfig was not re-run.
+struct LoaderDirs {
+  std::vector<std::string> cache;  // dirs with a libcudnn*/libcuda/libnvidia-ml entry in the cache
+  std::vector<std::string> conf;   // every ld.so.conf directory
+};
+
+LoaderDirs loader_dirs(const FileSystem& fs, const Environment& env) {
+  LoaderDirs out;
+  if (env.windows()) return out;
+  auto add = [](std::vector<std::string>& v, const std::string& d) {
+    if (std::find(v.begin(), v.end(), d) == v.end()) v.push_back(d);
+  };
+  if (auto cache = read_ld_so_cache(fs)) {
+    for (const auto& e : cache->entries) {
+      if (e.name.compare(0, 8, "libcudnn") == 0 || e.name == "libcuda.so.1" || e.name == "libnvidia-ml.so.1") {
+        add(out.cache, paths::parent(e.path));
+      }
+    }
+  }
+  for (const auto& d : read_ld_so_conf(fs).dirs) add(out.conf, d.dir);
+  return out;
+}
+
 }  // namespace
 
-Report run_doctor(const DoctorInputs& in) {
-  Report report;
+std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& frameworks) {
+  std::vector<Finding> out;
+  for (const auto& fw : frameworks) {
+    if (!fw.passes.has_value() || *fw.passes) continue;
+    Finding f;
+    f.id = "framework.cudnn_rejected";
+    f.severity = Severity::kError;
+    f.subject = fw.site_packages;
+    f.title = fw.framework + " " + fw.version + " in " + fw.env_prefix + ": " + fw.verdict;
+    f.detail = fw.rule;
+    if (fw.built_cudnn) f.evidence.push_back("built for cuDNN " + fw.built_cudnn->str() + " (" + fw.built_cudnn_source + ")");
+    if (fw.load && fw.load->resolution.found) {
+      f.evidence.push_back("would load " + fw.load->resolution.path + " (" + fw.load->resolution.rule_detail + ")");
+    }
+    if (fw.loaded_cudnn) f.evidence.push_back("that copy is cuDNN " + fw.loaded_cudnn->str());
+    for (const auto& n : fw.notes) f.evidence.push_back(n);
+    std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
+    f.fix = {"cudnnup which --for " + fw.framework + " --python " + interp + "   # shows every candidate and why it lost",
+             "Remove the directory that shadows the framework's own cuDNN from LD_LIBRARY_PATH, or reinstall the "
+             "framework's pinned cuDNN: " + interp + " -m pip install --force-reinstall " + fw.framework};
+    out.push_back(f);
+  }
+  return out;
+}
+
+Report run_doctor(const DoctorInputs& in) { return run_doctor_full(in).report; }
+
+DoctorOutcome run_doctor_full(const DoctorInputs& in) {
+  DoctorOutcome outcome;
+  Report& report = outcome.report;
   report.os = in.env.windows() ? "windows" : "linux";
   report.rules_version = in.rules.data_version;
 
-  std::vector<std::string> loader_dirs;  // filled from ld.so.conf/ld.so.cache (core/ld_so_*)
-  report.driver = discover_driver(in, loader_dirs);
+  LoaderDirs loader = loader_dirs(in.fs, in.env);
+  report.driver = discover_driver(in, loader.cache);
   report.toolkits = find_toolkits(in.fs, in.env, &report.scan_issues);
   auto python_envs = find_python_envs(in.fs, in.env, &report.scan_issues);
 
-  DiscoveryInputs di{in.fs, in.env, report.toolkits, python_envs, loader_dirs,
+  DiscoveryInputs di{in.fs, in.env, report.toolkits, python_envs, loader.cache,
                      StoreLayout::for_environment(in.env).root};
   auto candidates = candidate_library_dirs(di);
+  for (const auto& d : loader.conf) candidates.push_back({d, "ld.so.conf"});
   report.copies = scan_cudnn_copies(di, candidates, &report.searched_dirs, &report.scan_issues);
 
   std::vector<std::string> shims;
@@ -132,7 +189,18 @@ Report run_doctor(const DoctorInputs& in) {
     shims.push_back(shim);
     probed.push_back(&copy);
   }
-  auto probes = in.prober.probe_cudnn_all(shims);
+  // The probes wait on child processes; model the loaders meanwhile (they only read files).
+  auto pending = std::async(std::launch::async, [&] { return in.prober.probe_cudnn_all(shims); });
+  if (!in.env.windows()) {
+    std::vector<int> majors;
+    for (const auto& c : report.copies) {
+      if (c.major() > 0 && std::find(majors.begin(), majors.end(), c.major()) == majors.end()) majors.push_back(c.major());
+    }
+    std::sort(majors.rbegin(), majors.rend());
+    for (int m : majors) outcome.plain_program.push_back(which_plain_program(in.fs, in.env, "libcudnn.so." + std::to_string(m)));
+    outcome.frameworks = inspect_frameworks(in.fs, in.env, python_envs);
+  }
+  auto probes = pending.get();
   for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i]);
 
   auto add = [&](std::vector<Finding> more) {
@@ -143,9 +211,11 @@ Report run_doctor(const DoctorInputs& in) {
   for (const auto& copy : report.copies) add(check_copy(copy, report, in.rules, in.env));
   add(check_copies_together(report, in.env));
   add(check_windows_paths(report, in.env));
+
+  add(check_frameworks(outcome.frameworks));
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) { return int(a.severity) > int(b.severity); });
-  return report;
+  return outcome;
 }
 
 }  // namespace cudnnup

@@ -1,7 +1,10 @@
 // `cudnnup doctor` as a pure function of the machine: discovery -> records -> checks -> findings.
 #pragma once
 
+#include <vector>
+
 #include "core/environment.h"
+#include "core/frameworks.h"
 #include "core/filesystem.h"
 #include "core/model.h"
 #include "core/prober.h"
@@ -16,6 +19,18 @@ struct DoctorInputs {
   const Rules& rules;
 };
 
-Report run_doctor(const DoctorInputs& inputs);
+// Everything doctor knows: the machine's Report (findings included) plus the answers of the
+// loader model: what a plain program loads, and what each framework loads and whether it accepts it.
+struct DoctorOutcome {
+  Report report;
+  std::vector<WhichReport> plain_program;    // one per cuDNN major found, as `-lcudnn` would load
+  std::vector<FrameworkReport> frameworks;
+};
+
+DoctorOutcome run_doctor_full(const DoctorInputs& inputs);
+Report run_doctor(const DoctorInputs& inputs);  // run_doctor_full(...).report
+
+// Findings about frameworks: a framework that would load a cuDNN its own check refuses, or none.
+std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& frameworks);
 
 }  // namespace cudnnup

@@ -1,5 +1,6 @@
 #include "core/elf.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/paths.h"
@@ -12,7 +13,8 @@ constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtS
                   kDtRpath = 15, kDtRunpath = 29;
 constexpr size_t kMaxProgramHeaders = 4096;
 constexpr size_t kMaxDynamicBytes = 1 << 20;
-constexpr size_t kMaxStrtabBytes = 16 << 20;
+constexpr size_t kMaxStrtabBytes = 64 << 20;
+constexpr size_t kMaxStringBytes = 4096;  // longest SONAME/NEEDED/RPATH string we read
 
 // Little-endian only: every platform cuDNN ships for (x86_64, sbsa, aarch64, ppc64le) is LE.
 template <typename T>
@@ -144,15 +146,19 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
     info.problems.push_back("the dynamic string table cannot be located");
     return info;
   }
-  auto strtab = read(strtab_offset, size_t(strsz));
-  if (!strtab) return strtab.error();
-  auto string_at = [&](uint64_t index) -> std::string {
-    if (index >= strtab->size()) return {};
-    const char* start = strtab->data() + index;
-    return std::string(start, strnlen(start, strtab->size() - index));
+  // Read each string where it lies rather than the whole table: the big cuDNN and cuBLAS
+  // libraries carry megabytes of symbol names, and we need a handful of short strings.
+  auto string_at = [&](uint64_t index) -> Result<std::string> {
+    if (index >= strsz) return std::string();
+    size_t window = size_t(std::min<uint64_t>(strsz - index, kMaxStringBytes));
+    auto bytes = read(strtab_offset + index, window);
+    if (!bytes) return bytes.error();
+    return std::string(bytes->data(), strnlen(bytes->data(), bytes->size()));
   };
   for (const auto& [tag, val] : string_tags) {
-    std::string s = string_at(val);
+    auto str = string_at(val);
+    if (!str) return str.error();
+    const std::string& s = *str;
     if (tag == kDtNeeded) info.needed.push_back(s);
     if (tag == kDtSoname) info.soname = s;
     if (tag == kDtRpath) info.rpath = paths::split_list(s, ':');

@@ -1,6 +1,7 @@
 #include "core/which.h"
 
-#include <regex>
+#include "core/cudnn_files.h"
+
 
 #include "core/paths.h"
 
@@ -25,17 +26,14 @@ bool is_cudnn_file(const std::string& path) {
 
 std::string normalize_library_name(const std::string& lib) {
   if (lib.empty() || lib == "cudnn" || lib == "libcudnn") return "libcudnn.so.9";
-  static const std::regex major_only(R"([0-9]+)");
-  if (std::regex_match(lib, major_only)) return "libcudnn.so." + lib;
-  static const std::regex cudnn_major(R"(cudnn([0-9]+))");
-  std::smatch m;
-  if (std::regex_match(lib, m, cudnn_major)) return "libcudnn.so." + m[1].str();
+  if (all_digits(lib)) return "libcudnn.so." + lib;
+  if (lib.rfind("cudnn", 0) == 0 && all_digits(std::string_view(lib).substr(5))) return "libcudnn.so." + lib.substr(5);
   return lib;
 }
 
 bool is_cudnn_shim_name(const std::string& name) {
-  static const std::regex shim(R"(libcudnn\.so\.[0-9]+(\.[0-9]+)*)");
-  return std::regex_match(std::string(paths::basename(name)), shim);
+  auto parsed = parse_cudnn_library_name(paths::basename(name));
+  return parsed && !parsed->windows && parsed->component == "cudnn" && parsed->major > 0;
 }
 
 WhichReport finish_which(const FileSystem& fs, LoaderSimulation& sim, const std::string& lib, int fallback_caller,

@@ -86,8 +86,17 @@ class PosixFileSystem final : public FileSystem {
                                  size_t max_bytes) const override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errno_error("cannot open", path, errno);
+    // Size the buffer by what the file holds, not by the caller's cap: callers pass generous
+    // caps (16 MiB) and zero-filling those for every small file dominated doctor's run time.
+    struct stat st;
+    size_t want = max_bytes;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      uint64_t left = uint64_t(st.st_size) > offset ? uint64_t(st.st_size) - offset : 0;
+      if (left < want) want = size_t(left);
+    }
     std::string out;
-    out.resize(max_bytes);
+    out.resize(want);
+    max_bytes = want;
     size_t got = 0;
     while (got < max_bytes) {
       ssize_t n = ::pread(fd, out.data() + got, max_bytes - got, static_cast<off_t>(offset + got));
