@@ -1,4 +1,6 @@
 #include <dirent.h>
+
+#include <algorithm>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -88,18 +90,22 @@ class PosixFileSystem final : public FileSystem {
     if (fd < 0) return errno_error("cannot open", path, errno);
     // Size the buffer by what the file holds, not by the caller's cap: callers pass generous
     // caps (16 MiB) and zero-filling those for every small file dominated doctor's run time.
-    struct stat st;
+    struct stat st = {};
     size_t want = max_bytes;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // Files under /proc report size 0 but have contents: for them, read up to the cap.
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
       uint64_t left = uint64_t(st.st_size) > offset ? uint64_t(st.st_size) - offset : 0;
       if (left < want) want = size_t(left);
+    } else {
+      want = std::min<size_t>(max_bytes, 1 << 20);  // grown below if the file is longer
     }
     std::string out;
     out.resize(want);
-    max_bytes = want;
+    if (st.st_size > 0) max_bytes = want;
     size_t got = 0;
     while (got < max_bytes) {
-      ssize_t n = ::pread(fd, out.data() + got, max_bytes - got, static_cast<off_t>(offset + got));
+      if (got == out.size()) out.resize(std::min(max_bytes, out.size() * 2 + 4096));
+      ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
       if (n < 0) {
         if (errno == EINTR) continue;
         int err = errno;
