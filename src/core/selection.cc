@@ -32,7 +32,7 @@ std::string SelectionRequest::describe() const {
     case SelectionSource::kCommandLine: return "set by --version on the command line";
     case SelectionSource::kEnvironment: return std::string("set by the ") + kVersionEnvVar + " environment variable";
     case SelectionSource::kPinFile: return "set by " + origin;
-    case SelectionSource::kGlobal: return "the global default (" + origin + ")";
+    case SelectionSource::kGlobal: return "the global default, recorded in " + origin;
     case SelectionSource::kNone: return "nothing selected";
   }
   return {};
