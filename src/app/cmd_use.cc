@@ -100,6 +100,13 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   auto spec = VersionSpec::parse(opt.spec);
   if (!spec) return report_error(ctx, spec.error());
 
+  // Check before taking the lock, so a bad or uninstalled version leaves the disk untouched
+  // (taking the lock creates the store dir and its lock file); checked again under the lock.
+  if (auto peek = read_store(ctx); !peek) {
+    return report_error(ctx, peek.error());
+  } else if (auto id = resolve_spec(*spec, peek->installed); !id) {
+    return report_error(ctx, id.error());
+  }
   auto locked = lock_store(ctx);
   if (!locked) return report_error(ctx, locked.error());
   print_repairs(ctx, locked->repairs);
