@@ -22,5 +22,6 @@ void add_current_command(CLI::App& app, CommandAction& action);
 void add_env_command(CLI::App& app, CommandAction& action);
 void add_exec_command(CLI::App& app, CommandAction& action);
 void add_init_command(CLI::App& app, CommandAction& action);
+void add_link_command(CLI::App& app, CommandAction& action);
 
 }  // namespace cudnnup

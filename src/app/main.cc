@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add_env_command(app, action);
   add_exec_command(app, action);
   add_init_command(app, action);
+  add_link_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -191,5 +191,40 @@ TEST_F(VersionsCli, ExecLoadsTheSelectedCopy) {
   EXPECT_EQ(cli("exec -- /bin/sh -c 'exit 7'").exit_code, 7);
 }
 
+TEST_F(VersionsCli, LinkMakesAToolkitFollowUseAndUndoPutsItBack) {
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  std::string cuda = tmp / "cuda-12.4";
+  install_stub_set("v9.1.0", cuda + "/lib64", /*versioned_names=*/true);
+  write_text(cuda + "/lib64/libcudart.so.12", "cudart");
+  write_text(cuda + "/include/cudnn_version.h", cudnn_version_header(9, 1, 0));
+  auto load_via_toolkit = [&] {
+    auto r = shell("/bin/sh", "'" + probe + "'", tmp.path(), {{"LD_LIBRARY_PATH", cuda + "/lib64"}});
+    return r.out;
+  };
+  ASSERT_EQ(load_via_toolkit(), "90100\n");
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+
+  auto refused = cli("link --into '" + cuda + "'");
+  EXPECT_EQ(refused.exit_code, 4);
+  EXPECT_NE(refused.err.find("--move-aside"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(cuda + "/.cudnnup-link.json"));
+  EXPECT_EQ(load_via_toolkit(), "90100\n");
+
+  auto linked = cli("link --into '" + cuda + "' --move-aside");
+  ASSERT_EQ(linked.exit_code, 0) << linked.err;
+  EXPECT_EQ(load_via_toolkit(), "91900\n");
+  ASSERT_EQ(cli("use 9.14").exit_code, 0);
+  EXPECT_EQ(load_via_toolkit(), "91400\n");  // the toolkit follows `current`
+  EXPECT_TRUE(std::filesystem::is_symlink(cuda + "/include/cudnn_version.h"));
+
+  auto undone = cli("link --undo --into '" + cuda + "'");
+  ASSERT_EQ(undone.exit_code, 0) << undone.err;
+  EXPECT_EQ(load_via_toolkit(), "90100\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(cuda + "/include/cudnn_version.h"));
+  EXPECT_FALSE(std::filesystem::exists(cuda + "/.cudnnup-aside"));
+  EXPECT_FALSE(std::filesystem::exists(cuda + "/.cudnnup-link.json"));
+  EXPECT_EQ(std::filesystem::read_symlink(cuda + "/lib64/libcudnn.so.9").generic_string(), "libcudnn.so.9.1.0");
+}
+
 }  // namespace
 }  // namespace cudnnup
