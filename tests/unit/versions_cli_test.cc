@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include "core/paths.h"
 #include "platform/process.h"
@@ -189,6 +190,44 @@ TEST_F(VersionsCli, ExecLoadsTheSelectedCopy) {
   EXPECT_NE(missing.err.find("no installed cuDNN matches '8'"), std::string::npos) << missing.err;
   // The command's own exit code comes back.
   EXPECT_EQ(cli("exec -- /bin/sh -c 'exit 7'").exit_code, 7);
+}
+
+TEST_F(VersionsCli, ListShowsOtherCopiesAsNotManaged) {
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  auto r = cli("--json list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["other_copies_scanned"], true) << j.dump(2);
+  std::set<std::string> dirs;
+  for (const auto& c : j["other_copies"]) {
+    EXPECT_EQ(c["managed"], false);
+    dirs.insert(c["lib_dir"].get<std::string>());
+    EXPECT_EQ(c["lib_dir"].get<std::string>().rfind(store(), 0), std::string::npos) << "a store version listed as unmanaged";
+  }
+  // Both are in LD_LIBRARY_PATH, where the doctor's scan starts.
+  EXPECT_TRUE(dirs.count(tmp / "other/lib")) << j.dump(2);
+  EXPECT_TRUE(dirs.count(tmp / "toolkit/lib64")) << j.dump(2);
+  EXPECT_EQ(j["versions"].size(), 3u);
+}
+
+TEST_F(VersionsCli, ConcurrentUseCallsAllLandInTheLog) {
+  // Eight processes switch at once; the store lock serialises them, so no change is lost and
+  // state.json and `current` agree at the end.
+  auto r = shell("/bin/bash",
+                 "for v in 9.19 9.14 9.1 9.19 9.14 9.1 9.19 9.14; do \"$CUDNNUP\" use $v >/dev/null & done; wait",
+                 tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto history = cli("--json use --history");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  auto j = nlohmann::json::parse(history.out);
+  ASSERT_EQ(j["history"].size(), 8u);
+  for (size_t i = 1; i < 8; ++i) {
+    EXPECT_EQ(j["history"][i]["from"], j["history"][i - 1]["to"]) << "change " << i << " did not see the one before";
+  }
+  EXPECT_EQ(j["global"], j["history"][7]["to"]);
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").filename().string(), j["global"].get<std::string>());
+  EXPECT_FALSE(std::filesystem::exists(store() + "/current.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(store() + "/state.json.tmp"));
 }
 
 TEST_F(VersionsCli, LinkMakesAToolkitFollowUseAndUndoPutsItBack) {
