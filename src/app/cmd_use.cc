@@ -37,6 +37,13 @@ std::string describe_entry(const HistoryEntry& e) {
   return "#" + std::to_string(e.seq) + "  " + e.time + "  " + what + ": " + show(e.from) + " -> " + show(e.to);
 }
 
+// Environment-only mode: the default is recorded and env/exec follow it, but `current` did not move.
+void print_link_problem(const std::string& problem) {
+  if (problem.empty()) return;
+  std::cerr << "cudnnup: warning: the `current` link was not updated (" << problem
+            << "); `cudnnup env` and `cudnnup exec` use the new default, tools that read the link do not\n";
+}
+
 void print_repairs(const AppContext& ctx, const std::vector<std::string>& repairs) {
   if (ctx.options.json) return;
   for (const auto& r : repairs) std::cerr << "cudnnup: " << r << "\n";
@@ -72,14 +79,17 @@ int run_undo(AppContext& ctx) {
   if (!locked) return report_error(ctx, locked.error());
   print_repairs(ctx, locked->repairs);
   StoreSnapshot& store = locked->store;
-  auto undone = undo_last_change(*ctx.fs, store.layout, store.state, store.installed, utc_now_iso());
+  std::string link_problem;
+  auto undone = undo_last_change(*ctx.fs, store.layout, store.state, store.installed, utc_now_iso(), &link_problem);
   if (!undone) return report_error(ctx, undone.error());
   if (ctx.options.json) {
     json out = entry_json(*undone);
     out["repairs"] = locked->repairs;
+    out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
     std::cout << out.dump(2) << std::endl;
   } else {
     std::cout << "Reverted change #" << undone->undoes << ": " << describe_entry(*undone) << "\n";
+    print_link_problem(link_problem);
   }
   return kExitOk;
 }
@@ -116,6 +126,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
 
   json out;
   std::string text;
+  std::string link_problem;
   SelectionSource made;
   if (opt.local) {
     std::string pin = paths::join(ctx.env.cwd, kPinFileName);
@@ -128,7 +139,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
            " is selected in this directory and below.\n";
   } else {
     std::optional<std::string> previous = store.state.global;
-    if (auto s = set_global_default(*ctx.fs, store.layout, store.state, id->id, utc_now_iso()); !s) {
+    if (auto s = set_global_default(*ctx.fs, store.layout, store.state, id->id, utc_now_iso(), &link_problem); !s) {
       return report_error(ctx, s.error());
     }
     made = SelectionSource::kGlobal;
@@ -139,6 +150,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   }
   out["seq"] = store.state.history.back().seq;
   out["repairs"] = locked->repairs;
+  out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
   auto over = override_here(ctx, store, made);
   out["overridden_by"] = over ? json{{"source", selection_source_name(over->source)}, {"origin", over->origin}, {"spec", over->spec}}
                               : json(nullptr);
@@ -146,6 +158,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
     std::cout << out.dump(2) << std::endl;
   } else {
     std::cout << text;
+    print_link_problem(link_problem);
     if (over) std::cout << "Note: here it is overridden: " << over->spec << " is " << over->describe() << ".\n";
     std::cout << "Undo with `cudnnup use --undo`.\n";
   }

@@ -68,8 +68,14 @@ Result<std::vector<std::string>> recover_store(FileSystem& fs, const StoreLayout
     auto now = read_current(fs, layout);
     if (!now) return now.error();
     if (*now != state.global) {
-      if (auto s = switch_current(fs, layout, *state.global); !s) return s.error();
-      repairs.push_back("pointed " + layout.current_link() + " at " + *state.global + " again, as state.json says");
+      if (auto s = switch_current(fs, layout, *state.global); s) {
+        repairs.push_back("pointed " + layout.current_link() + " at " + *state.global + " again, as state.json says");
+      } else {
+        // Environment-only mode (links impossible here): state.json stays the truth.
+        (void)fs.remove(current_temp_path(layout));
+        repairs.push_back("could not point " + layout.current_link() + " at " + *state.global + ": " +
+                          s.error().message);
+      }
     }
   }
   return repairs;

@@ -22,25 +22,32 @@ Status write_pin(FileSystem& fs, const std::string& path, const std::optional<st
   return fs.rename(tmp, path);
 }
 
-Status apply_global(FileSystem& fs, const StoreLayout& layout, StoreState& state, HistoryEntry entry) {
+Status apply_global(FileSystem& fs, const StoreLayout& layout, StoreState& state, HistoryEntry entry,
+                    std::string* link_problem) {
   StoreState next = state;
   next.global = entry.to;
   next.record(std::move(entry));
   if (auto s = save_state(fs, layout, next); !s) return s;
   state = std::move(next);
-  return state.global ? switch_current(fs, layout, *state.global) : remove_current(fs, layout);
+  Status link = state.global ? switch_current(fs, layout, *state.global) : remove_current(fs, layout);
+  if (!link && link_problem) {
+    *link_problem = link.error().message;
+    return ok_status();
+  }
+  return link;
 }
 
 }  // namespace
 
 Status set_global_default(FileSystem& fs, const StoreLayout& layout, StoreState& state,
-                          const std::optional<std::string>& id, const std::string& time) {
+                          const std::optional<std::string>& id, const std::string& time,
+                          std::string* link_problem) {
   HistoryEntry entry;
   entry.time = time;
   entry.action = "use";
   entry.from = state.global;
   entry.to = id;
-  return apply_global(fs, layout, state, std::move(entry));
+  return apply_global(fs, layout, state, std::move(entry), link_problem);
 }
 
 Status set_pin_file(FileSystem& fs, const StoreLayout& layout, StoreState& state, const std::string& pin_path,
@@ -59,7 +66,8 @@ Status set_pin_file(FileSystem& fs, const StoreLayout& layout, StoreState& state
 }
 
 Result<HistoryEntry> undo_last_change(FileSystem& fs, const StoreLayout& layout, StoreState& state,
-                                      const std::vector<StoreVersionId>& installed, const std::string& time) {
+                                      const std::vector<StoreVersionId>& installed, const std::string& time,
+                                      std::string* link_problem) {
   const HistoryEntry* last = state.last_undoable();
   if (!last) return make_error(ErrorCode::kNotFound, "there is no change to undo (see `cudnnup use --history`)");
   HistoryEntry target = *last;
@@ -75,7 +83,7 @@ Result<HistoryEntry> undo_last_change(FileSystem& fs, const StoreLayout& layout,
                                                     "choose another version with `cudnnup use VERSION`");
       }
     }
-    if (auto s = apply_global(fs, layout, state, undo); !s) return s.error();
+    if (auto s = apply_global(fs, layout, state, undo, link_problem); !s) return s.error();
     return state.history.back();
   }
 

@@ -111,6 +111,25 @@ TEST(CurrentSwitch, FirstUseCreatesTheLink) {
   EXPECT_EQ(load_state(fs, kLayout)->global, kNew);
 }
 
+TEST(CurrentSwitch, WithoutLinksTheDefaultIsStillRecorded) {
+  MemoryFileSystem fs;
+  make_store(fs, true);
+  fs.fail_paths.insert(current_temp_path(kLayout));  // this filesystem cannot make links
+  StoreState state;
+  state.global = kOld;
+  EXPECT_FALSE(set_global_default(fs, kLayout, state, kNew, "t").ok());  // strict by default
+  std::string problem;
+  ASSERT_TRUE(set_global_default(fs, kLayout, state, kNew, "t", &problem).ok());
+  EXPECT_FALSE(problem.empty());
+  EXPECT_EQ(load_state(fs, kLayout)->global, kNew);
+  EXPECT_EQ(*read_current(fs, kLayout), kOld);  // the link could not follow
+  // Recovery notes it instead of failing every later command.
+  auto repairs = recover_store(fs, kLayout, *load_state(fs, kLayout));
+  ASSERT_TRUE(repairs.ok());
+  ASSERT_EQ(repairs->size(), 1u);
+  EXPECT_NE(repairs->at(0).find("could not point"), std::string::npos);
+}
+
 TEST(CurrentSwitch, RefusesToReplaceARealDirectory) {
   MemoryFileSystem fs;
   make_store(fs, false);
