@@ -88,7 +88,8 @@ Result<StoreState> state_from_json(const std::string& text, const std::string& p
 
 Result<StoreState> load_state(const FileSystem& fs, const StoreLayout& layout) {
   if (!fs.exists(layout.state_file())) return StoreState{};
-  auto text = fs.read_file(layout.state_file());
+  // 1 MiB is far above 200 history entries, and the real FileSystem allocates the cap up front.
+  auto text = fs.read_file(layout.state_file(), 1 << 20);
   if (!text) return text.error();
   return state_from_json(*text, layout.state_file());
 }

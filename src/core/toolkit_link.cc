@@ -180,7 +180,7 @@ Result<LinkPlan> undo_toolkit_link(FileSystem& fs, const std::string& raw_dir) {
     if (auto s = fs.remove(manifest + ".tmp"); !s) return s.error();
     return LinkPlan{cuda_dir, manifest, "", {}, {}};
   }
-  auto text = fs.read_file(manifest);
+  auto text = fs.read_file(manifest, 4 << 20);
   if (!text) {
     return make_error(ErrorCode::kNotFound, cuda_dir + " is not linked by cudnnup (no " + manifest + ")", manifest);
   }
