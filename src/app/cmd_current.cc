@@ -19,7 +19,8 @@ int run_current(AppContext& ctx, bool bare) {
   if (!selection) return report_error(ctx, selection.error());
   VersionDirs dirs = VersionDirs::of(selection->dir, ctx.env.windows());
   if (ctx.options.json) {
-    json out = {{"version", selection->id.id},
+    json out = {{"schema", "cudnnup.current/1"},
+                {"version", selection->id.id},
                 {"cudnn_version", selection->id.version.str()},
                 {"cuda_major", selection->id.cuda_major},
                 {"spec", selection->request.spec},

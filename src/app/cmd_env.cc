@@ -41,7 +41,8 @@ int run_env(AppContext& ctx, const EnvOptions& opt) {
   if (ctx.options.json) {
     json vars = json::object();
     for (const auto& c : plan.changes) vars[c.name] = c.value ? json(*c.value) : json(nullptr);
-    json out = {{"version", selection->id.id},
+    json out = {{"schema", "cudnnup.env/1"},
+                {"version", selection->id.id},
                 {"source", selection_source_name(selection->request.source)},
                 {"origin", selection->request.origin},
                 {"variables", vars},

@@ -21,7 +21,7 @@ struct LinkOptions {
 };
 
 json plan_json(const LinkPlan& plan) {
-  json j = {{"cuda_dir", plan.cuda_dir}, {"manifest", plan.manifest}, {"version", plan.version},
+  json j = {{"schema", "cudnnup.link/1"}, {"cuda_dir", plan.cuda_dir}, {"manifest", plan.manifest}, {"version", plan.version},
             {"links", json::array()}, {"moved_aside", json::array()}};
   for (const auto& l : plan.links) j["links"].push_back({{"link", l.link}, {"target", l.target}});
   for (const auto& a : plan.aside) j["moved_aside"].push_back({{"from", a.from}, {"to", a.to}});

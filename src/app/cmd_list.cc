@@ -31,6 +31,7 @@ int run_list(AppContext& ctx, bool store_only) {
 
   if (ctx.options.json) {
     json out;
+    out["schema"] = "cudnnup.list/1";
     out["store"] = store->layout.root;
     json selected = json::object();
     if (selection) {

@@ -61,7 +61,7 @@ int run_history(AppContext& ctx) {
   auto store = read_store(ctx);
   if (!store) return report_error(ctx, store.error());
   if (ctx.options.json) {
-    json out = {{"global", store->state.global ? json(*store->state.global) : json(nullptr)}, {"history", json::array()}};
+    json out = {{"schema", "cudnnup.use/1"}, {"global", store->state.global ? json(*store->state.global) : json(nullptr)}, {"history", json::array()}};
     for (const auto& e : store->state.history) out["history"].push_back(entry_json(e));
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
@@ -84,6 +84,7 @@ int run_undo(AppContext& ctx) {
   if (!undone) return report_error(ctx, undone.error());
   if (ctx.options.json) {
     json out = entry_json(*undone);
+    out["schema"] = "cudnnup.use/1";
     out["repairs"] = locked->repairs;
     out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
     std::cout << out.dump(2) << std::endl;
@@ -148,6 +149,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
     text = "cuDNN " + id->id + " is now the global default (" + shown_path(ctx, store.layout.current_link()) + " -> " +
            shown_path(ctx, store.layout.version_dir(id->id)) + ").\n";
   }
+  out["schema"] = "cudnnup.use/1";
   out["seq"] = store.state.history.back().seq;
   out["repairs"] = locked->repairs;
   out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);

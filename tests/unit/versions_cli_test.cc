@@ -95,6 +95,7 @@ TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
   EXPECT_EQ(j["version"], kV914);
   EXPECT_EQ(j["source"], "pin-file");
   EXPECT_EQ(j["origin"], tmp / "proj/.cudnn-version");
+  EXPECT_EQ(j["schema"], "cudnnup.current/1");
 
   auto by_env = cli("--json current", tmp / "proj/sub", {{"CUDNNUP_VERSION", "+cuda12"}});
   j = nlohmann::json::parse(by_env.out);
@@ -103,6 +104,7 @@ TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
 
   auto list = cli("--json list --store-only", tmp / "proj");
   j = nlohmann::json::parse(list.out);
+  EXPECT_EQ(j["schema"], "cudnnup.list/1");
   ASSERT_EQ(j["versions"].size(), 3u);
   EXPECT_EQ(j["versions"][0]["id"], kV919);
   EXPECT_EQ(j["versions"][0]["global_default"], true);
