@@ -1,6 +1,7 @@
 // End-to-end checks of list/use/current/env/exec/init: the real cudnnup binary on a temporary
 // store holding stub cuDNN sets (tests/fixtures), `env` output evaluated by real bash, zsh and fish,
-// and a program that dlopens libcudnn.so.9 run through `cudnnup exec`.
+// and a program that dlopens libcudnn.so.9 run through `cudnnup exec`. POSIX only (the Windows
+// build leaves *_posix_test.cc out).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -210,6 +211,30 @@ TEST_F(VersionsCli, ListShowsOtherCopiesAsNotManaged) {
   EXPECT_TRUE(dirs.count(tmp / "other/lib")) << j.dump(2);
   EXPECT_TRUE(dirs.count(tmp / "toolkit/lib64")) << j.dump(2);
   EXPECT_EQ(j["versions"].size(), 3u);
+}
+
+// The image's real cuDNN 9.19 as a store entry, selected with `use`, loaded through `exec`.
+// The entry links to the toolkit's files instead of copying 400 MB; the acceptance test with
+// `cudnnup install` filling the store comes with the install command.
+TEST_F(VersionsCli, RealCudnnInTheStoreIsWhatExecLoads) {
+  const std::string real_lib = "/usr/local/cuda-13.0/lib64";
+  if (!std::filesystem::exists(real_lib + "/libcudnn.so.9")) GTEST_SKIP() << "no real cuDNN 9 in " << real_lib;
+  std::string dir = store() + "/versions/9.19.0.56+cuda13-real";  // not an id: must be ignored
+  std::string id_dir = store() + "/versions/9.19.0.99+cuda13";
+  make_dirs(id_dir + "/lib");
+  for (const auto& entry : std::filesystem::directory_iterator(real_lib)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("libcudnn", 0) == 0) make_symlink(entry.path().string(), id_dir + "/lib/" + name);
+  }
+  make_dirs(dir);
+  ASSERT_EQ(cli("use 9.19.0.99").exit_code, 0);
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  auto r = cli("exec -- '" + probe + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "91900\n");
+  // And the stub 9.14 for contrast, by CUDNNUP_VERSION.
+  auto stub = cli("exec -- '" + probe + "'", tmp.path(), {{"CUDNNUP_VERSION", "9.14"}});
+  EXPECT_EQ(stub.out, "91400\n") << stub.err;
 }
 
 TEST_F(VersionsCli, ConcurrentUseCallsAllLandInTheLog) {
