@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <iostream>
 
 #include "core/current_link.h"
 #include "core/paths.h"
@@ -26,13 +27,21 @@ Result<LockedStore> lock_store(AppContext& ctx) {
     return make_error(s.error().code, "cannot create the store at " + layout.root + ": " + s.error().message +
                                           " (set CUDNNUP_HOME to a writable directory)", layout.root);
   }
-  auto lock = FileLock::acquire(layout.lock_file(), /*wait=*/true);
+  auto lock = [&]() -> Result<FileLock> {
+    auto first = FileLock::acquire(layout.lock_file(), /*wait=*/false);
+    if (first || first.error().code != ErrorCode::kConflict) return first;
+    // Another cudnnup is changing the store: queue behind it rather than fail, and say so.
+    if (!ctx.options.json) {
+      std::cerr << "cudnnup: waiting for another cudnnup to finish (" << layout.lock_file() << ")" << std::endl;
+    }
+    return FileLock::acquire(layout.lock_file(), /*wait=*/true);
+  }();
   if (!lock) return lock.error();
   auto store = read_store(ctx);
   if (!store) return store.error();
   auto repairs = recover_store(*ctx.fs, store->layout, store->state);
   if (!repairs) return repairs.error();
-  return LockedStore{std::move(*lock), std::move(*store), std::move(*repairs)};
+  return LockedStore{std::move(lock).value(), std::move(*store), std::move(*repairs)};
 }
 
 Result<SelectionRequest> selection_request(const AppContext& ctx, const StoreSnapshot& store,
