@@ -15,5 +15,13 @@ void add_doctor_command(CLI::App& app, CommandAction& action);
 void add_explain_command(CLI::App& app, CommandAction& action);
 void add_probe_command(CLI::App& app, CommandAction& action);  // hidden: the child side of probes
 void add_which_command(CLI::App& app, CommandAction& action);
+// Versions side by side (docs/commands/versions.md).
+void add_list_command(CLI::App& app, CommandAction& action);
+void add_use_command(CLI::App& app, CommandAction& action);
+void add_current_command(CLI::App& app, CommandAction& action);
+void add_env_command(CLI::App& app, CommandAction& action);
+void add_exec_command(CLI::App& app, CommandAction& action);
+void add_init_command(CLI::App& app, CommandAction& action);
+void add_link_command(CLI::App& app, CommandAction& action);
 
 }  // namespace cudnnup

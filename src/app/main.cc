@@ -32,6 +32,13 @@ int main(int argc, char** argv) {
   add_explain_command(app, action);
   add_probe_command(app, action);
   add_which_command(app, action);
+  add_list_command(app, action);
+  add_use_command(app, action);
+  add_current_command(app, action);
+  add_env_command(app, action);
+  add_exec_command(app, action);
+  add_init_command(app, action);
+  add_link_command(app, action);
 
   try {
     app.parse(argc, argv);

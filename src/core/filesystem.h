@@ -48,6 +48,12 @@ class FileSystem {
   virtual Status rename(const std::string& from, const std::string& to) = 0;  // replaces `to`
   virtual Status remove(const std::string& path) = 0;  // file, link or empty directory
   virtual Status symlink(const std::string& target, const std::string& link) = 0;
+  // A link to a directory that needs no special rights, used for the store's `current` link
+  // (core/current_link.h). `target` is an absolute path. POSIX: a symlink. Windows: a directory
+  // junction, since symlinks there need admin rights or developer mode; read_link must return a
+  // junction's target and rename must be able to replace an existing link with it.
+  // The default makes a symlink; platform/real_filesystem_win32.cc overrides it with a junction.
+  virtual Status create_dir_link(const std::string& target, const std::string& link) { return symlink(target, link); }
 
   // Helpers built on the primitives above.
   bool exists(const std::string& path) const { return lstat(path).ok(); }

@@ -223,4 +223,8 @@ Status MemoryFileSystem::symlink(const std::string& target, const std::string& l
   return ok_status();
 }
 
+Status MemoryFileSystem::create_dir_link(const std::string& target, const std::string& link) {
+  return symlink(target, link);
+}
+
 }  // namespace cudnnup::testing

@@ -44,6 +44,8 @@ class MemoryFileSystem : public FileSystem {
   Status rename(const std::string& from, const std::string& to) override;
   Status remove(const std::string& path) override;
   Status symlink(const std::string& target, const std::string& link) override;
+  // Modelled as a symlink (what POSIX makes; a Windows junction behaves the same for our use).
+  Status create_dir_link(const std::string& target, const std::string& link) override;
 
   // Failure injection and observation.
   std::optional<int> fail_after_writes;  // crash point: writes beyond this count fail
