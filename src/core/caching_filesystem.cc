@@ -88,4 +88,10 @@ Status CachingFileSystem::symlink(const std::string& target, const std::string& 
   return writable_->symlink(target, link);
 }
 
+Status CachingFileSystem::create_dir_link(const std::string& target, const std::string& link) {
+  if (auto s = writable_or_error(link); !s) return s;
+  clear();
+  return writable_->create_dir_link(target, link);
+}
+
 }  // namespace cudnnup

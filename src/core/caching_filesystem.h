@@ -30,6 +30,7 @@ class CachingFileSystem final : public FileSystem {
   Status rename(const std::string& from, const std::string& to) override;
   Status remove(const std::string& path) override;
   Status symlink(const std::string& target, const std::string& link) override;
+  Status create_dir_link(const std::string& target, const std::string& link) override;
 
  private:
   // Reads larger than this go straight through: headers are small, library bodies are not.
