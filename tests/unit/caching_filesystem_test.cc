@@ -10,13 +10,13 @@ TEST(CachingFileSystem, AnswersRepeatsFromMemoryAndForgetsOnWrite) {
   testing::MemoryFileSystem mem;
   mem.add_file("/a/f", "one");
   CachingFileSystem cache(mem);
-  EXPECT_EQ(*cache.read_file("/a/f"), "one");
+  EXPECT_EQ(*cache.read_file("/a/f", 100), "one");
   // A change behind the cache's back is not seen (documented): the cache answered from memory.
   mem.add_file("/a/f", "two");
-  EXPECT_EQ(*cache.read_file("/a/f"), "one");
+  EXPECT_EQ(*cache.read_file("/a/f", 100), "one");
   // A write through the cache clears it.
   ASSERT_TRUE(cache.write_file("/a/g", "x", false));
-  EXPECT_EQ(*cache.read_file("/a/f"), "two");
+  EXPECT_EQ(*cache.read_file("/a/f", 100), "two");
   EXPECT_TRUE(cache.exists("/a/g"));
   // Errors are cached too, and a read-only view refuses writes.
   EXPECT_FALSE(cache.stat("/nope"));
