@@ -1,5 +1,6 @@
 // `cudnnup explain`: from a user's error message (or a whole log) to what it means, the causes
 // ranked by what this machine shows, and the fix as commands. docs/commands/explain.md.
+#include <algorithm>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "app/report_json.h"
 #include "app/style.h"
 #include "core/explain.h"
+#include "core/paths.h"
 
 namespace cudnnup {
 namespace {
@@ -227,11 +229,24 @@ int run_explain(AppContext& ctx, const ExplainOptions& opt) {
   auto input = read_input(ctx, opt);
   if (!input) return report_error(ctx, input.error());
 
-  Result<Report> report = make_error(ErrorCode::kNotFound, "not examined (--no-doctor)");
-  if (!opt.no_doctor) report = collect_report(ctx);
-  const Report* machine = report ? &*report : nullptr;
-  std::string machine_problem = report ? "" : report.error().message;
-  MachineView view{machine, nullptr};
+  Result<DoctorOutcome> outcome = make_error(ErrorCode::kNotFound, "not examined (--no-doctor)");
+  if (!opt.no_doctor) outcome = collect_outcome(ctx);
+  const Report* machine = outcome ? &outcome->report : nullptr;
+  std::string machine_problem = outcome ? "" : outcome.error().message;
+  // "On the search path" means where the loader model says a plain program looks, in its order.
+  LoaderView loader;
+  if (outcome && !outcome->plain_program.empty()) {
+    loader.consumer = outcome->plain_program.front().target;
+    for (const auto& c : outcome->plain_program.front().resolution.candidates) {
+      std::string dir = paths::parent(c.path);
+      auto canonical = ctx.fs->canonical(dir);
+      if (canonical) dir = *canonical;
+      if (std::find(loader.search_dirs.begin(), loader.search_dirs.end(), dir) == loader.search_dirs.end()) {
+        loader.search_dirs.push_back(dir);
+      }
+    }
+  }
+  MachineView view{machine, loader.search_dirs.empty() ? nullptr : &loader};
 
   ExplainReport rep = explain_text(*input, *catalogue, view);
   int code = rep.matches.empty() ? kExitProblems : kExitOk;
