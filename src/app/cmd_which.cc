@@ -155,7 +155,8 @@ void add_which_command(CLI::App& app, CommandAction& action) {
   auto opts = std::make_shared<WhichOptions>();
   auto* cmd = app.add_subcommand(
       "which",
-      "Say which copy of cuDNN (or LIB) would load, the loader rule that picks it, and every copy that loses.\n\n"
+      "Say which copy of cuDNN (or LIB) would load, the loader rule that picks it, and every copy that loses");
+  cmd->footer(
       "Without --for: as a plain program linked with -lcudnn. --for PATH: as that program or .so (its RPATH,\n"
       "RUNPATH and dependencies count). --for torch|tensorflow|jax|onnxruntime|paddle: as that framework in\n"
       "each Python environment found (or the one of --python), without importing it. --pid PID: what a\n"
