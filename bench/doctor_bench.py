@@ -11,6 +11,7 @@ Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--runs 15]
 Prints a Markdown table (median wall time of the runs, and the ratio to python3 -c pass)."""
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -22,12 +23,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def time_command(argv, env, runs):
-    samples = []
+    """Median wall time and median CPU time (user+sys of the process and its children)."""
+    wall, cpu = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        wall.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def make_envs(home, count, stub_dir):
@@ -81,16 +86,27 @@ def main():
             env = {"HOME": home, "PATH": "/usr/bin:/bin"}
             # Warm the page cache once, then alternate so both see the same machine state.
             subprocess.run([args.binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL)
-            py = time_command([python, "-c", "pass"], env, args.runs)
-            doc = time_command([args.binary, "doctor", "--json"], env, args.runs)
+            # Interleave the two so both see the same machine load.
+            py_w, py_c, doc_w, doc_c = [], [], [], []
+            for _ in range(args.runs):
+                w, c = time_command([python, "-c", "pass"], env, 1)
+                py_w.append(w)
+                py_c.append(c)
+                w, c = time_command([args.binary, "doctor", "--json"], env, 1)
+                doc_w.append(w)
+                doc_c.append(c)
+            py = (statistics.median(py_w), statistics.median(py_c))
+            doc = (statistics.median(doc_w), statistics.median(doc_c))
             out = subprocess.run([args.binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
             copies = out.count('"lib_dir"')
             rows.append((name, doc, py, copies))
-    print(f"median of {args.runs} runs; baseline `{python} -c pass` measured in the same run\n")
-    print("| scenario | cuDNN copies found | doctor --json | python3 -c pass | ratio |")
-    print("| --- | --- | --- | --- | --- |")
+    print(f"median of {args.runs} interleaved runs; baseline `{python} -c pass` measured in the same run;")
+    print("CPU = user+sys of the process and its children (doctor's probe children included)\n")
+    print("| scenario | cuDNN copies found | doctor wall | python3 wall | wall ratio | doctor CPU | python3 CPU | CPU ratio |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, doc, py, copies in rows:
-        print(f"| {name} | {copies} | {doc * 1000:.1f} ms | {py * 1000:.1f} ms | {doc / py:.2f}x |")
+        print(f"| {name} | {copies} | {doc[0] * 1000:.1f} ms | {py[0] * 1000:.1f} ms | {doc[0] / py[0]:.2f}x "
+              f"| {doc[1] * 1000:.1f} ms | {py[1] * 1000:.1f} ms | {doc[1] / py[1]:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,28 @@ bool is_absolute(std::string_view p) {
   return has_drive(p) && p.size() >= 3 && (p[2] == '/' || p[2] == '\\');
 }
 
+namespace {
+// Most paths we see are already normal; checking is far cheaper than rebuilding them.
+bool already_normal(std::string_view p) {
+  if (p.empty() || p.find('\\') != std::string_view::npos) return false;
+  if (p.size() > 1 && p.back() == '/') return false;
+  if (p.size() >= 2 && p[0] == '/' && p[1] == '/') return false;  // UNC-style: take the slow path
+  size_t start = has_drive(p) ? 2 : 0;
+  size_t i = start;
+  while (i <= p.size()) {
+    size_t next = p.find('/', i);
+    if (next == std::string_view::npos) next = p.size();
+    std::string_view part = p.substr(i, next - i);
+    bool leading = i == start;  // "" before a leading '/'
+    if ((part.empty() && !leading) || part == "." || part == "..") return false;
+    i = next + 1;
+  }
+  return true;
+}
+}  // namespace
+
 std::string normalize(std::string_view path) {
+  if (already_normal(path)) return std::string(path);
   std::string in(path);
   for (char& c : in) {
     if (c == '\\') c = '/';
