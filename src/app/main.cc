@@ -40,8 +40,11 @@ int main(int argc, char** argv) {
   add_init_command(app, action);
   add_link_command(app, action);
 
+  std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
+  std::vector<char*> arg_ptrs;
+  for (auto& a : args) arg_ptrs.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
