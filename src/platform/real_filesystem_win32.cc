@@ -270,14 +270,19 @@ class WindowsFileSystem final : public FileSystem {
     DWORD target_attributes = GetFileAttributesW(to_win_path(absolute_target).c_str());
     bool dir = target_attributes != INVALID_FILE_ATTRIBUTES && (target_attributes & FILE_ATTRIBUTE_DIRECTORY);
     DWORD flags = (dir ? SYMBOLIC_LINK_FLAG_DIRECTORY : 0) | SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE;
-    if (CreateSymbolicLinkW(wlink.c_str(), wtarget.c_str(), flags)) return ok_status();
-    DWORD err = GetLastError();
+    // Wine's CreateSymbolicLinkW is a stub that reports success and creates nothing, so success
+    // is only believed when the link is there afterwards.
+    auto create = [&](DWORD f) -> DWORD {
+      if (!CreateSymbolicLinkW(wlink.c_str(), wtarget.c_str(), f)) return GetLastError();
+      if (GetFileAttributesW(wlink.c_str()) == INVALID_FILE_ATTRIBUTES) return ERROR_NOT_SUPPORTED;
+      return ERROR_SUCCESS;
+    };
+    DWORD err = create(flags);
     if (err == ERROR_INVALID_PARAMETER) {
       // Windows before 10 1703 rejects the unprivileged flag itself.
-      flags &= ~DWORD(SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
-      if (CreateSymbolicLinkW(wlink.c_str(), wtarget.c_str(), flags)) return ok_status();
-      err = GetLastError();
+      err = create(flags & ~DWORD(SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE));
     }
+    if (err == ERROR_SUCCESS) return ok_status();
     if (dir && (err == ERROR_PRIVILEGE_NOT_HELD || err == ERROR_ACCESS_DENIED || err == ERROR_NOT_SUPPORTED ||
                 err == ERROR_INVALID_FUNCTION)) {
       // No Developer Mode and no admin: a junction needs neither (local absolute targets only).
