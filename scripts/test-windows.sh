@@ -131,7 +131,7 @@ check "unknown option is a usage error (2)" 2 'assert "not expected" in err or "
 check "doctor --json prints one JSON document" 0,1,3 '
 if not out.strip():
     raise SystemExit("doctor printed nothing: the doctor command is not implemented in this build yet")
-json.loads(out)' -- --json doctor
+json.loads(out)' -- doctor --json
 check "probe loads a stub cudnn64_9.dll" 0 '
 j = json.loads(out); assert j["loaded"] is True, j; assert j["version"] == 91900, j' -- __probe cudnn "$fixtures/v9.19.0.56/cudnn64_9.dll"
 mkdir -p "$work/alone" && cp "$fixtures/v9.19.0.56/cudnn64_9.dll" "$work/alone/"
