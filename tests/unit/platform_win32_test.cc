@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <cstdlib>
@@ -28,6 +29,11 @@ namespace cudnnup {
 namespace {
 
 using testing::TempDir;
+
+std::string lower_copy(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 bool running_under_wine() {
   HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
@@ -298,6 +304,13 @@ TEST(Win32Registry, ReadsStringsAndSubkeys) {
                                       "SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA\\v99.9", "InstallDir");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+}
+
+TEST(Win32Registry, SnapshotHasTheSystemPath) {
+  auto snap = read_windows_registry_snapshot();
+  ASSERT_TRUE(snap.system_path);
+  EXPECT_NE(lower_copy(*snap.system_path).find("system32"), std::string::npos) << *snap.system_path;
+  EXPECT_TRUE(snap.cuda_install_dirs.empty()) << "no CUDA installer has run in a fresh Wine prefix";
 }
 
 TEST(Win32Binary, CudnnupExeIsStandaloneX64) {
