@@ -50,7 +50,8 @@ failures=()
 echo "== unit tests under Wine"
 xml=$work/unit.xml
 set +e
-wine "$build/tests/cudnnup_tests.exe" --gtest_output="xml:$(winepath -w "$xml" 2>/dev/null)" --gtest_brief=1 2>&1 |
+xml_win=$(winepath -w "$xml" 2>/dev/null || echo "$xml")
+wine "$build/tests/cudnnup_tests.exe" --gtest_output="xml:$xml_win" --gtest_brief=1 2>&1 |
   tr -d '\r'
 unit_rc=${PIPESTATUS[0]}
 set -e

@@ -109,6 +109,14 @@ TEST(Win32FileSystem, NonAsciiAndLongPaths) {
   EXPECT_EQ(fs->read_file(deep + "/cudnn64_9.dll").value_or(""), "deep");
 }
 
+TEST(Win32FileSystem, MakeDirsCreatesEveryLevel) {
+  TempDir tmp;
+  auto fs = make_real_filesystem();
+  ASSERT_TRUE(fs->make_dirs(tmp / "store/versions/9.19.0.56+cuda13/bin"));
+  EXPECT_TRUE(fs->is_dir(tmp / "store/versions/9.19.0.56+cuda13/bin"));
+  EXPECT_TRUE(fs->is_dir("C:/"));
+}
+
 TEST(Win32FileSystem, CanonicalUsesSlashesWithoutPrefix) {
   TempDir tmp;
   auto fs = make_real_filesystem();
@@ -218,6 +226,34 @@ TEST(Win32Process, TimeoutKillsTheChild) {
   EXPECT_FALSE(r->exited_normally());
   EXPECT_EQ(r->describe_failure(), "did not finish in time and was stopped");
   EXPECT_LT(took, std::chrono::seconds(30));
+}
+
+// Helper for the exec test: replaces itself (Windows: runs and exits with the child's code).
+TEST(Win32ProcessHelper, ExecsWhenAsked) {
+  const char* args = std::getenv("CUDNNUP_TEST_EXEC");
+  if (!args) GTEST_SKIP() << "helper for Win32Process.ExecRunsTheChildAndExitsWithItsCode";
+  std::vector<std::string> argv = {CUDNNUP_BINARY};
+  if (std::string(args) == "version") argv.push_back("--version");
+  else argv.push_back("--no-such-flag");
+  Error e = exec_process(argv, current_environment().vars);
+  FAIL() << "exec_process returned: " << e.message;
+}
+
+TEST(Win32Process, ExecRunsTheChildAndExitsWithItsCode) {
+  for (std::string mode : {"version", "bad"}) {
+    ProcessOptions options;
+    std::map<std::string, std::string> env = current_environment().vars;
+    env["CUDNNUP_TEST_EXEC"] = mode;
+    options.env = env;
+    auto r = run_process({self_executable_path(), "--gtest_filter=Win32ProcessHelper.ExecsWhenAsked"}, options);
+    ASSERT_TRUE(r) << r.error().message;
+    if (mode == "version") {
+      EXPECT_EQ(r->exit_code, 0) << r->out << r->err;
+      EXPECT_NE(r->out.find("cudnnup 0"), std::string::npos) << "the child writes to our stdout: " << r->out;
+    } else {
+      EXPECT_EQ(r->exit_code, 2) << "the child's exit code comes back: " << r->out << r->err;
+    }
+  }
 }
 
 TEST(Win32Process, DescribesCrashExceptionCodes) {
