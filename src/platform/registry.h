@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/result.h"
-#include "core/windows_discovery.h"
 
 namespace cudnnup {
 
@@ -28,10 +27,6 @@ Result<RegistryString> read_registry_string(RegistryHive hive, const std::string
 
 // The names of the direct subkeys of `key`, in the order the registry returns them.
 Result<std::vector<std::string>> list_registry_subkeys(RegistryHive hive, const std::string& key);
-
-// The CUDA installer keys and both persistent PATHs, for core/windows_discovery.h. Missing keys
-// leave fields empty; off Windows everything is empty.
-WindowsRegistrySnapshot read_windows_registry_snapshot();
 
 // "HKLM" / "HKCU", for messages.
 const char* registry_hive_name(RegistryHive hive);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "platform/registry.h"
 #include "platform/system.h"
 #include "platform/win32_text.h"
 
@@ -18,6 +19,40 @@ std::string upper_ascii(std::string s) {
 std::string slashes(std::string s) {
   std::replace(s.begin(), s.end(), '\\', '/');
   return s;
+}
+
+// %SystemRoot% and friends, expanded the way Windows does when it builds a new process's PATH.
+std::string expand(const RegistryString& value) {
+  if (!value.expandable) return value.value;
+  std::wstring in = win32::widen(value.value);
+  DWORD n = ExpandEnvironmentStringsW(in.c_str(), nullptr, 0);
+  if (n == 0) return value.value;
+  std::wstring out(n, L'\0');
+  n = ExpandEnvironmentStringsW(in.c_str(), out.data(), n);
+  if (n == 0) return value.value;
+  out.resize(n - 1);  // n counts the terminating NUL
+  return win32::narrow(out);
+}
+
+// What a terminal started now would get, and what the CUDA installer registered: doctor compares
+// these with the running process (core/windows_checks.h, core/discovery.cc).
+void read_registry_facts(Environment& env) {
+  if (auto machine = read_registry_string(RegistryHive::kLocalMachine,
+                                          "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment", "Path")) {
+    env.persistent_machine_path = expand(*machine);
+  }
+  if (auto user = read_registry_string(RegistryHive::kCurrentUser, "Environment", "Path")) {
+    env.persistent_user_path = expand(*user);
+  }
+  const std::string cuda_key = "SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA";
+  if (auto versions = list_registry_subkeys(RegistryHive::kLocalMachine, cuda_key)) {
+    for (const auto& v : *versions) {
+      if (auto dir = read_registry_string(RegistryHive::kLocalMachine, cuda_key + "\\" + v, "InstallDir")) {
+        std::string d = expand(*dir);
+        if (!d.empty()) env.registry_cuda_dirs.push_back(slashes(d));
+      }
+    }
+  }
 }
 
 // Set by prepare_console(): whether the console understands ANSI escape sequences.
@@ -47,6 +82,7 @@ Environment current_environment() {
     cwd.resize(n);
     env.cwd = win32::from_win_path(cwd);
   }
+  read_registry_facts(env);
   return env;
 }
 

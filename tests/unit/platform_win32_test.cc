@@ -342,11 +342,13 @@ TEST(Win32Registry, ReadsStringsAndSubkeys) {
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
 }
 
-TEST(Win32Registry, SnapshotHasTheSystemPath) {
-  auto snap = read_windows_registry_snapshot();
-  ASSERT_TRUE(snap.system_path);
-  EXPECT_NE(lower_copy(*snap.system_path).find("system32"), std::string::npos) << *snap.system_path;
-  EXPECT_TRUE(snap.cuda_install_dirs.empty()) << "no CUDA installer has run in a fresh Wine prefix";
+TEST(Win32System, EnvironmentCarriesThePersistentPathFromTheRegistry) {
+  Environment env = current_environment();
+  ASSERT_TRUE(env.persistent_machine_path);
+  EXPECT_NE(lower_copy(*env.persistent_machine_path).find("system32"), std::string::npos)
+      << *env.persistent_machine_path;
+  EXPECT_EQ(env.persistent_machine_path->find('%'), std::string::npos) << "expanded: " << *env.persistent_machine_path;
+  EXPECT_TRUE(env.registry_cuda_dirs.empty()) << "no CUDA installer has run in a fresh Wine prefix";
 }
 
 TEST(Win32Binary, CudnnupExeIsStandaloneX64) {
