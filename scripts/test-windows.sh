@@ -40,7 +40,7 @@ trap cleanup EXIT
 
 echo "== creating a fresh Wine prefix in $WINEPREFIX"
 wineboot -i >/dev/null 2>&1
-wineserver -w
+wineserver -w 2>/dev/null || true  # wait until the prefix is fully written
 
 passed=0
 failed=0
