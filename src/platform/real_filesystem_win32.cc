@@ -237,11 +237,22 @@ class WindowsFileSystem final : public FileSystem {
 
   Status rename(const std::string& from, const std::string& to) override {
     // WRITE_THROUGH: the call returns after the rename is on disk, which the install journal needs.
-    if (!MoveFileExW(to_win_path(from).c_str(), to_win_path(to).c_str(),
-                     MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-      return make_win32_error("cannot rename " + from + " to", to, GetLastError());
+    std::wstring wfrom = to_win_path(from), wto = to_win_path(to);
+    if (MoveFileExW(wfrom.c_str(), wto.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) return ok_status();
+    DWORD err = GetLastError();
+    // MoveFileExW never replaces a directory, and a junction or directory symlink is one. For
+    // the store's `current` link (core/current_link.cc: make a new link, rename it over the old)
+    // retarget the old link in place with the new one's reparse data, then drop the new one.
+    if ((err == ERROR_ACCESS_DENIED || err == ERROR_ALREADY_EXISTS) && is_dir_link(wfrom) && is_dir_link(wto)) {
+      if (auto s = replace_dir_link(from, to); !s) return s;
+      return ok_status();
     }
-    return ok_status();
+    return make_win32_error("cannot rename " + from + " to", to, err);
+  }
+
+  Status create_dir_link(const std::string& target, const std::string& link) override {
+    // A junction needs no privilege (symlinks need admin rights or Developer Mode).
+    return make_junction(paths::normalize(target), link);
   }
 
   Status remove(const std::string& path) override {
@@ -298,6 +309,54 @@ class WindowsFileSystem final : public FileSystem {
   }
 
  private:
+  static bool is_dir_link(const std::wstring& wpath) {
+    DWORD a = GetFileAttributesW(wpath.c_str());
+    return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) && (a & FILE_ATTRIBUTE_REPARSE_POINT);
+  }
+
+  // The raw reparse data of a link (tag + names), as FSCTL_GET_REPARSE_POINT returns it.
+  static Result<std::vector<unsigned char>> reparse_data(const std::string& path) {
+    Handle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
+                         FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+    if (!h.valid()) return make_win32_error("cannot read link", path, GetLastError());
+    std::vector<unsigned char> buf(MAXIMUM_REPARSE_DATA_BUFFER_SIZE);
+    DWORD got = 0;
+    if (!DeviceIoControl(h.get(), FSCTL_GET_REPARSE_POINT, nullptr, 0, buf.data(), DWORD(buf.size()), &got, nullptr)) {
+      return make_win32_error("cannot read link", path, GetLastError());
+    }
+    buf.resize(got);
+    return buf;
+  }
+
+  static Status replace_dir_link(const std::string& from, const std::string& to) {
+    auto data = reparse_data(from);
+    if (!data) return data.error();
+    auto old = reparse_data(to);
+    if (!old) return old.error();
+    std::wstring wto = to_win_path(to);
+    if (data->size() >= 4 && old->size() >= 4 && std::memcmp(data->data(), old->data(), 4) == 0) {
+      // Same kind of link: FSCTL_SET_REPARSE_POINT modifies it in one call (facts A.5), so there
+      // is no moment without a `current` link. Whether that call is crash-atomic is UNVERIFIED.
+      Handle h(CreateFileW(wto.c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+                           FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+      DWORD unused = 0;
+      if (!h.valid() || !DeviceIoControl(h.get(), FSCTL_SET_REPARSE_POINT, data->data(), DWORD(data->size()), nullptr,
+                                         0, &unused, nullptr)) {
+        return make_win32_error("cannot retarget link", to, GetLastError());
+      }
+    } else {
+      // A symlink replaced by a junction (or the reverse): remove, then move. A crash in between
+      // leaves no `current` link, which the store's recovery recreates from state.json.
+      if (!RemoveDirectoryW(wto.c_str())) return make_win32_error("cannot remove link", to, GetLastError());
+      if (!MoveFileExW(to_win_path(from).c_str(), wto.c_str(), MOVEFILE_WRITE_THROUGH)) {
+        return make_win32_error("cannot rename " + from + " to", to, GetLastError());
+      }
+      return ok_status();
+    }
+    if (!RemoveDirectoryW(to_win_path(from).c_str())) return make_win32_error("cannot remove link", from, GetLastError());
+    return ok_status();
+  }
+
   static Status make_junction(const std::string& absolute_target, const std::string& link) {
     std::wstring print = to_win_path(absolute_target);
     if (print.rfind(L"\\\\?\\", 0) == 0) print = print.substr(4);

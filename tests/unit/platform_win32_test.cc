@@ -152,6 +152,26 @@ TEST(Win32FileSystem, DirectorySymlinkOrJunction) {
   EXPECT_TRUE(fs->is_file(tmp / "v9/cudnn64_9.dll")) << "removing the link must not touch the target";
 }
 
+TEST(Win32FileSystem, DirLinkIsAJunctionAndRenameRetargetsIt) {
+  TempDir tmp;
+  auto fs = make_real_filesystem();
+  ASSERT_TRUE(fs->make_dir(tmp / "v9.1"));
+  ASSERT_TRUE(fs->make_dir(tmp / "v9.19"));
+  auto made = fs->create_dir_link(tmp / "v9.1", tmp / "current");
+  if (!made && running_under_wine()) {
+    GTEST_SKIP() << "Wine cannot create junctions (" << made.error().message << ")";
+  }
+  ASSERT_TRUE(made) << made.error().message;
+  EXPECT_EQ(fs->read_link(tmp / "current").value_or(""), tmp / "v9.1");
+  // The store switches `current` by making a new link and renaming it over the old one.
+  ASSERT_TRUE(fs->create_dir_link(tmp / "v9.19", tmp / "current.tmp"));
+  auto renamed = fs->rename(tmp / "current.tmp", tmp / "current");
+  ASSERT_TRUE(renamed) << renamed.error().message;
+  EXPECT_EQ(fs->read_link(tmp / "current").value_or(""), tmp / "v9.19");
+  EXPECT_FALSE(fs->exists(tmp / "current.tmp"));
+  EXPECT_TRUE(fs->is_dir(tmp / "v9.1")) << "the old target is untouched";
+}
+
 TEST(Win32System, EnvironmentIsWindowsWithUpperCaseKeysAndSlashes) {
   Environment env = current_environment();
   EXPECT_TRUE(env.windows());
