@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
       "this machine and says what is wrong and how to fix it. Exit codes: 0 ok, 1 problems found,\n"
       "2 usage or tool error, 3 no NVIDIA driver/GPU, 4 locked or conflicting (docs/exit-codes.md).",
       "cudnnup"};
+  // CLI11 turns on "/option" parsing on Windows, which would read a path like "/tmp/x" or
+  // "//server/share" as an option; cudnnup paths use '/' everywhere, so keep it off.
+  app.allow_windows_style_options(false);
   app.require_subcommand(1);
   app.fallthrough();  // global flags (--json, --no-color, --db) may follow the command name
   app.set_version_flag("--version", std::string("cudnnup ") + CUDNNUP_VERSION);
@@ -40,8 +43,11 @@ int main(int argc, char** argv) {
   add_init_command(app, action);
   add_link_command(app, action);
 
+  std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
+  std::vector<char*> arg_ptrs;
+  for (auto& a : args) arg_ptrs.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;

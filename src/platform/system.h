@@ -1,6 +1,9 @@
 // Small facts about the running process and its terminal.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "core/environment.h"
 
 namespace cudnnup {
@@ -9,5 +12,8 @@ Environment current_environment();
 bool stdout_is_terminal();
 // Makes stdout UTF-8 and ANSI-capable where that needs asking (Windows consoles).
 void prepare_console();
+// The command-line arguments as UTF-8 (on Windows re-read as UTF-16, since argv is in the ANSI
+// code page there).
+std::vector<std::string> command_line_arguments(int argc, char** argv);
 
 }  // namespace cudnnup

@@ -26,4 +26,6 @@ bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
 
 void prepare_console() {}
 
+std::vector<std::string> command_line_arguments(int argc, char** argv) { return {argv, argv + argc}; }
+
 }  // namespace cudnnup
