@@ -11,6 +11,8 @@
 namespace cudnnup::testing {
 
 struct FakeEntry {
+  FakeEntry(std::string p, EntryKind k = EntryKind::kFile, std::string d = {}, std::string l = {})
+      : path(std::move(p)), kind(k), data(std::move(d)), link_target(std::move(l)) {}
   std::string path;
   EntryKind kind = EntryKind::kFile;
   std::string data;         // file bytes
