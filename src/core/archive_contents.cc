@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "core/cudnn_files.h"
 #include "core/paths.h"
 
 namespace cudnnup {
@@ -48,17 +49,6 @@ bool classify_library(const std::string& base, std::string* component, int* majo
 }
 
 }  // namespace
-
-std::optional<Version> parse_cudnn_version_header(const std::string& text) {
-  static const std::regex major(R"(#\s*define\s+CUDNN_MAJOR\s+(\d+))");
-  static const std::regex minor(R"(#\s*define\s+CUDNN_MINOR\s+(\d+))");
-  static const std::regex patch(R"(#\s*define\s+CUDNN_PATCHLEVEL\s+(\d+))");
-  std::smatch a, b, c;
-  if (!std::regex_search(text, a, major) || !std::regex_search(text, b, minor) || !std::regex_search(text, c, patch)) {
-    return std::nullopt;
-  }
-  return Version{std::stoi(a[1].str()), std::stoi(b[1].str()), std::stoi(c[1].str())};
-}
 
 BinaryFormat sniff_binary(const std::string& head, std::string* machine) {
   machine->clear();
@@ -135,8 +125,8 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
   for (const char* candidate : {"include/cudnn_version.h", "include/cudnn.h"}) {
     auto it = by_rel.find(candidate);
     if (it == by_rel.end() || it->second->kind != EntryKind::kFile) continue;
-    if (auto v = parse_cudnn_version_header(it->second->head)) {
-      r.header_version = *v;
+    if (auto v = parse_cudnn_header_version(it->second->head)) {
+      r.header_version = v->version;
       r.header_path = candidate;
       break;
     }

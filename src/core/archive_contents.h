@@ -55,9 +55,6 @@ struct ContentReport {
 ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::string& top_dir,
                              const std::optional<ArchiveName>& name);
 
-// The cuDNN version from the text of cudnn_version.h (or a 7.x cudnn.h).
-std::optional<Version> parse_cudnn_version_header(const std::string& text);
-
 // Reads the format and machine from the first bytes of a binary ("" machine when unknown).
 BinaryFormat sniff_binary(const std::string& head, std::string* machine);
 

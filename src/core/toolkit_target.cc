@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "core/archive_contents.h"
+#include "core/cudnn_files.h"
 #include "core/paths.h"
 
 namespace cudnnup {
@@ -69,7 +69,7 @@ int cudnn_major_of_file(const FileSystem& fs, const std::string& path) {
   if (std::regex_match(base, v8_header)) return 8;
   if (base == "cudnn_version.h" || base == "cudnn.h") {
     if (auto text = fs.read_file(path, 1 << 20)) {
-      if (auto v = parse_cudnn_version_header(*text)) return v->major();
+      if (auto v = parse_cudnn_header_version(*text)) return v->version.major();
     }
   }
   return 0;
