@@ -29,7 +29,7 @@ std::map<std::string, std::string> disk_tree(const std::string& root) {
   std::map<std::string, std::string> out;
   if (!stdfs::exists(root)) return out;
   for (auto it = stdfs::recursive_directory_iterator(root); it != stdfs::recursive_directory_iterator(); ++it) {
-    std::string rel = stdfs::relative(it->path(), root).generic_string();
+    std::string rel = it->path().lexically_relative(root).generic_string();
     if (it->is_symlink()) out[rel] = "link:" + stdfs::read_symlink(it->path()).generic_string();
     else if (it->is_directory()) out[rel] = "dir";
     else out[rel] = "file:" + testing::read_file_bytes(it->path().string());
