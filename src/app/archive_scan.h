@@ -20,11 +20,13 @@ struct ScanOptions {
   ExtractionLimits limits;          // archive_bytes is filled from the file when 0
   FileSystem* stage_fs = nullptr;   // with stage_dir: write every entry below it
   std::string stage_dir;
+  bool hash_archive = false;        // also compute the archive file's sha256 (ScanResult::archive_sha256)
 };
 
 struct ScanResult {
   std::string archive_path;
   uint64_t archive_bytes = 0;
+  std::string archive_sha256;       // with ScanOptions::hash_archive
   std::string top_dir;
   uint64_t unpacked_bytes = 0;
   std::vector<ArchiveItem> items;

@@ -38,11 +38,13 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   auto parsed = parse_archive_name(args.file);
   if (parsed) name = *parsed;
   else if (parsed.error().code != ErrorCode::kUsage) return report_error(ctx, parsed.error());
-  auto sha = sha256_file(*ctx.fs, args.file);
-  if (!sha) return report_error(ctx, sha.error());
   ScanOptions options;
   options.name = name;
+  options.hash_archive = true;
   auto scan = scan_archive(*ctx.fs, args.file, options);
+  // A refused archive stops the scan early; hash it on its own then.
+  auto sha = scan ? Result<std::string>(scan->archive_sha256) : sha256_file(*ctx.fs, args.file);
+  if (!sha) return report_error(ctx, sha.error());
   std::optional<ArchiveName> identity = name;
   if (!identity && scan) {
     if (auto top = parse_archive_name(scan->top_dir + ".tar.xz")) identity = *top;

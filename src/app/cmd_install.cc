@@ -119,7 +119,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
     return kExitOk;
   }
 
-  o.archive = source->archive_path;
+  o.archive = absolute_path(ctx, source->archive_path);
   o.dry_run = args.dry_run;
   o.force_cuda_mismatch = args.force_cuda_mismatch;
   o.move_aside_old = args.move_aside_old;

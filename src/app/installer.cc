@@ -104,15 +104,6 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
                           std::to_string(o.expected_size) + "; the download is incomplete or a different file — delete it and download again",
                       o.archive);
   }
-  auto archive_hash = sha256_file(source, o.archive);
-  if (!archive_hash) return archive_hash.error();
-  out.archive_sha256 = *archive_hash;
-  if (!o.expected_sha256.empty() && *archive_hash != o.expected_sha256) {
-    return make_error(ErrorCode::kCorrupt,
-                      o.archive + " has sha256 " + *archive_hash + " but NVIDIA's manifest says " + o.expected_sha256 +
-                          "; the file is damaged or not the official archive — delete it and download again",
-                      o.archive);
-  }
   if (name && o.cuda_major && name->cuda_major != *o.cuda_major) {
     return make_error(ErrorCode::kUnsupported,
                       name->file_name + " is built for CUDA " + name->cuda_variant + ", not CUDA " + std::to_string(*o.cuda_major) +
@@ -165,6 +156,7 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
   ScanOptions scan_options;
   scan_options.name = out.name;
   scan_options.limits = o.limits;
+  scan_options.hash_archive = true;  // in the same pass as the extraction
   TransactionRunner runner(fs, store.journal_dir());
   std::vector<std::string> created_store_dirs;  // deepest first; removed again when the install fails
 
@@ -209,6 +201,20 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
     }
   }
 
+  auto abandon = [&](Error e) -> Error {
+    if (!o.dry_run) {
+      (void)runner.abandon(begun);
+      remove_empty_dirs(fs, created_store_dirs);
+    }
+    return e;
+  };
+  out.archive_sha256 = out.scan.archive_sha256;
+  if (!o.expected_sha256.empty() && out.archive_sha256 != o.expected_sha256) {
+    return abandon(make_error(ErrorCode::kCorrupt,
+                              o.archive + " has sha256 " + out.archive_sha256 + " but NVIDIA's published sha256 is " +
+                                  o.expected_sha256 + "; the file is damaged or not the official archive — delete it and download it again",
+                              o.archive));
+  }
   const ContentReport& report = out.scan.report;
   if (!report.ok()) return make_error(ErrorCode::kCorrupt, "refusing " + o.archive + ":" + join_lines(report.errors), o.archive);
   for (const auto& w : report.warnings) out.warnings.push_back(w);
@@ -219,13 +225,6 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
     auto from_top = parse_archive_name(out.scan.top_dir + ".tar.xz");
     if (from_top) identity = *from_top;
   }
-  auto abandon = [&](Error e) -> Error {
-    if (!o.dry_run) {
-      (void)runner.abandon(begun);
-      remove_empty_dirs(fs, created_store_dirs);
-    }
-    return e;
-  };
   if (!identity) {
     return abandon(make_error(ErrorCode::kUnsupported,
                               "neither the file name nor the top folder '" + out.scan.top_dir +

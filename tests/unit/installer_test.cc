@@ -394,6 +394,43 @@ TEST_F(Installer, CrashAtEveryStepOfAToolkitMergeRecoversToOldOrNew) {
   }
 }
 
+// A toolkit the user may read but not write (root-owned /usr/local/cuda for a normal user).
+class ReadOnlyUnder : public MemoryFileSystem {
+ public:
+  explicit ReadOnlyUnder(std::string prefix) : prefix_(std::move(prefix)) {}
+  Status make_dir(const std::string& p) override { return guard(p) ? denied(p) : MemoryFileSystem::make_dir(p); }
+  Status write_file(const std::string& p, const std::string& c, bool s) override {
+    return guard(p) ? denied(p) : MemoryFileSystem::write_file(p, c, s);
+  }
+  Status rename(const std::string& f, const std::string& t) override {
+    return guard(f) || guard(t) ? denied(t) : MemoryFileSystem::rename(f, t);
+  }
+  Status remove(const std::string& p) override { return guard(p) ? denied(p) : MemoryFileSystem::remove(p); }
+  Status symlink(const std::string& t, const std::string& l) override { return guard(l) ? denied(l) : MemoryFileSystem::symlink(t, l); }
+
+ private:
+  bool guard(const std::string& p) const { return p.compare(0, prefix_.size(), prefix_) == 0; }
+  Status denied(const std::string& p) const { return make_error(ErrorCode::kPermission, "permission denied: " + p, p); }
+  std::string prefix_;
+};
+
+TEST_F(Installer, APermissionProblemNamesTheCommandThatWouldWorkAndChangesNothing) {
+  std::string archive = official_archive();
+  StoreLayout store{"/mem/store"};
+  ReadOnlyUnder fs("/mem/cuda");
+  fs.nodes = memory_toolkit().nodes;
+  auto before = memory_tree(fs, "/mem");
+  auto o = options(archive);
+  o.into = "/mem/cuda";
+  o.move_aside_old = true;
+  auto r = run_install(fs, *disk, store, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kPermission);
+  EXPECT_NE(r.error().message.find("sudo cudnnup install " + archive + " --into /mem/cuda"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("Nothing was changed"), std::string::npos);
+  EXPECT_EQ(memory_tree(fs, "/mem"), before) << tree_diff(before, memory_tree(fs, "/mem"));
+}
+
 TEST_F(Installer, AFailedRenameMidCommitIsRolledBackAtOnce) {
   std::string archive = official_archive();
   StoreLayout store{"/mem/store"};
