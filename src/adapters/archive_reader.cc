@@ -19,7 +19,7 @@ namespace cudnnup {
 // refilled only after the hasher is done with it (libarchive itself needs only the latest block).
 struct ArchiveReader::Source {
   static constexpr size_t kBlock = 128 << 10;
-  static constexpr long long kRing = 8;
+  static constexpr long long kRing = 128;  // 16 MiB: a loose coupling, so neither thread waits on the other's time slice
   std::FILE* file = nullptr;
   Sha256 hash;
   std::vector<std::vector<char>> bufs = std::vector<std::vector<char>>(kRing, std::vector<char>(kBlock));
