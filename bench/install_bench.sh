@@ -37,29 +37,40 @@ rm -rf "$work/src"
 size=$(stat -c %s "$archive")
 echo "archive: $archive ($size bytes)"
 
-now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# timed LIST_NAME CMD...: appends "wall cpu" (cpu = user + system, children included) to LIST_NAME.
+timed() {
+  local list=$1; shift
+  /usr/bin/time -f "%e %U %S" -o "$work/time.out" "$@" >/dev/null 2>"$work/cmd.err" || { cat "$work/cmd.err" >&2; exit 1; }
+  read -r w u s < <(tail -1 "$work/time.out")
+  eval "$list+=(\"$w $(echo "$u + $s" | bc)\")"
+}
 tar_t=(); tarsync_t=(); inst_t=()
 for i in $(seq "$runs"); do
   d="$work/t$i"; mkdir -p "$d"; sync
-  s=$(now); tar -xf "$archive" -C "$d"; e=$(now); tar_t+=("$(echo "$e - $s" | bc)")
+  timed tar_t tar -xf "$archive" -C "$d"
   rm -rf "$d"; mkdir -p "$d"; sync
-  s=$(now); tar -xf "$archive" -C "$d"; sync -f "$d"; e=$(now); tarsync_t+=("$(echo "$e - $s" | bc)")
+  timed tarsync_t sh -c "tar -xf '$archive' -C '$d' && sync -f '$d'"
   rm -rf "$d"; sync
-  s=$(now); CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive" >/dev/null; e=$(now); inst_t+=("$(echo "$e - $s" | bc)")
+  timed inst_t env CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive"
   rm -rf "$work/store$i"; sync
 done
 rss_line=$(CUDNNUP_HOME="$work/store-rss" /usr/bin/time -v "$cudnnup" install "$archive" 2>&1 >/dev/null | grep "Maximum resident")
 tar_rss=$(mkdir -p "$work/rss" && /usr/bin/time -v tar -xf "$archive" -C "$work/rss" 2>&1 | grep "Maximum resident")
 rm -rf "$work/store-rss" "$work/rss"
-m_tar=$(printf '%s\n' "${tar_t[@]}" | median)
-m_tarsync=$(printf '%s\n' "${tarsync_t[@]}" | median)
-m_inst=$(printf '%s\n' "${inst_t[@]}" | median)
-echo "runs: $runs, format: $format, archive bytes: $size"
-echo "tar -xf:             ${tar_t[*]}  median $m_tar s"
-echo "tar -xf && sync -f:  ${tarsync_t[*]}  median $m_tarsync s"
-echo "cudnnup install:     ${inst_t[*]}  median $m_inst s"
-echo "ratio install / tar -xf:          $(echo "scale=2; $m_inst / $m_tar" | bc)"
-echo "ratio install / tar -xf + sync:   $(echo "scale=2; $m_inst / $m_tarsync" | bc)"
+col() { local n=$1; shift; for x in "$@"; do echo "$x" | cut -d' ' -f"$n"; done; }
+report() {  # NAME values...
+  local name=$1; shift
+  local w c
+  w=$(col 1 "$@" | median); c=$(col 2 "$@" | median)
+  printf '%-22s wall %s s (runs: %s)  cpu %s s\n' "$name" "$w" "$(col 1 "$@" | tr '\n' ' ')" "$c"
+  eval "m_${name//[^a-z]/_}_w=$w; m_${name//[^a-z]/_}_c=$c"
+}
+echo "runs: $runs, format: $format, archive bytes: $size, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+report tar "${tar_t[@]}"
+report tarsync "${tarsync_t[@]}"
+report install "${inst_t[@]}"
+echo "ratio install / tar -xf:        wall $(echo "scale=2; $m_install_w / $m_tar_w" | bc)  cpu $(echo "scale=2; $m_install_c / $m_tar_c" | bc)"
+echo "ratio install / tar -xf + sync: wall $(echo "scale=2; $m_install_w / $m_tarsync_w" | bc)  cpu $(echo "scale=2; $m_install_c / $m_tarsync_c" | bc)"
 echo "cudnnup peak RSS: ${rss_line##*: } kB; tar peak RSS: ${tar_rss##*: } kB"
 rm -rf "$work"

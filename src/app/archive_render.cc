@@ -1,5 +1,7 @@
 #include "app/archive_render.h"
 
+#include <cstdio>
+
 namespace cudnnup {
 
 using nlohmann::json;
