@@ -12,6 +12,7 @@
 
 #include "app/installer.h"
 #include "app/recovery.h"
+#include "app/store_access.h"
 #include "app/style.h"
 #include "core/paths.h"
 #include "platform/file_lock.h"
@@ -59,6 +60,11 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
   }
   o.dry_run = args.dry_run;
   o.force = args.force;
+  if (!o.into) {
+    // The versions commands say which version is in use (state.json's default, pins, CUDNNUP_VERSION).
+    if (auto store_now = read_store(ctx); store_now && store_now->state.global) o.protected_ids.push_back(*store_now->state.global);
+    if (auto active = active_version(ctx); active && *active) o.protected_ids.push_back(**active);
+  }
   o.windows = ctx.env.windows();
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   o.txid = make_transaction_id(ns, std::to_string(std::random_device{}() % 100000));

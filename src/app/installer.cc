@@ -358,6 +358,10 @@ Result<UninstallOutcome> run_uninstall(FileSystem& fs, const StoreLayout& store,
     }
     // The active version is the versions helper's to protect (state.json / current); refuse here
     // too when the `current` link points at it, so a plain uninstall never breaks the selection.
+    if (std::find(o.protected_ids.begin(), o.protected_ids.end(), id) != o.protected_ids.end()) {
+      return make_error(ErrorCode::kConflict, id + " is the selected version (global default, CUDNNUP_VERSION or a pin file); "
+                                                  "select another with `cudnnup use` first");
+    }
     if (auto cur = fs.read_link(store.current_link()); cur && paths::basename(*cur) == id) {
       return make_error(ErrorCode::kConflict, id + " is the active version (" + store.current_link() +
                                                   "); select another with `cudnnup use` first");

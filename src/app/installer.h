@@ -58,6 +58,9 @@ struct UninstallOptions {
   bool force = false;                // remove files even when they changed since install
   bool windows = false;
   std::string txid;
+  // Store versions that must not be removed: the global default and the selection in force
+  // (the versions commands own state.json and the pins; cmd_uninstall asks them).
+  std::vector<std::string> protected_ids;
 };
 
 struct UninstallOutcome {

@@ -132,6 +132,20 @@ TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
   EXPECT_TRUE(stdfs::is_empty(store.journal_dir()));
 }
 
+TEST_F(Installer, UninstallRefusesTheSelectedVersion) {
+  StoreLayout store{tmp / "store"};
+  ASSERT_TRUE(run_install(*disk, *disk, store, options(official_archive())).ok());
+  UninstallOptions u;
+  u.version = "9.19.0.56";
+  u.txid = "tx-un";
+  u.protected_ids = {"9.19.0.56+cuda13"};
+  auto r = run_uninstall(*disk, store, u);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kConflict);
+  EXPECT_NE(r.error().message.find("cudnnup use"), std::string::npos);
+  EXPECT_TRUE(stdfs::exists(store.version_dir("9.19.0.56+cuda13")));
+}
+
 TEST_F(Installer, MergeIntoAToolkitAndUninstallRestoresItExactly) {
   StoreLayout store{tmp / "store"};
   std::string cuda = make_toolkit();
