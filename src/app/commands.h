@@ -23,5 +23,8 @@ void add_env_command(CLI::App& app, CommandAction& action);
 void add_exec_command(CLI::App& app, CommandAction& action);
 void add_init_command(CLI::App& app, CommandAction& action);
 void add_link_command(CLI::App& app, CommandAction& action);
+void add_archive_info_command(CLI::App& app, CommandAction& action);
+void add_install_command(CLI::App& app, CommandAction& action);
+void add_uninstall_command(CLI::App& app, CommandAction& action);
 
 }  // namespace cudnnup

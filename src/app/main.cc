@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   add_exec_command(app, action);
   add_init_command(app, action);
   add_link_command(app, action);
+  add_archive_info_command(app, action);
+  add_install_command(app, action);
+  add_uninstall_command(app, action);
 
   std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
   std::vector<char*> arg_ptrs;

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -25,6 +27,15 @@ struct FileInfo {
 struct DirEntry {
   std::string name;
   FileType type = FileType::kOther;  // as the directory reports it; kSymlink is not followed
+};
+
+// A file being written in chunks (install streams libraries of hundreds of MB; nothing is
+// buffered whole). The file is complete only once close() succeeds.
+class FileWriter {
+ public:
+  virtual ~FileWriter() = default;
+  virtual Status write(std::string_view bytes) = 0;
+  virtual Status close(bool sync) = 0;
 };
 
 class FileSystem {
@@ -54,6 +65,13 @@ class FileSystem {
   // junction's target and rename must be able to replace an existing link with it.
   // The default makes a symlink; platform/real_filesystem_win32.cc overrides it with a junction.
   virtual Status create_dir_link(const std::string& target, const std::string& link) { return symlink(target, link); }
+  // Streams a new file (replacing one). The default collects the bytes and calls write_file at
+  // close, so a fake filesystem counts the whole file as one write; real ones stream.
+  virtual Result<std::unique_ptr<FileWriter>> create_file(const std::string& path);
+  // Makes the entries of a directory (renames, creations) durable: fsync of the directory.
+  virtual Status sync_dir(const std::string& /*path*/) { return ok_status(); }
+  // Makes every write on the filesystem holding `path` durable, in one call (syncfs).
+  virtual Status sync_filesystem(const std::string& /*path*/) { return ok_status(); }
 
   // Helpers built on the primitives above.
   bool exists(const std::string& path) const { return lstat(path).ok(); }
@@ -69,6 +87,8 @@ class FileSystem {
     return read_range(path, 0, max_bytes);
   }
   Status make_dirs(const std::string& path);
+  // Removes a file, link or whole directory tree (links are removed, never followed).
+  Status remove_tree(const std::string& path);
 };
 
 }  // namespace cudnnup

@@ -36,8 +36,70 @@ FileInfo info_of(const struct stat& st) {
   return info;
 }
 
+class PosixFileWriter final : public FileWriter {
+ public:
+  PosixFileWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixFileWriter() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Status write(std::string_view bytes) override {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return errno_error("cannot write", path_, errno);
+      }
+      done += static_cast<size_t>(n);
+    }
+    return ok_status();
+  }
+  Status close(bool sync) override {
+    if (sync && ::fsync(fd_) != 0) return errno_error("cannot sync", path_, errno);
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return errno_error("cannot close", path_, errno);
+    return ok_status();
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
 class PosixFileSystem final : public FileSystem {
  public:
+  Result<std::unique_ptr<FileWriter>> create_file(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return errno_error("cannot create", path, errno);
+    return std::unique_ptr<FileWriter>(std::make_unique<PosixFileWriter>(fd, path));
+  }
+
+  Status sync_dir(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot open directory", path, errno);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return errno_error("cannot sync directory", path, err);
+    return ok_status();
+  }
+
+  Status sync_filesystem(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot open", path, errno);
+#ifdef __linux__
+    int rc = ::syncfs(fd);
+#else
+    ::sync();
+    int rc = 0;
+#endif
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return errno_error("cannot sync the filesystem of", path, err);
+    return ok_status();
+  }
+
   Result<FileInfo> stat(const std::string& path) const override {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return errno_error("cannot stat", path, errno);

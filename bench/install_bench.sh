@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Install speed vs a plain `tar -xf` of the same archive into the same filesystem (docs/benchmarks.md).
+# Packs the image's real cuDNN libraries into an official-layout archive of >= 500 MB, then times,
+# RUNS times each (median): `tar -xf`, `tar -xf && sync -f` (tar does not make the files durable,
+# cudnnup does), and `cudnnup install` (store mode: policy checks, sha256 of the archive and of
+# every file, ELF verification, manifest, syncfs, commit by rename). Peak RSS from /usr/bin/time -v.
+# Not run in CI.
+#   usage: bench/install_bench.sh [BUILD_DIR] [FORMAT: tar|tar.xz] [RUNS]
+set -euo pipefail
+build=${1:-build}
+format=${2:-tar}
+runs=${3:-5}
+cudnnup="$(cd "$build" && pwd)/src/cudnnup"
+cuda=/usr/local/cuda-13.0
+work=${BENCH_DIR:-/tmp/cudnnup-bench}
+top=cudnn-linux-x86_64-9.19.0.56_cuda13-archive
+archive="$work/$top.$format"
+
+[[ -x $cudnnup ]] || { echo "build cudnnup first: ninja -C $build cudnnup" >&2; exit 2; }
+[[ -e $cuda/lib/libcudnn.so.9 ]] || { echo "no cuDNN in $cuda" >&2; exit 2; }
+rm -rf "$work" && mkdir -p "$work/src/$top/include" "$work/src/$top/lib" "$work/src/$top/share"
+cp "$cuda"/include/cudnn*.h "$work/src/$top/include/"
+for f in "$cuda"/lib/libcudnn*.so.9; do
+  n=$(basename "$f"); b=${n%.so.9}
+  cp "$f" "$work/src/$top/lib/$b.so.9.19.0"
+  ln -s "$b.so.9.19.0" "$work/src/$top/lib/$b.so.9"
+  ln -s "$b.so.9" "$work/src/$top/lib/$b.so"
+done
+echo "benchmark archive (real cuDNN 9.19 libraries + 16 MiB of random filler to pass 500 MB)" > "$work/src/$top/LICENSE"
+head -c $((16 << 20)) /dev/urandom > "$work/src/$top/share/filler.bin"
+case $format in
+  tar) tar -C "$work/src" -cf "$archive" "$top" ;;
+  tar.xz) tar -C "$work/src" -cf - "$top" | xz -1 -T2 > "$archive" ;;
+  *) echo "format: tar or tar.xz" >&2; exit 2 ;;
+esac
+rm -rf "$work/src"
+size=$(stat -c %s "$archive")
+echo "archive: $archive ($size bytes)"
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# timed LIST_NAME CMD...: appends "wall cpu" (cpu = user + system, children included) to LIST_NAME.
+timed() {
+  local list=$1; shift
+  /usr/bin/time -f "%e %U %S" -o "$work/time.out" "$@" >/dev/null 2>"$work/cmd.err" || { cat "$work/cmd.err" >&2; exit 1; }
+  read -r w u s < <(tail -1 "$work/time.out")
+  eval "$list+=(\"$w $(echo "$u + $s" | bc)\")"
+}
+tar_t=(); tarsync_t=(); inst_t=()
+for i in $(seq "$runs"); do
+  d="$work/t$i"; mkdir -p "$d"; sync
+  timed tar_t tar -xf "$archive" -C "$d"
+  rm -rf "$d"; mkdir -p "$d"; sync
+  timed tarsync_t sh -c "tar -xf '$archive' -C '$d' && sync -f '$d'"
+  rm -rf "$d"; sync
+  timed inst_t env CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive"
+  rm -rf "$work/store$i"; sync
+done
+rss_line=$(CUDNNUP_HOME="$work/store-rss" /usr/bin/time -v "$cudnnup" install "$archive" 2>&1 >/dev/null | grep "Maximum resident")
+tar_rss=$(mkdir -p "$work/rss" && /usr/bin/time -v tar -xf "$archive" -C "$work/rss" 2>&1 | grep "Maximum resident")
+rm -rf "$work/store-rss" "$work/rss"
+col() { local n=$1; shift; for x in "$@"; do echo "$x" | cut -d' ' -f"$n"; done; }
+report() {  # NAME values...
+  local name=$1; shift
+  local w c
+  w=$(col 1 "$@" | median); c=$(col 2 "$@" | median)
+  printf '%-22s wall %s s (runs: %s)  cpu %s s\n' "$name" "$w" "$(col 1 "$@" | tr '\n' ' ')" "$c"
+  eval "m_${name//[^a-z]/_}_w=$w; m_${name//[^a-z]/_}_c=$c"
+}
+echo "runs: $runs, format: $format, archive bytes: $size, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+report tar "${tar_t[@]}"
+report tarsync "${tarsync_t[@]}"
+report install "${inst_t[@]}"
+echo "ratio install / tar -xf:        wall $(echo "scale=2; $m_install_w / $m_tar_w" | bc)  cpu $(echo "scale=2; $m_install_c / $m_tar_c" | bc)"
+echo "ratio install / tar -xf + sync: wall $(echo "scale=2; $m_install_w / $m_tarsync_w" | bc)  cpu $(echo "scale=2; $m_install_c / $m_tarsync_c" | bc)"
+echo "cudnnup peak RSS: ${rss_line##*: } kB; tar peak RSS: ${tar_rss##*: } kB"
+rm -rf "$work"

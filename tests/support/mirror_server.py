@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""A tiny NVIDIA-redist-like mirror for cudnnup's download tests, on 127.0.0.1 only.
+
+Serves files under --root with HTTP Range support. Faults for tests:
+  --drop-after N   the first GET of an archive sends N body bytes, then drops the connection
+  --corrupt NAME   serves NAME with its bytes altered (same size), so its sha256 is wrong
+Writes the chosen port to --port-file, logs one line per request to --log, and stops by itself
+after --lifetime seconds (or on GET /__quit), so a failed test never leaves it running.
+"""
+import argparse
+import http.server
+import os
+import threading
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--root", required=True)
+    p.add_argument("--port-file", required=True)
+    p.add_argument("--log", required=True)
+    p.add_argument("--lifetime", type=float, default=60)
+    p.add_argument("--drop-after", type=int, default=-1)
+    p.add_argument("--corrupt", default="")
+    a = p.parse_args()
+    state = {"dropped": False}
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            rng = self.headers.get("Range", "")
+            with lock, open(a.log, "a") as log:
+                log.write(f"GET {self.path} range={rng}\n")
+            if self.path == "/__quit":
+                self.send_response(200)
+                self.end_headers()
+                threading.Thread(target=server.shutdown, daemon=True).start()
+                return
+            path = os.path.normpath(os.path.join(a.root, self.path.lstrip("/")))
+            if not path.startswith(os.path.abspath(a.root)) or not os.path.isfile(path):
+                self.send_error(404)
+                return
+            with open(path, "rb") as f:
+                data = f.read()
+            if a.corrupt and os.path.basename(path) == a.corrupt:
+                data = bytes(b ^ 0x5A for b in data[:64]) + data[64:]
+            start = 0
+            if rng.startswith("bytes="):
+                start = int(rng[6:].split("-")[0] or 0)
+                if start >= len(data):
+                    self.send_error(416)
+                    return
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            else:
+                self.send_response(200)
+            body = data[start:]
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Accept-Ranges", "bytes")
+            self.end_headers()
+            archive = path.endswith((".tar.xz", ".zip", ".tgz"))
+            if archive and a.drop_after >= 0 and not state["dropped"]:
+                state["dropped"] = True
+                self.wfile.write(body[: a.drop_after])
+                self.wfile.flush()
+                self.connection.shutdown(2)  # drop mid-download
+                self.close_connection = True
+                return
+            self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Timer(a.lifetime, server.shutdown).start()
+    tmp = a.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(tmp, a.port_file)
+    server.serve_forever()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
