@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   add_archive_info_command(app, action);
   add_install_command(app, action);
   add_uninstall_command(app, action);
+  add_verify_command(app, action);
+  add_bench_command(app, action);
 
   std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
   std::vector<char*> arg_ptrs;

@@ -1,0 +1,69 @@
+// Thin RAII over cuDNN's backend (graph) API for one forward convolution: the tensors, the
+// operation graph, engine heuristics, execution plans and variant packs. This is the API
+// frameworks use (PyTorch through cudnn-frontend); bench chooses among its engine configs the
+// way they do, by heuristics and timing. Every call returns the raw cudnnStatus_t; callers
+// decode it with core/cudnn_status.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "adapters/nvidia_api.h"
+#include "core/conv_reference.h"
+
+namespace cudnnup {
+
+class BackendDescriptor {
+ public:
+  BackendDescriptor() = default;
+  BackendDescriptor(const nv::CudnnFunctions* fn, int type);  // check status() after
+  BackendDescriptor(BackendDescriptor&& other) noexcept;
+  BackendDescriptor& operator=(BackendDescriptor&& other) noexcept;
+  BackendDescriptor(const BackendDescriptor&) = delete;
+  BackendDescriptor& operator=(const BackendDescriptor&) = delete;
+  ~BackendDescriptor();
+
+  int status() const { return status_; }
+  nv::cudnnBackendDescriptor_t get() const { return desc_; }
+  int set(int attribute, int type, int64_t count, const void* values);
+  int set_descriptor(int attribute, const BackendDescriptor& value);
+  int set_int64s(int attribute, const std::vector<int64_t>& values);
+  int finalize();
+
+ private:
+  const nv::CudnnFunctions* fn_ = nullptr;
+  nv::cudnnBackendDescriptor_t desc_ = nullptr;
+  int status_ = 0;
+};
+
+struct EnginePlan {
+  BackendDescriptor plan;
+  BackendDescriptor variant_pack;
+  int64_t workspace_bytes = 0;
+  int64_t engine_index = -1;  // CUDNN_ATTR_ENGINE_GLOBAL_INDEX, for the report
+  std::string source;         // "heuristics A", "fallback", ...
+};
+
+// y = conv(x, w) with x, w, y on the device; uids 1, 2, 3.
+class ConvForwardGraph {
+ public:
+  // Builds and finalizes the operation graph. Returns the failing status, 0 on success; `what`
+  // names the step that failed.
+  int build(const nv::CudnnFunctions* fn, nv::cudnnHandle_t handle, const ConvShape& shape, DataType type,
+            TensorLayout layout, std::string* what);
+  // Engine configs from one heuristics mode (nv::kHeurMode*), up to `max` of them.
+  int heuristics(int mode, int max, std::vector<BackendDescriptor>* configs, std::string* what);
+  // Finalizes a plan for one engine config and queries its workspace.
+  int make_plan(BackendDescriptor& config, EnginePlan* out);
+  // Binds device pointers (and the workspace) into the plan's variant pack.
+  int bind(EnginePlan& plan, void* x, void* w, void* y, void* workspace);
+  int execute(const EnginePlan& plan);
+
+ private:
+  const nv::CudnnFunctions* fn_ = nullptr;
+  nv::cudnnHandle_t handle_ = nullptr;
+  BackendDescriptor x_, w_, y_, conv_, op_, graph_;
+};
+
+}  // namespace cudnnup
