@@ -14,6 +14,9 @@ comparison can show that both sides ran the same cuDNN.
 """
 import json
 import sys
+import time
+
+REST_S = 0.25  # cudnnup's kRestMs in src/app/cmd_bench.cc
 
 
 def loaded_cudnn():
@@ -63,6 +66,11 @@ def bench(cases_path):
         end.synchronize()
         once = max(start.elapsed_time(end), 1e-3)
         iterations = min(max(int(20.0 / once), 3), 500)
+        # The same rest before the measured window as cudnnup bench takes (kRestMs): under
+        # sustained load the GPU lowers its clocks, and both sides must start alike.
+        torch.cuda.synchronize()
+        time.sleep(REST_S)
+        conv()
         samples = []
         for _ in range(7):
             start.record()

@@ -1,5 +1,6 @@
 #include "adapters/cudnn_graph.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace cudnnup {
@@ -71,7 +72,9 @@ int make_tensor(const nv::CudnnFunctions* fn, BackendDescriptor* out, int64_t ui
                 std::vector<int64_t> dims, std::vector<int64_t> strides, std::string* what) {
   *out = BackendDescriptor(fn, nv::kBackendTensorDescriptor);
   CUDNNUP_TRY("create tensor descriptor", out->status());
-  int64_t alignment = 16;
+  // cuMemAlloc returns 256-byte aligned buffers; 32 is what PyTorch declares for them, and
+  // some engines pick wider loads from it.
+  int64_t alignment = 32;
   CUDNNUP_TRY("tensor data type", out->set(nv::kAttrTensorDataType, nv::kTypeDataType, 1, &data_type));
   CUDNNUP_TRY("tensor dimensions", out->set_int64s(nv::kAttrTensorDimensions, dims));
   CUDNNUP_TRY("tensor strides", out->set_int64s(nv::kAttrTensorStrides, strides));
@@ -166,6 +169,18 @@ int ConvForwardGraph::make_plan(BackendDescriptor& config, EnginePlan* out) {
   int64_t count = 0;
   CUDNNUP_TRY("plan workspace", fn_->BackendGetAttribute(out->plan.get(), nv::kAttrExecutionPlanWorkspaceSize,
                                                          nv::kTypeInt64, 1, &count, &out->workspace_bytes));
+  // The plan's JSON names the engine and its knob choices: heuristics modes repeat configs,
+  // and the same engine with other knobs is a different candidate.
+  {
+    std::string text(1 << 14, '\0');
+    int64_t length = 0;
+    if (fn_->BackendGetAttribute(out->plan.get(), nv::kAttrExecutionPlanJsonRepresentation, nv::kTypeChar,
+                                 static_cast<int64_t>(text.size()), &length, text.data()) == 0 &&
+        length > 0) {
+      text.resize(std::min<size_t>(static_cast<size_t>(length), text.size()));
+      out->identity = text.c_str();
+    }
+  }
   // The engine's global index, for the report only; failure here does not matter.
   BackendDescriptor engine(fn_, nv::kBackendEngineDescriptor);
   if (engine.status() == 0) {

@@ -42,6 +42,7 @@ struct EnginePlan {
   BackendDescriptor variant_pack;
   int64_t workspace_bytes = 0;
   int64_t engine_index = -1;  // CUDNN_ATTR_ENGINE_GLOBAL_INDEX, for the report
+  std::string identity;       // the plan's JSON (engine and knob choices): equal means the same plan
   std::string source;         // "heuristics A", "fallback", ...
 };
 

@@ -132,6 +132,7 @@ constexpr int kTypeVoidPtr = 6;
 constexpr int kTypeConvolutionMode = 7;
 constexpr int kTypeHeurMode = 8;
 constexpr int kTypeNumericalNote = 11;
+constexpr int kTypeChar = 24;
 constexpr int kTypeBackendDescriptor = 15;
 // cudnnBackendAttributeName_t
 constexpr int kAttrConvolutionCompType = 100;
@@ -149,6 +150,7 @@ constexpr int kAttrEngineCfgWorkspaceSize = 303;
 constexpr int kAttrExecutionPlanHandle = 400;
 constexpr int kAttrExecutionPlanEngineConfig = 401;
 constexpr int kAttrExecutionPlanWorkspaceSize = 402;
+constexpr int kAttrExecutionPlanJsonRepresentation = 405;
 constexpr int kAttrOperationConvolutionForwardAlpha = 700;
 constexpr int kAttrOperationConvolutionForwardBeta = 701;
 constexpr int kAttrOperationConvolutionForwardConvDesc = 702;

@@ -18,7 +18,7 @@ std::vector<std::string> elf_problems(const FileSystem& fs, const std::string& p
   return parsed->problems;
 }
 
-LibraryLoad try_load(const FileSystem& fs, const std::string& component, const std::string& path,
+LibraryLoad try_load(const FileSystem& fs, bool windows, const std::string& component, const std::string& path,
                      const std::function<void(const std::string&)>& before_load) {
   LibraryLoad l;
   l.component = component;
@@ -28,7 +28,7 @@ LibraryLoad try_load(const FileSystem& fs, const std::string& component, const s
   if (auto real = fs.canonical(path)) l.real_path = *real;
   // Check the ELF first: the loader maps a truncated file and dies with SIGBUS touching the
   // missing pages, so a damaged file is reported from its headers instead of loaded.
-  l.elf_problems = elf_problems(fs, path);
+  if (!windows) l.elf_problems = elf_problems(fs, path);  // DLLs are PE files: the loader checks them
   if (!l.elf_problems.empty()) {
     l.error = "not loaded: " + l.elf_problems.front();
     return l;
@@ -63,9 +63,9 @@ LoadedCopy load_copy(const AppContext& ctx, const std::string& path,
   lf.major = loc->major;
   for (const auto& file : loc->sublibrary_files) {
     std::string name(paths::basename(file));
-    lf.sublibraries.push_back(try_load(fs, sublibrary_component(name), file, before_load));
+    lf.sublibraries.push_back(try_load(fs, windows, sublibrary_component(name), file, before_load));
   }
-  lf.shim = try_load(fs, "cudnn", loc->shim, before_load);
+  lf.shim = try_load(fs, windows, "cudnn", loc->shim, before_load);
   if (lf.shim.loaded) {
     auto loaded = CudnnApi::load(loc->shim);
     if (loaded) {

@@ -156,6 +156,7 @@ nlohmann::json bench_row_to_json(const BenchRow& r, double peak_tflops) {
                    {"engine", r.engine},
                    {"candidates", r.candidates}};
   if (!r.error.empty()) j["error"] = r.error;
+  if (!r.tried.empty()) j["tried"] = r.tried;
   if (r.pytorch_ms) {
     j["pytorch_ms"] = *r.pytorch_ms;
     j["pytorch_tflops"] = r.bench.shape.shape.forward_flops() / (*r.pytorch_ms * 1e-3) / 1e12;

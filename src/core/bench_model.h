@@ -52,6 +52,7 @@ struct BenchRow {
   int64_t engine = -1;   // engine global index chosen
   int candidates = 0;    // engine configs timed
   std::string error;     // why the case could not run
+  std::vector<std::string> tried;  // each candidate timed: engine, workspace, source, time
   std::optional<double> pytorch_ms;  // from the PyTorch side of the same run
   std::optional<double> ratio() const;  // pytorch_ms / ms: >= 1 means cudnnup is as fast
 };
