@@ -240,6 +240,28 @@ StageResult check_library_set(const LibrarySetFacts& f) {
       for (const auto& p : l.elf_problems) broken_evidence.push_back(std::string(paths::basename(l.path)) + ": " + p);
     }
   }
+  // A sub-library that needs symbols its siblings lack was built for another release: the
+  // loader says "undefined symbol: ..., version libcudnn_graph.so.9".
+  std::vector<std::string> foreign;
+  for (const auto& l : f.sublibraries) {
+    if (l.present && !l.loaded && contains(l.error, "undefined symbol") && contains(l.error, "version libcudnn")) {
+      foreign.push_back(std::string(paths::basename(l.path)));
+    }
+  }
+  if (!foreign.empty()) {
+    std::string list;
+    for (const auto& m : foreign) list += (list.empty() ? "" : ", ") + m;
+    return stage_fail("library", title, "sub-library from another cuDNN release: " + list,
+                      make_finding("verify.library.sublibrary_version_mismatch", Severity::kError,
+                                   "cuDNN sub-libraries come from different versions: " + list,
+                                   list + " needs symbols that the other sub-libraries of this copy (" +
+                                       (f.version.known() ? f.version.str() : std::string("?")) +
+                                       ") do not have, so it belongs to another release. Programs fail with "
+                                       "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED or abort.",
+                                   broken_evidence,
+                                   {"Replace " + list + " with the file from the same release as the rest of " +
+                                        f.lib_dir + ", or " + fix_reinstall}));
+  }
   if (!broken.empty()) {
     std::string list;
     for (const auto& b : broken) list += (list.empty() ? "" : ", ") + b;

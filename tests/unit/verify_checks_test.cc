@@ -133,6 +133,23 @@ TEST(VerifyLibrarySet, SubLibraryFromAnotherVersion) {
   EXPECT_NE(t.summary.find("9.14.0"), std::string::npos);
 }
 
+TEST(VerifyLibrarySet, SubLibraryThatNeedsSymbolsOfAnotherRelease) {
+  // The loader's message when libcudnn_cnn.so.9 of 9.14 sits in a 9.19 copy (seen on the H200).
+  auto f = good_set("/tmp/mixed");
+  for (auto& l : f.sublibraries) {
+    if (l.component == "cnn") {
+      l.loaded = false;
+      l.error = "/tmp/mixed/libcudnn_cnn.so.9: undefined symbol: _ZTVN5cudnn7backend12OperationSetE, version "
+                "libcudnn_graph.so.9";
+    }
+  }
+  auto s = check_library_set(f);
+  ASSERT_EQ(s.status, StageStatus::kFail);
+  EXPECT_EQ(s.finding->id, "verify.library.sublibrary_version_mismatch");
+  EXPECT_NE(s.summary.find("libcudnn_cnn.so.9"), std::string::npos);
+  EXPECT_NE(s.finding->fix.front().find("Replace libcudnn_cnn.so.9"), std::string::npos);
+}
+
 TEST(VerifyLibrarySet, LibraryFromAnotherCopyLoaded) {
   auto f = good_set("/c/lib");
   f.loaded_modules.push_back("/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9");
