@@ -308,11 +308,9 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
     report.lib_dir = loc->lib_dir;
     report.gpu = gpu;
     report.stages = front;
-    auto t0 = std::chrono::steady_clock::now();
     ChildRun child = run_child(loc->lib_dir, gpu, opt, header, toolkit);
     for (auto& s : child.stages) report.stages.push_back(std::move(s));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    (void)t0;
     if (all_gpus) gpu_count = child.device_count;
     reports.push_back(std::move(report));
     ++gpu;

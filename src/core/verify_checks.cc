@@ -71,25 +71,6 @@ StageResult check_toolkit(const ToolkitFacts& facts, std::optional<Version>* too
 // ---------------------------------------------------------------------------------------------
 // headers
 
-std::optional<CudnnHeaderVersion> parse_cudnn_version_header(std::string_view text) {
-  auto define = [&](const char* name) -> std::optional<int> {
-    std::regex re(std::string(R"((^|\n)\s*#\s*define\s+)") + name + R"(\s+(\d+))");
-    std::string s(text);
-    std::smatch m;
-    if (!std::regex_search(s, m, re)) return std::nullopt;
-    return std::stoi(m[2].str());
-  };
-  auto major = define("CUDNN_MAJOR");
-  auto minor = define("CUDNN_MINOR");
-  auto patch = define("CUDNN_PATCHLEVEL");
-  if (!major || !minor || !patch) return std::nullopt;
-  CudnnHeaderVersion out;
-  out.version = Version{*major, *minor, *patch};
-  out.max_sm_major = define("CUDNN_MAX_SM_MAJOR_NUMBER").value_or(0);
-  out.max_sm_minor = define("CUDNN_MAX_SM_MINOR_NUMBER").value_or(0);
-  return out;
-}
-
 std::vector<std::string> header_candidates(const std::string& lib_dir) {
   std::vector<std::string> out;
   std::string dir = paths::normalize(lib_dir);
@@ -120,7 +101,7 @@ StageResult check_headers(const HeaderFacts& facts, std::optional<Version>* head
     s.evidence = facts.searched;
     return s;
   }
-  auto parsed = parse_cudnn_version_header(facts.text);
+  auto parsed = parse_cudnn_header_version(facts.text);
   if (!parsed) {
     return stage_fail("headers", title, "cannot read CUDNN_MAJOR/MINOR/PATCHLEVEL from " + facts.path,
                       make_finding("verify.headers.unreadable", Severity::kError, "cuDNN version header is damaged",
@@ -130,7 +111,7 @@ StageResult check_headers(const HeaderFacts& facts, std::optional<Version>* head
   if (header_version) *header_version = parsed->version;
   StageResult s = stage_pass("headers", title, "cudnn_version.h says " + parsed->version.str());
   s.evidence.push_back(facts.path);
-  if (parsed->max_sm_major) {
+  if (parsed->max_sm_major >= 0) {
     s.evidence.push_back("CUDNN_MAX_SM " + std::to_string(parsed->max_sm_major) + "." +
                          std::to_string(parsed->max_sm_minor));
   }
@@ -154,12 +135,6 @@ std::vector<std::string> required_sublibraries(int major, const Version& version
 std::vector<std::string> optional_sublibraries(int major) {
   if (major >= 9) return {"engines_tensor_ir", "ext"};
   return {};
-}
-
-std::string cudnn_library_file_name(const std::string& component, int major, bool windows) {
-  std::string m = std::to_string(major);
-  if (windows) return component == "cudnn" ? "cudnn64_" + m + ".dll" : "cudnn_" + component + "64_" + m + ".dll";
-  return component == "cudnn" ? "libcudnn.so." + m : "libcudnn_" + component + ".so." + m;
 }
 
 std::string explain_load_error(const std::string& msg) {

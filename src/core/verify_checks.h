@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cudnn_files.h"  // cudnn_library_file_name, parse_cudnn_header_version
 #include "core/verify_model.h"
 #include "core/version.h"
 
@@ -27,12 +28,6 @@ struct ToolkitFacts {
 StageResult check_toolkit(const ToolkitFacts& facts, std::optional<Version>* toolkit_version);
 
 // --- headers ---
-struct CudnnHeaderVersion {
-  Version version;         // CUDNN_MAJOR.MINOR.PATCHLEVEL
-  int max_sm_major = 0;    // CUDNN_MAX_SM_MAJOR_NUMBER (9.x), 0 when absent
-  int max_sm_minor = 0;
-};
-std::optional<CudnnHeaderVersion> parse_cudnn_version_header(std::string_view text);
 // Where a copy's cudnn_version.h may be, given its library directory (first match wins):
 // <root>/include (archives, pip, conda, toolkits), and the Debian/RPM include dirs for system
 // lib dirs.
@@ -50,7 +45,6 @@ StageResult check_headers(const HeaderFacts& facts, std::optional<Version>* head
 // 8.x the six infer/train ones; facts/cudnn-packaging.md §2.
 std::vector<std::string> required_sublibraries(int major, const Version& version);
 std::vector<std::string> optional_sublibraries(int major);  // loaded when present ("ext")
-std::string cudnn_library_file_name(const std::string& component, int major, bool windows);
 
 struct LibraryLoad {
   std::string component;   // "cudnn" (shim), "ops", "engines_precompiled", ...

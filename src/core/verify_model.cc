@@ -76,14 +76,14 @@ Severity severity_from_name(const std::string& name) {
 
 }  // namespace
 
-json finding_to_json(const Finding& f) {
+json verify_finding_to_json(const Finding& f) {
   return json{{"id", f.id},         {"severity", severity_name(f.severity)},
               {"subject", f.subject}, {"title", f.title},
               {"detail", f.detail}, {"evidence", f.evidence},
               {"fix", f.fix}};
 }
 
-Finding finding_from_json(const json& j) {
+Finding verify_finding_from_json(const json& j) {
   Finding f;
   f.id = j.value("id", "");
   f.severity = severity_from_name(j.value("severity", "info"));
@@ -99,7 +99,7 @@ json stage_to_json(const StageResult& s) {
   json j{{"id", s.id},           {"title", s.title},       {"status", stage_status_name(s.status)},
          {"summary", s.summary}, {"evidence", s.evidence}, {"seconds", s.seconds}};
   if (s.no_gpu) j["no_gpu"] = true;
-  j["finding"] = s.finding ? finding_to_json(*s.finding) : json(nullptr);
+  j["finding"] = s.finding ? verify_finding_to_json(*s.finding) : json(nullptr);
   return j;
 }
 
@@ -113,7 +113,7 @@ StageResult stage_from_json(const json& j) {
   s.evidence = j.value("evidence", std::vector<std::string>{});
   s.seconds = j.value("seconds", 0.0);
   s.no_gpu = j.value("no_gpu", false);
-  if (j.contains("finding") && j["finding"].is_object()) s.finding = finding_from_json(j["finding"]);
+  if (j.contains("finding") && j["finding"].is_object()) s.finding = verify_finding_from_json(j["finding"]);
   return s;
 }
 

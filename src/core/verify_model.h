@@ -49,8 +49,8 @@ struct VerifyReport {
 // 0 when nothing failed; kExitNoGpu (3) when the only failures are "no driver/GPU"; else 1.
 int verify_exit_code(const VerifyReport& report);
 
-nlohmann::json finding_to_json(const Finding& finding);
-Finding finding_from_json(const nlohmann::json& j);
+nlohmann::json verify_finding_to_json(const Finding& finding);
+Finding verify_finding_from_json(const nlohmann::json& j);
 nlohmann::json stage_to_json(const StageResult& stage);
 StageResult stage_from_json(const nlohmann::json& j);
 nlohmann::json verify_report_to_json(const VerifyReport& report);

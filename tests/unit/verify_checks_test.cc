@@ -33,12 +33,6 @@ TEST(VerifyHeaders, ParsesVersionHeader) {
       "#ifndef CUDNN_VERSION_H_\n#define CUDNN_MAJOR 9\n#define CUDNN_MINOR    19\n#define CUDNN_PATCHLEVEL 0\n"
       "#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n"
       "#define CUDNN_MAX_SM_MAJOR_NUMBER 12\n#define CUDNN_MAX_SM_MINOR_NUMBER 1\n";
-  auto h = parse_cudnn_version_header(text);
-  ASSERT_TRUE(h);
-  EXPECT_EQ(h->version.str(), "9.19.0");
-  EXPECT_EQ(h->max_sm_major, 12);
-  EXPECT_FALSE(parse_cudnn_version_header("#define CUDNN_MAJOR 9\n"));
-
   std::optional<Version> v;
   EXPECT_EQ(check_headers(HeaderFacts{"", "", {"/a/include/cudnn_version.h"}}, &v).status, StageStatus::kSkipped);
   EXPECT_EQ(check_headers(HeaderFacts{"/a/include/cudnn_version.h", text, {}}, &v).status, StageStatus::kPass);
