@@ -115,8 +115,8 @@ const char* category_of_v9(int code) {
 
 }  // namespace
 
-CudnnStatusInfo decode_cudnn_status(int code, int major) {
-  CudnnStatusInfo info;
+CudnnStatusDecoded decode_cudnn_status(int code, int major) {
+  CudnnStatusDecoded info;
   info.code = code;
   info.major = major;
   const bool v9 = major >= 9;

@@ -1,4 +1,5 @@
-// cudnnStatus_t decoded by the major version of the library that returned it: the numbers of
+// cudnnStatus_t decoded by the major version of the library that returned it (verify, bench;
+// explain reads the same numbers from data/error_catalogue.json): the numbers of
 // 8.x (0..14, cudnn_ops_infer.h) and 9.x (category*1000 + detail, cudnn_graph.h) differ, so
 // 3 is BAD_PARAM in 8.x and nothing in 9.x (facts/cudnn-packaging.md §5).
 #pragma once
@@ -7,7 +8,7 @@
 
 namespace cudnnup {
 
-struct CudnnStatusInfo {
+struct CudnnStatusDecoded {
   int code = 0;
   int major = 0;          // the library major it was decoded for
   std::string name;       // "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH", or "unknown status 1234"
@@ -17,6 +18,6 @@ struct CudnnStatusInfo {
   bool known = false;
 };
 
-CudnnStatusInfo decode_cudnn_status(int code, int major);
+CudnnStatusDecoded decode_cudnn_status(int code, int major);
 
 }  // namespace cudnnup

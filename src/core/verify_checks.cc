@@ -278,7 +278,7 @@ StageResult check_library_set(const LibrarySetFacts& f) {
   // Sub-library versions: the 9.x version-check entry points, and versions in file names.
   for (const auto& [name, status] : f.version_checks) {
     if (status == 0) continue;
-    CudnnStatusInfo info = decode_cudnn_status(status, f.major);
+    CudnnStatusDecoded info = decode_cudnn_status(status, f.major);
     std::vector<std::string> ev = {name + "() returned " + std::to_string(status) + " (" + info.name + ")"};
     ev.insert(ev.end(), evidence.begin(), evidence.end());
     return stage_fail("library", title, name + " failed: " + info.name,

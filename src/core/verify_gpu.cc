@@ -48,7 +48,7 @@ StageResult cuda_failure(const std::string& id, const std::string& title, const 
 }
 
 std::string cudnn_error_text(const GpuSession& s, int status) {
-  CudnnStatusInfo info = decode_cudnn_status(status, s.cudnn_major);
+  CudnnStatusDecoded info = decode_cudnn_status(status, s.cudnn_major);
   std::string text = info.name + " (" + std::to_string(status) + "): " + info.meaning;
   if (s.dnn->GetLastErrorString) {
     char last[512] = {0};
@@ -60,7 +60,7 @@ std::string cudnn_error_text(const GpuSession& s, int status) {
 
 StageResult cudnn_failure(const std::string& id, const std::string& title, const GpuSession& s,
                           const std::string& call, int status, std::vector<std::string> evidence = {}) {
-  CudnnStatusInfo info = decode_cudnn_status(status, s.cudnn_major);
+  CudnnStatusDecoded info = decode_cudnn_status(status, s.cudnn_major);
   std::string text = call + " failed: " + cudnn_error_text(s, status);
   evidence.insert(evidence.begin(), text);
   return stage_fail(id, title, text,

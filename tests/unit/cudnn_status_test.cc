@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/cuda_errors.h"
+#include "core/error_catalogue.h"
 
 namespace cudnnup {
 namespace {
@@ -41,6 +44,43 @@ TEST(CudaErrors, NamesAndNoGpuCodes) {
   EXPECT_NE(decode_cuda_error(803).fix.find("reboot"), std::string::npos);
   EXPECT_EQ(decode_cuda_error(700).name, "CUDA_ERROR_ILLEGAL_ADDRESS");
   EXPECT_EQ(decode_cuda_error(12345).name, "CUDA error 12345");
+}
+
+}  // namespace
+}  // namespace cudnnup
+
+namespace cudnnup {
+namespace {
+
+// verify/bench decode statuses from code (they run in a child that must not depend on data
+// files); explain reads them from data/error_catalogue.json. The two must never disagree.
+TEST(CudnnStatus, AgreesWithTheErrorCatalogue) {
+  const auto& catalogue = builtin_error_catalogue();
+  ASSERT_TRUE(catalogue) << catalogue.error().message;
+  int compared = 0;
+  for (const auto& s : catalogue->statuses) {
+    if (s.code8) {
+      auto d = decode_cudnn_status(*s.code8, 8);
+      if (d.known) {
+        EXPECT_EQ(d.name, s.name) << "8.x code " << *s.code8;
+        ++compared;
+      }
+    }
+    if (s.code9) {
+      auto d = decode_cudnn_status(*s.code9, 9);
+      if (!d.known) continue;
+      // 9.x keeps deprecated aliases that share a number with the new name (cudnn_graph.h).
+      static const std::vector<std::string> aliases = {
+          "CUDNN_STATUS_ALLOC_FAILED", "CUDNN_STATUS_ARCH_MISMATCH", "CUDNN_STATUS_MAPPING_ERROR",
+          "CUDNN_STATUS_RUNTIME_PREREQUISITE_MISSING", "CUDNN_STATUS_VERSION_MISMATCH"};
+      bool alias = std::find(aliases.begin(), aliases.end(), s.name) != aliases.end();
+      if (!alias) {
+        EXPECT_EQ(d.name, s.name) << "9.x code " << *s.code9;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 40);
 }
 
 }  // namespace
