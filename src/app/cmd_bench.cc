@@ -417,7 +417,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       "TFLOP/s and the GPU's peak; with --compare, PyTorch's times from bench/pytorch_conv.py beside them.\n\n"
       "Examples:\n"
       "  cudnnup bench --copy /usr/lib/x86_64-linux-gnu --svg bench.svg\n"
-      "  cudnnup bench --list-cases > cases.json && python3 bench/pytorch_conv.py cases.json > pt.json\n"
+      "  cudnnup bench --list-cases > cases.json && python3 bench/pytorch_conv.py bench cases.json > pt.json\n"
       "  cudnnup bench --copy $SITE/nvidia/cudnn --compare pt.json --json\n\n"
       "Exit codes: 0 every case ran; 1 a case failed; 2 bad arguments; 3 no NVIDIA driver/GPU.");
   cmd->add_option("--copy", opt.copy, "The cuDNN copy (lib directory, copy root or shim file)");
