@@ -410,7 +410,8 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
   static BenchOptions opt;
   auto* cmd = app.add_subcommand(
       "bench",
-      "Measure forward-convolution speed of a cuDNN copy on this GPU.\n\n"
+      "Measure forward-convolution speed of a cuDNN copy on this GPU, next to its peak and PyTorch");
+  cmd->footer(
       "Cases: the ResNet-50 layers and the classic 8x3x64x64 -> 16ch 3x3 conv (or --shapes FILE), each in bf16 NHWC,\n"
       "fp16 NHWC and fp32 NCHW (TF32 allowed, PyTorch's default). Each engine is chosen like a framework does:\n"
       "cuDNN's backend heuristics (modes A, B, fallback), then timing of the top candidates. Reports time,\n"

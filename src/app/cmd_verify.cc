@@ -340,7 +340,8 @@ void add_verify_command(CLI::App& app, CommandAction& action) {
   static VerifyOptions opt;
   auto* cmd = app.add_subcommand(
       "verify",
-      "Check that a cuDNN copy works on this machine's GPU, stage by stage.\n\n"
+      "Check that a cuDNN copy works on this machine's GPU, stage by stage");
+  cmd->footer(
       "Stages: toolkit (nvcc) -> headers (cudnn_version.h) -> library (the shim and every sub-library load from\n"
       "the copy's own directory, nothing mixed in) -> versions (header, library, CUDA runtime, driver and GPU\n"
       "agree) -> driver (a context on the GPU) -> handle (cudnnCreate) -> convolutions forward, backward-data and\n"
