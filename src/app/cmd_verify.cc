@@ -11,6 +11,7 @@
 #include "adapters/cuda_driver_api.h"
 #include "adapters/cudnn_api.h"
 #include "app/commands.h"
+#include "app/doctor_runner.h"
 #include "app/copy_loader.h"
 #include "app/exit_codes.h"
 #include "app/verify_render.h"
@@ -228,10 +229,28 @@ ChildRun run_child(const std::string& lib_dir, int gpu, const VerifyOptions& opt
 int run_verify(AppContext& ctx, const VerifyOptions& opt) {
   auto start = std::chrono::steady_clock::now();
   const bool windows = ctx.env.windows();
+  // --version V: the first copy doctor finds (in loader search order) whose version matches.
+  std::string copy_dir = opt.copy;
   if (!opt.version.empty()) {
-    return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                        "--version needs the copy list of `cudnnup doctor`, which this build does not "
-                                        "wire to verify yet; pass the copy's directory with --copy PATH"));
+    auto wanted = Version::parse(opt.version);
+    if (!wanted) {
+      return report_error(ctx, make_error(ErrorCode::kUsage, "--version takes a version like 9, 9.19 or 9.19.0, not '" +
+                                                                 opt.version + "'"));
+    }
+    auto report = collect_report(ctx);
+    if (!report) return report_error(ctx, report.error());
+    std::string found, available;
+    for (const auto& c : report->copies) {
+      Version v = c.library_version.known() ? c.library_version : c.header_version;
+      available += (available.empty() ? "" : ", ") + v.str() + " (" + c.lib_dir + ")";
+      if (found.empty() && v.known() && v.has_prefix(*wanted)) found = c.lib_dir;
+    }
+    if (found.empty()) {
+      return report_error(ctx, make_error(ErrorCode::kNotFound,
+                                          "no cuDNN " + opt.version + " on this machine; copies found: " +
+                                              (available.empty() ? "none" : available)));
+    }
+    copy_dir = found;
   }
   int first_gpu = 0;
   bool all_gpus = opt.gpu == "all";
@@ -247,8 +266,8 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
   }
   // The copy.
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "");
-  if (!opt.copy.empty()) {
-    loc = locate_copy(*ctx.fs, opt.copy, windows);
+  if (!copy_dir.empty()) {
+    loc = locate_copy(*ctx.fs, copy_dir, windows);
     if (!loc) return report_error(ctx, loc.error());
   } else {
     for (const auto& dir : default_copy_dirs(ctx.env)) {

@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/recovery.h"
 #include "platform/real_filesystem.h"
 #include "platform/system.h"
 
@@ -61,6 +62,10 @@ int main(int argc, char** argv) {
   ctx.env = current_environment();
   ctx.color = !ctx.options.json && !ctx.options.no_color && !ctx.env.get("NO_COLOR") && stdout_is_terminal();
   if (!action) return kExitUsage;
+  // A cudnnup killed mid-install left a journal: finish or roll it back before anything else
+  // looks at the store (ARCHITECTURE: "repairs leftovers on its next start"). Probe children
+  // skip this: they only load a library and must stay cheap.
+  if (args.size() < 2 || args[1].rfind("__", 0) != 0) recover_pending_transactions(ctx);
   int rc = action(ctx);
   std::fflush(stdout);
   return rc;

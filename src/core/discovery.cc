@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/cudnn_files.h"
+#include "core/dll_inspect.h"
 #include "core/elf.h"
 #include "core/paths.h"
 
@@ -271,7 +272,17 @@ void inspect_file(const FileSystem& fs, const Environment& env, CudnnLibrary& li
     lib.problems.push_back("not a regular file");
     return;
   }
-  if (env.windows()) return;  // DLLs are read by the PE reader (Windows support)
+  if (env.windows()) {
+    // DLLs: the PE reader's verdict, and the version from the VERSIONINFO resource, which makes
+    // sub-libraries of different releases visible on Windows too.
+    auto dll = inspect_dll(fs, lib.real_path);
+    for (const auto& p : dll.problems) lib.problems.push_back(p);
+    if (dll.file_version) {
+      const auto& v = *dll.file_version;
+      lib.version_from_name = Version{v[0], v[1], v[2], v[3]};
+    }
+    return;
+  }
   auto cached = elf_cache.find(lib.real_path);
   if (cached == elf_cache.end()) {
     std::vector<std::string> problems;
@@ -507,7 +518,7 @@ std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::v
       for (const auto& lib : copy.libraries) {
         if (lib.component == "cudnn" && lib.version_from_name.known()) {
           copy.library_version = lib.version_from_name;
-          copy.library_version_source = "file name";
+          copy.library_version_source = in.env.windows() ? "VERSIONINFO" : "file name";
         }
       }
       if (!copy.library_version.known()) {

@@ -61,7 +61,7 @@ struct CudnnLibrary {
   std::string path;          // as found (not resolved)
   std::string real_path;     // after following links
   int major = 0;             // from the name: libcudnn_ops.so.9 -> 9
-  Version version_from_name; // libcudnn_ops.so.9.14.0 -> 9.14.0 (when the name has it)
+  Version version_from_name; // libcudnn_ops.so.9.14.0 -> 9.14.0 (when the name has it); Windows: VERSIONINFO
   std::string soname;
   uint64_t size = 0;
   bool is_link = false;
