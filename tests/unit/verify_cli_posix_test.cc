@@ -1,3 +1,4 @@
+// POSIX-only: these run the binary on the Linux stub fixture libraries (tests/fixtures).
 // End-to-end: `cudnnup verify` and `cudnnup bench` as processes, on copies built from the stub
 // cuDNN fixtures (tests/fixtures). No GPU is needed: with the driver pointed at a missing file
 // verify must end at the driver stage with exit code 3, and broken copies must fail at the
