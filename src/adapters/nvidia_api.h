@@ -221,6 +221,14 @@ using nvmlShutdown_t = nvmlReturn_t (CUDNNUP_NVAPI*)();
 using nvmlSystemGetDriverVersion_t = nvmlReturn_t (CUDNNUP_NVAPI*)(char* version, unsigned int length);
 using nvmlSystemGetCudaDriverVersion_t = nvmlReturn_t (CUDNNUP_NVAPI*)(int* version);
 using nvmlErrorString_t = const char* (CUDNNUP_NVAPI*)(nvmlReturn_t result);
+using nvmlDeviceGetCount_t = nvmlReturn_t (CUDNNUP_NVAPI*)(unsigned int* count);  // exported as nvmlDeviceGetCount_v2
+using nvmlDeviceGetHandleByIndex_t = nvmlReturn_t (CUDNNUP_NVAPI*)(unsigned int index, nvmlDevice_t* device);  // _v2
+using nvmlDeviceGetName_t = nvmlReturn_t (CUDNNUP_NVAPI*)(nvmlDevice_t device, char* name, unsigned int length);
+using nvmlDeviceGetCudaComputeCapability_t = nvmlReturn_t (CUDNNUP_NVAPI*)(nvmlDevice_t device, int* major, int* minor);
+struct NvmlMemory {  // nvmlMemory_t (v1)
+  unsigned long long total, free, used;
+};
+using nvmlDeviceGetMemoryInfo_t = nvmlReturn_t (CUDNNUP_NVAPI*)(nvmlDevice_t device, NvmlMemory* memory);
 
 // ---------------------------------------------------------------------------------------------
 // Function tables. A null pointer means the library lacks the symbol (older version, stub).

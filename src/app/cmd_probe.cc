@@ -115,6 +115,34 @@ void probe_nvml(const std::string& path, json& out) {
   }
   char text[96] = {0};
   if (version(text, sizeof text) == 0) out["driver_version"] = text;
+  if (auto cuda = lib->function<nv::nvmlSystemGetCudaDriverVersion_t>("nvmlSystemGetCudaDriverVersion")) {
+    int v = 0;
+    if (cuda(&v) == 0) out["cuda_driver_version"] = v;
+  }
+  // The GPUs from NVML: much cheaper than the driver API, whose cuInit takes a few hundred ms.
+  auto count_fn = lib->function<nv::nvmlDeviceGetCount_t>("nvmlDeviceGetCount_v2");
+  auto handle_fn = lib->function<nv::nvmlDeviceGetHandleByIndex_t>("nvmlDeviceGetHandleByIndex_v2");
+  auto name_fn = lib->function<nv::nvmlDeviceGetName_t>("nvmlDeviceGetName");
+  auto cc_fn = lib->function<nv::nvmlDeviceGetCudaComputeCapability_t>("nvmlDeviceGetCudaComputeCapability");
+  auto mem_fn = lib->function<nv::nvmlDeviceGetMemoryInfo_t>("nvmlDeviceGetMemoryInfo");
+  unsigned int count = 0;
+  if (count_fn && handle_fn && cc_fn && count_fn(&count) == 0) {
+    json gpus = json::array();
+    for (unsigned int i = 0; i < count; ++i) {
+      nv::nvmlDevice_t dev = nullptr;
+      if (handle_fn(i, &dev) != 0) continue;
+      json g;
+      g["index"] = i;
+      char name[256] = {0};
+      if (name_fn && name_fn(dev, name, sizeof name - 1) == 0) g["name"] = name;
+      int major = 0, minor = 0;
+      if (cc_fn(dev, &major, &minor) == 0) g["compute_capability"] = std::to_string(major) + "." + std::to_string(minor);
+      nv::NvmlMemory mem{};
+      if (mem_fn && mem_fn(dev, &mem) == 0) g["memory_bytes"] = mem.total;
+      gpus.push_back(g);
+    }
+    out["gpus"] = gpus;
+  }
   if (shutdown) shutdown();
   lib->leak();
 }
@@ -122,7 +150,9 @@ void probe_nvml(const std::string& path, json& out) {
 int probe_driver(const std::string& cuda_path, const std::string& nvml_path) {
   json out = json::object();
   if (!nvml_path.empty()) probe_nvml(nvml_path, out);
-  if (!cuda_path.empty()) probe_cuda_driver(cuda_path, out);
+  // The driver API only when NVML could not list the GPUs (no NVML, or it failed): cuInit is
+  // the slowest thing doctor would do.
+  if (!cuda_path.empty() && !out.contains("gpus")) probe_cuda_driver(cuda_path, out);
   std::cout << out.dump() << std::endl;
   return kExitOk;
 }

@@ -101,6 +101,31 @@ TEST_F(InstallCli, RealCudnnShimMergedIntoAToolkitReports91900AndDoctorSeesIt) {
   EXPECT_FALSE(stdfs::exists(cuda + "/.cudnnup"));
 }
 
+// Issue 5's acceptance through the real commands: the image's real cuDNN 9.19 shim (and headers)
+// installed into the store by `install`, selected with `use`, loaded by a program run through
+// `exec`. The sub-libraries are stubs (see above); cudnnGetVersion() lives in the real shim.
+TEST_F(InstallCli, RealCudnnInstalledIntoTheStoreSelectedWithUseIsWhatExecLoads) {
+  const std::string real = "/usr/local/cuda-13.0";
+  if (!stdfs::exists(real + "/lib/libcudnn.so.9") || !stdfs::exists(real + "/include/cudnn_version.h")) {
+    GTEST_SKIP() << "no cuDNN 9 in " << real;
+  }
+  auto entries = testing::official_entries(OfficialLayout{kTop});
+  for (auto& e : entries) {
+    if (e.path == kTop + "/lib/libcudnn.so.9.19.0") e.data = testing::read_file_bytes(real + "/lib/libcudnn.so.9");
+  }
+  std::string archive = tmp / (kTop + ".tar.xz");
+  testing::write_archive(archive, entries, ArchiveFormat::kTarXz);
+  auto installed = cudnnup({"install", archive});
+  ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
+  auto use = cudnnup({"use", "9.19"});
+  ASSERT_EQ(use.exit_code, 0) << use.out << use.err;
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  // Another copy first on LD_LIBRARY_PATH must not win: exec puts the selected one first.
+  auto r = cudnnup({"exec", "--", probe}, {{"LD_LIBRARY_PATH", std::string(CUDNNUP_FIXTURE_DIR) + "/v9.14.0"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "91900\n") << r.err;
+}
+
 TEST_F(InstallCli, ASecondInstallFailsCleanlyWhileTheLockIsHeld) {
   std::string archive = official_archive(tmp.path());
   testing::make_dirs(store());
