@@ -29,6 +29,16 @@ struct ElfInfo {
 
 std::string elf_machine_name(uint16_t machine);
 
+// The ELF machine of the CPU cudnnup was built for (the process model of `which` assumes it).
+constexpr uint16_t kHostElfMachine =
+#if defined(__aarch64__)
+    183;
+#elif defined(__powerpc64__)
+    21;
+#else
+    62;
+#endif
+
 // Fails with kCorrupt when the bytes are not an ELF file at all; an ELF file that is damaged
 // parses with entries in `problems`.
 Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size);

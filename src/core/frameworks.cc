@@ -10,14 +10,7 @@
 namespace cudnnup {
 namespace {
 
-constexpr uint16_t kHostMachine =
-#if defined(__aarch64__)
-    183;
-#elif defined(__powerpc64__)
-    21;
-#else
-    62;
-#endif
+constexpr uint16_t kHostMachine = kHostElfMachine;
 
 std::optional<std::string> read_text(const FileSystem& fs, const std::string& path) {
   auto text = fs.read_file(path, 4 << 20);

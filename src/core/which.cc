@@ -8,14 +8,7 @@
 namespace cudnnup {
 namespace {
 
-constexpr uint16_t kHostMachine =
-#if defined(__aarch64__)
-    183;
-#elif defined(__powerpc64__)
-    21;
-#else
-    62;
-#endif
+constexpr uint16_t kHostMachine = kHostElfMachine;
 
 bool is_cudnn_file(const std::string& path) {
   std::string base(paths::basename(path));
