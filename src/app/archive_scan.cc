@@ -6,6 +6,7 @@
 
 #include "adapters/archive_reader.h"
 #include "adapters/sha256.h"
+#include "app/background_hasher.h"
 #include "core/paths.h"
 
 namespace cudnnup {
@@ -25,6 +26,8 @@ Result<ScanResult> scan_archive(const FileSystem& fs, const std::string& archive
   constexpr size_t kWriteChunk = 128 << 10;
   FileSystem* stage = options.stage_fs;
   auto staged = [&](const std::string& rel) { return paths::join(options.stage_dir, rel); };
+  BackgroundHasher hasher;           // every file's sha256, on a second thread
+  std::vector<size_t> hashed_items;  // hasher file index -> out.items index
 
   while (true) {
     auto next = reader->next();
@@ -57,7 +60,8 @@ Result<ScanResult> scan_archive(const FileSystem& fs, const std::string& archive
         if (!w) return w.error();
         writer = std::move(*w);
       }
-      Sha256 hash;
+      hashed_items.push_back(out.items.size());
+      hasher.begin_file();
       while (true) {
         auto block = reader->read_block();  // no copy: straight from libarchive's buffer
         if (!block) return block.error();
@@ -67,7 +71,7 @@ Result<ScanResult> scan_archive(const FileSystem& fs, const std::string& archive
         // on the test machine (docs/benchmarks.md).
         for (size_t at = 0; at < block->size(); at += kWriteChunk) {
           std::string_view chunk = block->substr(at, kWriteChunk);
-          hash.update(chunk);
+          hasher.add(chunk);
           if (item.head.size() < kHeadBytes) item.head.append(chunk.substr(0, kHeadBytes - item.head.size()));
           if (writer) {
             if (auto s = writer->write(chunk); !s) return s.error();
@@ -84,10 +88,11 @@ Result<ScanResult> scan_archive(const FileSystem& fs, const std::string& archive
                               std::to_string(item.size) + " (the archive is truncated; download it again)",
                           archive_path);
       }
-      item.sha256 = hash.hex_digest();
     }
     out.items.push_back(std::move(item));
   }
+  std::vector<std::string> digests = hasher.finish();
+  for (size_t i = 0; i < hashed_items.size(); ++i) out.items[hashed_items[i]].sha256 = digests[i];
   if (options.hash_archive) {
     auto h = reader->finish_file_hash();
     if (!h) return h.error();

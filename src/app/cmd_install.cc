@@ -1,5 +1,6 @@
 // `cudnnup install ARCHIVE|VERSION`: into the store (default) or merged into a CUDA toolkit
 // (--into), all or nothing. See docs/commands/install.md.
+#include <cctype>
 #include <iostream>
 
 #include "app/commands.h"
@@ -22,6 +23,14 @@
 
 namespace cudnnup {
 
+namespace {
+// Published hashes come in either case; ours are lower-case hex.
+std::string lower_hex(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
+
 struct InstallArgs {
   std::string source;
   int cuda = 0;
@@ -31,6 +40,7 @@ struct InstallArgs {
   bool force_cuda_mismatch = false;
   bool move_aside_old = false;
   bool no_wait = false;
+  std::string sha256;
 };
 
 #if CUDNNUP_HAVE_INSTALL
@@ -124,6 +134,16 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   o.force_cuda_mismatch = args.force_cuda_mismatch;
   o.move_aside_old = args.move_aside_old;
   o.windows = ctx.env.windows();
+  if (!args.sha256.empty()) {
+    std::string given = lower_hex(args.sha256);
+    if (!source->expected_sha256.empty() && source->expected_sha256 != given) {
+      return report_error(ctx, make_error(ErrorCode::kUsage, "--sha256 " + given + " differs from NVIDIA's published sha256 " +
+                                                                 source->expected_sha256 + " for " + source->file_name +
+                                                                 "; check where the value came from"));
+    }
+    if (source->expected_sha256.empty()) o.expected_sha256_from = "the sha256 given with --sha256";
+    source->expected_sha256 = given;
+  }
   o.expected_sha256 = source->expected_sha256;
   o.expected_size = source->expected_size;
   o.txid = new_transaction_id();
@@ -176,8 +196,9 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
     return kExitOk;
   }
   std::cout << st.ok() << " checked " << r.scan.items.size() << " entries, " << libs << " libraries (" << c.machine << "), "
-            << human_bytes(r.scan.unpacked_bytes) << "; sha256 " << r.archive_sha256.substr(0, 16) << "…"
-            << (source->expected_sha256.empty() ? "" : " matches NVIDIA's") << "\n";
+            << human_bytes(r.scan.unpacked_bytes);
+  if (r.archive_sha256.empty()) std::cout << "; no published sha256 for this archive (give one with --sha256 to check it)\n";
+  else std::cout << "; sha256 " << r.archive_sha256.substr(0, 16) << "… matches " << (args.sha256.empty() ? "NVIDIA's" : "--sha256") << "\n";
   for (const auto& l : r.plan.leftovers) {
     if (o.move_aside_old) std::cout << st.ok() << " moved aside " << l.path << "\n";
   }
@@ -202,6 +223,12 @@ void add_install_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--dry-run", args->dry_run, "Check the archive and print every file and step; change nothing");
   cmd->add_flag("--force-cuda-mismatch", args->force_cuda_mismatch, "Merge even when the toolkit's CUDA major differs from the archive's");
   cmd->add_flag("--move-aside-old", args->move_aside_old, "Move cuDNN files of another version out of the toolkit (restored by uninstall)");
+  cmd->add_option("--sha256", args->sha256, "The archive's published sha256 (64 hex digits): the install stops if the file differs")
+      ->check([](const std::string& v) {
+        return lower_hex(v).size() == 64 && lower_hex(v).find_first_not_of("0123456789abcdef") == std::string::npos
+                   ? std::string()
+                   : std::string("--sha256 needs 64 hexadecimal digits");
+      });
   cmd->add_flag("--no-wait", args->no_wait, "Fail at once (exit 4) when another cudnnup holds the store lock");
   cmd->footer(
       "Store mode (default) unpacks into $XDG_DATA_HOME/cudnnup/versions/<version>+cuda<M>/ — no root needed;\n"

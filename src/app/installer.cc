@@ -156,7 +156,10 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
   ScanOptions scan_options;
   scan_options.name = out.name;
   scan_options.limits = o.limits;
-  scan_options.hash_archive = true;  // in the same pass as the extraction
+  // The archive's own sha256 is worth its CPU only when there is a published one to compare it
+  // with (known_archives.json, a redistrib manifest, --sha256); it is then computed in the same
+  // pass as the extraction. Every file's sha256 goes into the manifest either way.
+  scan_options.hash_archive = !o.expected_sha256.empty();
   TransactionRunner runner(fs, store.journal_dir());
   std::vector<std::string> created_store_dirs;  // deepest first; removed again when the install fails
 
@@ -211,7 +214,7 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
   out.archive_sha256 = out.scan.archive_sha256;
   if (!o.expected_sha256.empty() && out.archive_sha256 != o.expected_sha256) {
     return abandon(make_error(ErrorCode::kCorrupt,
-                              o.archive + " has sha256 " + out.archive_sha256 + " but NVIDIA's published sha256 is " +
+                              o.archive + " has sha256 " + out.archive_sha256 + " but " + o.expected_sha256_from + " is " +
                                   o.expected_sha256 + "; the file is damaged or not the official archive — delete it and download it again",
                               o.archive));
   }

@@ -29,7 +29,8 @@ struct InstallOptions {
   bool force_cuda_mismatch = false;
   bool move_aside_old = false;
   bool windows = false;               // target OS layout (toolkit merge)
-  std::string expected_sha256;        // from a redistrib manifest or the known-archives table
+  std::string expected_sha256;        // from a redistrib manifest, the known-archives table or --sha256
+  std::string expected_sha256_from = "NVIDIA's published sha256";  // named in the mismatch message
   uint64_t expected_size = 0;
   ExtractionLimits limits;            // archive_bytes 0: taken from the file
   std::string txid;                   // unique id; the caller makes it (time + pid)

@@ -126,6 +126,50 @@ TEST_F(InstallCli, RealCudnnInstalledIntoTheStoreSelectedWithUseIsWhatExecLoads)
   EXPECT_EQ(r.out, "91900\n") << r.err;
 }
 
+TEST_F(InstallCli, Sha256GivenOnTheCommandLineIsCheckedBeforeAnythingIsInstalled) {
+  std::string archive = official_archive(tmp.path());
+  auto fs = make_real_filesystem();
+  std::string real_sha = *sha256_file(*fs, archive);
+  std::string wrong_sha = std::string(64, 'a');
+
+  auto bad = cudnnup({"install", archive, "--sha256", wrong_sha});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;  // a damaged archive, as for NVIDIA's own hashes
+  EXPECT_NE(bad.err.find("the sha256 given with --sha256 is " + wrong_sha), std::string::npos) << bad.err;
+  EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13")) << "a refused archive must leave no copy";
+
+  auto malformed = cudnnup({"install", archive, "--sha256", "12ab"});
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.out << malformed.err;
+
+  // Upper-case hex as some sites print it.
+  std::string upper = real_sha;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  auto good = cudnnup({"--json", "install", archive, "--sha256", upper});
+  ASSERT_EQ(good.exit_code, 0) << good.out << good.err;
+  auto j = nlohmann::json::parse(good.out);
+  EXPECT_EQ(j["archive"]["sha256"], real_sha);
+}
+
+TEST_F(InstallCli, WithoutAPublishedSha256TheArchiveIsNotHashedButEveryFileIs) {
+  std::string archive = official_archive(tmp.path());
+  auto r = cudnnup({"--json", "install", archive});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["archive"]["sha256"], "");
+  EXPECT_FALSE(j["source"]["checked_against_known_hash"].get<bool>());
+  auto fs = make_real_filesystem();
+  std::string target = j["target"];
+  auto manifest = nlohmann::json::parse(*fs->read_file(target + "/cudnnup-manifest.json"));
+  int files = 0;
+  for (const auto& f : manifest["files"]) {
+    if (f["type"] != "file") continue;
+    ++files;
+    std::string path = f["path"];
+    if (path.front() != '/') path = target + "/" + path;
+    EXPECT_EQ(f["sha256"], *sha256_file(*fs, path)) << path;
+  }
+  EXPECT_GT(files, 5);
+}
+
 TEST_F(InstallCli, ASecondInstallFailsCleanlyWhileTheLockIsHeld) {
   std::string archive = official_archive(tmp.path());
   testing::make_dirs(store());
