@@ -3,24 +3,29 @@
 # Packs the image's real cuDNN libraries into an official-layout archive of >= 500 MB, then times,
 # RUNS times each (median): `tar -xf`, `tar -xf && sync -f` (tar does not make the files durable,
 # cudnnup does), and `cudnnup install` (store mode: policy checks, sha256 of the archive and of
-# every file, ELF verification, manifest, syncfs, commit by rename). Peak RSS from /usr/bin/time -v.
+# every file, ELF verification, manifest, syncfs, commit by rename). Peak RSS from GNU time -v.
 # Not run in CI.
 #   usage: bench/install_bench.sh [BUILD_DIR] [FORMAT: tar|tar.xz] [RUNS]
+# Environment: CUDNN_LIB_DIR / CUDNN_INCLUDE_DIR (default: the image's /usr/local/cuda-13.0),
+# CUDNNUP (the binary, default BUILD_DIR/src/cudnnup), TIME (GNU time, default /usr/bin/time).
 set -euo pipefail
 build=${1:-build}
 format=${2:-tar}
 runs=${3:-5}
-cudnnup="$(cd "$build" && pwd)/src/cudnnup"
+cudnnup=${CUDNNUP:-"$(cd "$build" && pwd)/src/cudnnup"}
 cuda=/usr/local/cuda-13.0
+libdir=${CUDNN_LIB_DIR:-$cuda/lib}
+incdir=${CUDNN_INCLUDE_DIR:-$cuda/include}
+TIME=${TIME:-/usr/bin/time}
 work=${BENCH_DIR:-/tmp/cudnnup-bench}
 top=cudnn-linux-x86_64-9.19.0.56_cuda13-archive
 archive="$work/$top.$format"
 
 [[ -x $cudnnup ]] || { echo "build cudnnup first: ninja -C $build cudnnup" >&2; exit 2; }
-[[ -e $cuda/lib/libcudnn.so.9 ]] || { echo "no cuDNN in $cuda" >&2; exit 2; }
+[[ -e $libdir/libcudnn.so.9 ]] || { echo "no cuDNN in $libdir" >&2; exit 2; }
 rm -rf "$work" && mkdir -p "$work/src/$top/include" "$work/src/$top/lib" "$work/src/$top/share"
-cp "$cuda"/include/cudnn*.h "$work/src/$top/include/"
-for f in "$cuda"/lib/libcudnn*.so.9; do
+cp "$incdir"/cudnn*.h "$work/src/$top/include/"
+for f in "$libdir"/libcudnn*.so.9; do
   n=$(basename "$f"); b=${n%.so.9}
   cp "$f" "$work/src/$top/lib/$b.so.9.19.0"
   ln -s "$b.so.9.19.0" "$work/src/$top/lib/$b.so.9"
@@ -30,7 +35,7 @@ echo "benchmark archive (real cuDNN 9.19 libraries + 16 MiB of random filler to 
 head -c $((16 << 20)) /dev/urandom > "$work/src/$top/share/filler.bin"
 case $format in
   tar) tar -C "$work/src" -cf "$archive" "$top" ;;
-  tar.xz) tar -C "$work/src" -cf - "$top" | xz -1 -T2 > "$archive" ;;
+  tar.xz) tar -C "$work/src" -cf - "$top" | xz -1 -T0 > "$archive" ;;
   *) echo "format: tar or tar.xz" >&2; exit 2 ;;
 esac
 rm -rf "$work/src"
@@ -41,9 +46,9 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 # timed LIST_NAME CMD...: appends "wall cpu" (cpu = user + system, children included) to LIST_NAME.
 timed() {
   local list=$1; shift
-  /usr/bin/time -f "%e %U %S" -o "$work/time.out" "$@" >/dev/null 2>"$work/cmd.err" || { cat "$work/cmd.err" >&2; exit 1; }
+  "$TIME" -f "%e %U %S" -o "$work/time.out" "$@" >/dev/null 2>"$work/cmd.err" || { cat "$work/cmd.err" >&2; exit 1; }
   read -r w u s < <(tail -1 "$work/time.out")
-  eval "$list+=(\"$w $(echo "$u + $s" | bc)\")"
+  eval "$list+=(\"$w $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')\")"
 }
 tar_t=(); tarsync_t=(); inst_t=()
 for i in $(seq "$runs"); do
@@ -55,8 +60,8 @@ for i in $(seq "$runs"); do
   timed inst_t env CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive"
   rm -rf "$work/store$i"; sync
 done
-rss_line=$(CUDNNUP_HOME="$work/store-rss" /usr/bin/time -v "$cudnnup" install "$archive" 2>&1 >/dev/null | grep "Maximum resident")
-tar_rss=$(mkdir -p "$work/rss" && /usr/bin/time -v tar -xf "$archive" -C "$work/rss" 2>&1 | grep "Maximum resident")
+rss_line=$(CUDNNUP_HOME="$work/store-rss" "$TIME" -v "$cudnnup" install "$archive" 2>&1 >/dev/null | grep "Maximum resident")
+tar_rss=$(mkdir -p "$work/rss" && "$TIME" -v tar -xf "$archive" -C "$work/rss" 2>&1 | grep "Maximum resident")
 rm -rf "$work/store-rss" "$work/rss"
 col() { local n=$1; shift; for x in "$@"; do echo "$x" | cut -d' ' -f"$n"; done; }
 report() {  # NAME values...
@@ -70,7 +75,8 @@ echo "runs: $runs, format: $format, archive bytes: $size, load: $(cut -d' ' -f1-
 report tar "${tar_t[@]}"
 report tarsync "${tarsync_t[@]}"
 report install "${inst_t[@]}"
-echo "ratio install / tar -xf:        wall $(echo "scale=2; $m_install_w / $m_tar_w" | bc)  cpu $(echo "scale=2; $m_install_c / $m_tar_c" | bc)"
-echo "ratio install / tar -xf + sync: wall $(echo "scale=2; $m_install_w / $m_tarsync_w" | bc)  cpu $(echo "scale=2; $m_install_c / $m_tarsync_c" | bc)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+echo "ratio install / tar -xf:        wall $(ratio "$m_install_w" "$m_tar_w")  cpu $(ratio "$m_install_c" "$m_tar_c")"
+echo "ratio install / tar -xf + sync: wall $(ratio "$m_install_w" "$m_tarsync_w")  cpu $(ratio "$m_install_c" "$m_tarsync_c")"
 echo "cudnnup peak RSS: ${rss_line##*: } kB; tar peak RSS: ${tar_rss##*: } kB"
 rm -rf "$work"

@@ -79,12 +79,14 @@ def bench(cases_path):
             end.record()
             end.synchronize()
             samples.append(start.elapsed_time(end) / iterations)
+        in_order = list(samples)
         samples.sort()
         ms = samples[len(samples) // 2]
         flops = 2.0 * case["n"] * case["k"] * case["c"] * case["r"] * case["s"] * \
             ((case["h"] + 2 * case["pad"] - case["r"]) // case["stride"] + 1) * \
             ((case["w"] + 2 * case["pad"] - case["s"]) // case["stride"] + 1)
-        rows.append({"key": case["key"], "ms": ms, "tflops": flops / (ms * 1e-3) / 1e12})
+        rows.append({"key": case["key"], "ms": ms, "tflops": flops / (ms * 1e-3) / 1e12,
+                     "samples": [round(x, 5) for x in in_order]})
         print(f"{case['key']:45s} {ms:9.4f} ms {rows[-1]['tflops']:8.1f} TFLOP/s", file=sys.stderr)
     json.dump({"schema": "cudnnup.pytorch-bench/1", "torch": torch.__version__,
                "cudnn": torch.backends.cudnn.version(), "cudnn_library": loaded_cudnn(),

@@ -71,6 +71,14 @@ struct DeviceBuffer {
 
 // Idle time before each measured window, the same on the PyTorch side.
 constexpr int kRestMs = 250;
+// Idle time before the reported measurement. The engine search keeps the GPU under full load for
+// most of a second, which PyTorch's search does not; a power-capped GPU runs slower while it is
+// hot, so without a longer rest the search's own heat, not the engine, would decide the number
+// (docs/benchmarks.md, "bench").
+constexpr int kCoolDownMs = 1000;
+// Length of one timing sample while searching, and of each sample of a real measurement.
+constexpr double kSearchSampleMs = 5.0;
+constexpr double kSampleMs = 20.0;
 
 // Milliseconds per execution over `iterations` back-to-back runs, timed with CUDA events.
 double time_plan(const nv::CudaDriverFunctions& cu, nv::CUstream stream, ConvForwardGraph& graph,
@@ -101,7 +109,7 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
     row.error = what + ": " + decode_cudnn_status(status, major).name;
     return row;
   };
-  // Inputs: random values rounded to the type (zeros would flatter the GPU's power draw).
+  // Inputs as PyTorch's side makes them (core/bench_model.h says why that matters for speed).
   size_t esz = data_type_size(bc.type);
   for (auto [buffer, count] : {std::pair{&x, sh.x_count()}, std::pair{&w, sh.w_count()}, std::pair{&y, sh.y_count()}}) {
     if (int rc = buffer->ensure(count * esz)) {
@@ -110,8 +118,8 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
     }
   }
   {
-    auto xb = encode_tensor(random_tensor(sh.x_count(), 11, bc.type), bc.type);
-    auto wb = encode_tensor(random_tensor(sh.w_count(), 12, bc.type), bc.type);
+    auto xb = encode_tensor(bench_input(sh.x_count(), 11, bc.type), bc.type);
+    auto wb = encode_tensor(bench_input(sh.w_count(), 12, bc.type), bc.type);
     cu.MemcpyHtoD(x.ptr, xb.data(), xb.size());
     cu.MemcpyHtoD(w.ptr, wb.data(), wb.size());
   }
@@ -159,9 +167,9 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
     if (graph.execute(plan) != 0) continue;  // warm-up (and first-use compilation)
     double once = time_plan(cu, stream, graph, plan, 1, ev_start, ev_end, &status);
     if (once <= 0) continue;
-    // About 20 ms per sample, like the final measurement: engines that are fastest in a short
-    // burst are not always fastest once the GPU has been busy for a while.
-    int iterations = std::clamp(static_cast<int>(20.0 / once), 2, 500);
+    // A short sample only ranks the candidates (the four fastest are measured properly below);
+    // longer ones would heat the GPU for the measurements that count.
+    int iterations = std::clamp(static_cast<int>(kSearchSampleMs / once), 2, 500);
     double ms = time_plan(cu, stream, graph, plan, iterations, ev_start, ev_end, &status);
     char tried[160];
     std::snprintf(tried, sizeof tried, "engine %lld, workspace %lld B (%s): %.4f ms",
@@ -175,7 +183,7 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
   std::sort(quick.begin(), quick.end());
 
   // The measurement: median of 7 samples of about 20 ms of back-to-back runs each.
-  auto measure = [&](EnginePlan& plan, double estimate_ms, double* host_us) -> double {
+  auto measure = [&](EnginePlan& plan, double estimate_ms, int rest_ms, double* host_us, std::string* samples_text) -> double {
     if (workspace.ensure(static_cast<size_t>(plan.workspace_bytes)) != 0) return -1;
     if (graph.bind(plan, x.get(), w.get(), y.get(), workspace.get()) != 0) return -1;
     int status = 0;
@@ -183,9 +191,9 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
     // same before its window): under sustained tensor-core load the GPU lowers its clocks, so
     // without it the engine search's own load would decide the numbers (docs/benchmarks.md).
     cu.StreamSynchronize(stream);
-    std::this_thread::sleep_for(std::chrono::milliseconds(kRestMs));
+    std::this_thread::sleep_for(std::chrono::milliseconds(rest_ms));
     if (graph.execute(plan) != 0) return -1;
-    int iterations = std::clamp(static_cast<int>(20.0 / estimate_ms), 3, 500);
+    int iterations = std::clamp(static_cast<int>(kSampleMs / estimate_ms), 3, 500);
     std::vector<double> samples;
     for (int i = 0; i < 7; ++i) {
       auto t0 = std::chrono::steady_clock::now();
@@ -195,6 +203,11 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
       *host_us = wall_us / iterations;
     }
     if (samples.empty()) return -1;
+    for (double ms : samples) {
+      char one[24];
+      std::snprintf(one, sizeof one, "%s%.4f", samples_text->empty() ? "" : " ", ms);
+      *samples_text += one;
+    }
     std::sort(samples.begin(), samples.end());
     return samples[samples.size() / 2];
   };
@@ -203,11 +216,12 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
   for (size_t f = 0; f < quick.size() && f < 4; ++f) {
     auto& plan = plans[quick[f].second];
     double host_us = 0;
-    double ms = measure(plan, quick[f].first, &host_us);
-    char line[200];
-    std::snprintf(line, sizeof line, "finalist engine %lld, workspace %lld B: median %.4f ms (wall %.1f us per run)",
+    std::string samples;
+    double ms = measure(plan, quick[f].first, kRestMs, &host_us, &samples);
+    char line[320];
+    std::snprintf(line, sizeof line, "finalist engine %lld, workspace %lld B: median %.4f ms (wall %.1f us per run; samples %s)",
                   static_cast<long long>(plan.engine_index), static_cast<long long>(plan.workspace_bytes), ms,
-                  host_us);
+                  host_us, samples.c_str());
     row.tried.push_back(line);
     if (ms > 0 && ms < best_ms) {
       best_ms = ms;
@@ -219,7 +233,10 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
   // flatter cudnnup by the noise it selected on).
   auto& plan = plans[static_cast<size_t>(best)];
   double host_us = 0;
-  double final_ms = measure(plan, best_ms, &host_us);
+  std::string samples;
+  double final_ms = measure(plan, best_ms, kCoolDownMs, &host_us, &samples);
+  row.tried.push_back("reported: engine " + std::to_string(plan.engine_index) + " after a " + std::to_string(kCoolDownMs) +
+                      " ms rest; samples " + samples);
   row.ms = final_ms > 0 ? final_ms : best_ms;
   row.tflops = sh.forward_flops() / (row.ms * 1e-3) / 1e12;
   row.engine = plan.engine_index;

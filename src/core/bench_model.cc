@@ -1,5 +1,6 @@
 #include "core/bench_model.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace cudnnup {
@@ -84,6 +85,22 @@ Result<std::vector<BenchShape>> parse_bench_shapes(const std::string& text) {
 
 std::string BenchCase::key() const {
   return shape.shape.str() + "|" + data_type_name(type) + "|" + layout_name(layout);
+}
+
+std::vector<float> bench_input(size_t count, uint64_t seed, DataType type) {
+  const int digits = type == DataType::kBfloat16 ? 8 : type == DataType::kHalf ? 11 : 24;
+  std::vector<float> out(count);
+  uint64_t state = seed;
+  for (auto& v : out) {
+    state += 0x9e3779b97f4a7c15ull;  // splitmix64, as random_tensor
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    float unit = std::ldexp(static_cast<float>(z >> (64 - digits)), -digits);  // k / 2^digits, exact
+    v = unit * 2.0f - 1.0f;                                                     // exact in the type
+  }
+  return out;
 }
 
 std::vector<BenchCase> bench_cases(const std::vector<BenchShape>& shapes) {

@@ -31,6 +31,14 @@ struct BenchCase {
   std::string key() const;  // "N256 C64 56x56 K64 3x3 pad1|bf16|NHWC": matches PyTorch's rows
 };
 
+// The inputs the bench convolves: uniform in [-1, 1) on the grid of the type's mantissa
+// (steps of 2^(1-d), d = 8 bits for bf16, 11 for fp16, 24 for fp32), which is what PyTorch's
+// `torch.rand(dtype=...) * 2 - 1` gives. The values matter for speed, not just correctness: a
+// power-capped GPU lowers its clocks sooner when the tensor cores toggle more bits, and
+// full-precision random values near zero toggle more than PyTorch's. On the H200 that alone made
+// the same engine 5-10% slower in fp16/bf16 (docs/benchmarks.md, "bench").
+std::vector<float> bench_input(size_t count, uint64_t seed, DataType type);
+
 // For each shape: bf16 NHWC, fp16 NHWC and fp32 NCHW (TF32 allowed, as PyTorch's default).
 std::vector<BenchCase> bench_cases(const std::vector<BenchShape>& shapes);
 

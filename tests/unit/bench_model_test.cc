@@ -2,10 +2,38 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "app/bench_render.h"
 
 namespace cudnnup {
 namespace {
+
+TEST(BenchInput, UniformOnTheTypesMantissaGridLikeTorchRand) {
+  const std::pair<DataType, int> types[] = {{DataType::kBfloat16, 8}, {DataType::kHalf, 11}, {DataType::kFloat, 24}};
+  for (auto [type, digits] : types) {
+    auto v = bench_input(100000, 11, type);
+    ASSERT_EQ(v.size(), 100000u);
+    double step = std::ldexp(1.0, 1 - digits), sum = 0;
+    int negative = 0, tiny = 0;
+    for (float x : v) {
+      ASSERT_GE(x, -1.0f);
+      ASSERT_LT(x, 1.0f);
+      double k = (static_cast<double>(x) + 1.0) / step;
+      ASSERT_EQ(k, std::floor(k)) << x << " is not on the " << digits << "-bit grid";
+      // Exactly representable in the type: encoding and decoding gives the value back.
+      ASSERT_EQ(decode_tensor(encode_tensor({x}, type), type)[0], x) << data_type_name(type);
+      sum += x;
+      negative += x < 0;
+      tiny += x != 0 && std::fabs(x) < step;  // finer than the grid: what full-precision noise has
+    }
+    EXPECT_NEAR(sum / v.size(), 0.0, 0.02) << data_type_name(type);
+    EXPECT_NEAR(negative / 100000.0, 0.5, 0.02) << data_type_name(type);
+    EXPECT_EQ(tiny, 0);
+  }
+  EXPECT_EQ(bench_input(10, 11, DataType::kHalf), bench_input(10, 11, DataType::kHalf));
+  EXPECT_NE(bench_input(10, 11, DataType::kHalf), bench_input(10, 12, DataType::kHalf));
+}
 
 TEST(BenchShapes, DefaultsHoldTheIssueShapes) {
   auto shapes = default_bench_shapes();
