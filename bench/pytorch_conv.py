@@ -4,7 +4,7 @@
   python3 bench/pytorch_conv.py bench CASES.json > pytorch.json
       Times F.conv2d with torch.backends.cudnn.benchmark=True on every case that
       `cudnnup bench --list-cases` printed (same shapes, types and layouts), the same way
-      cudnnup times its engines: CUDA events around back-to-back runs, median of 7 samples.
+      cudnnup times its engines: CUDA events around back-to-back runs, median of 15 samples.
   python3 bench/pytorch_conv.py oneconv
       The accepted native-less check: import torch, run one convolution, print the cuDNN version.
       Timed as a whole process by bench/verify_timing.sh.
@@ -17,6 +17,7 @@ import sys
 import time
 
 REST_S = 0.25  # cudnnup's kRestMs in src/app/cmd_bench.cc
+SAMPLES = 15  # cudnnup's kSamples
 
 
 def loaded_cudnn():
@@ -72,7 +73,7 @@ def bench(cases_path):
         time.sleep(REST_S)
         conv()
         samples = []
-        for _ in range(7):
+        for _ in range(SAMPLES):
             start.record()
             for _ in range(iterations):
                 conv()

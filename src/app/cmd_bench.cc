@@ -79,6 +79,11 @@ constexpr int kCoolDownMs = 1000;
 // Length of one timing sample while searching, and of each sample of a real measurement.
 constexpr double kSearchSampleMs = 5.0;
 constexpr double kSampleMs = 20.0;
+// Samples per measurement (bench/pytorch_conv.py takes as many). Under a power cap the H200 keeps
+// its top clock for the first 40-80 ms of dense fp16/bf16 work and then settles about 15% lower;
+// with 7 samples the median fell on that step and flipped between the two speeds from run to run,
+// with 15 it is the settled speed, the one a long job sees.
+constexpr int kSamples = 15;
 
 // Milliseconds per execution over `iterations` back-to-back runs, timed with CUDA events.
 double time_plan(const nv::CudaDriverFunctions& cu, nv::CUstream stream, ConvForwardGraph& graph,
@@ -182,7 +187,7 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
   if (quick.empty()) return fail("no engine config ran", 5000);
   std::sort(quick.begin(), quick.end());
 
-  // The measurement: median of 7 samples of about 20 ms of back-to-back runs each.
+  // The measurement: median of kSamples samples of about 20 ms of back-to-back runs each.
   auto measure = [&](EnginePlan& plan, double estimate_ms, int rest_ms, double* host_us, std::string* samples_text) -> double {
     if (workspace.ensure(static_cast<size_t>(plan.workspace_bytes)) != 0) return -1;
     if (graph.bind(plan, x.get(), w.get(), y.get(), workspace.get()) != 0) return -1;
@@ -195,7 +200,7 @@ BenchRow run_case(const BenchCase& bc, const nv::CudnnFunctions& dnn, const nv::
     if (graph.execute(plan) != 0) return -1;
     int iterations = std::clamp(static_cast<int>(kSampleMs / estimate_ms), 3, 500);
     std::vector<double> samples;
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < kSamples; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       double ms = time_plan(cu, stream, graph, plan, iterations, ev_start, ev_end, &status);
       double wall_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
