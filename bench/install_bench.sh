@@ -2,8 +2,9 @@
 # Install speed vs a plain `tar -xf` of the same archive into the same filesystem (docs/benchmarks.md).
 # Packs the image's real cuDNN libraries into an official-layout archive of >= 500 MB, then times,
 # RUNS times each (median): `tar -xf`, `tar -xf && sync -f` (tar does not make the files durable,
-# cudnnup does), and `cudnnup install` (store mode: policy checks, sha256 of the archive and of
-# every file, ELF verification, manifest, syncfs, commit by rename). Peak RSS from GNU time -v.
+# cudnnup does), `cudnnup install` (store mode: policy checks, sha256 of every file, ELF
+# verification, manifest, syncfs, commit by rename) and `cudnnup install --sha256` (the same, plus
+# the archive's own sha256 checked, as for a known official archive). Peak RSS from GNU time -v.
 # Not run in CI.
 #   usage: bench/install_bench.sh [BUILD_DIR] [FORMAT: tar|tar.xz] [RUNS]
 # Environment: CUDNN_LIB_DIR / CUDNN_INCLUDE_DIR (default: the image's /usr/local/cuda-13.0),
@@ -50,7 +51,8 @@ timed() {
   read -r w u s < <(tail -1 "$work/time.out")
   eval "$list+=(\"$w $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')\")"
 }
-tar_t=(); tarsync_t=(); inst_t=()
+archive_sha=$(sha256sum "$archive" | cut -d' ' -f1)
+tar_t=(); tarsync_t=(); inst_t=(); instsha_t=()
 for i in $(seq "$runs"); do
   d="$work/t$i"; mkdir -p "$d"; sync
   timed tar_t tar -xf "$archive" -C "$d"
@@ -58,6 +60,10 @@ for i in $(seq "$runs"); do
   timed tarsync_t sh -c "tar -xf '$archive' -C '$d' && sync -f '$d'"
   rm -rf "$d"; sync
   timed inst_t env CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive"
+  rm -rf "$work/store$i"; sync
+  # As when a published sha256 is known (known_archives.json, a redistrib manifest): the archive
+  # itself is hashed too, on its own thread.
+  timed instsha_t env CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive" --sha256 "$archive_sha"
   rm -rf "$work/store$i"; sync
 done
 rss_line=$(CUDNNUP_HOME="$work/store-rss" "$TIME" -v "$cudnnup" install "$archive" 2>&1 >/dev/null | grep "Maximum resident")
@@ -75,8 +81,10 @@ echo "runs: $runs, format: $format, archive bytes: $size, load: $(cut -d' ' -f1-
 report tar "${tar_t[@]}"
 report tarsync "${tarsync_t[@]}"
 report install "${inst_t[@]}"
+report installsha "${instsha_t[@]}"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 echo "ratio install / tar -xf:        wall $(ratio "$m_install_w" "$m_tar_w")  cpu $(ratio "$m_install_c" "$m_tar_c")"
 echo "ratio install / tar -xf + sync: wall $(ratio "$m_install_w" "$m_tarsync_w")  cpu $(ratio "$m_install_c" "$m_tarsync_c")"
+echo "ratio install --sha256 / tar -xf: wall $(ratio "$m_installsha_w" "$m_tar_w")  cpu $(ratio "$m_installsha_c" "$m_tar_c")"
 echo "cudnnup peak RSS: ${rss_line##*: } kB; tar peak RSS: ${tar_rss##*: } kB"
 rm -rf "$work"
