@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "adapters/sha256.h"
+#ifdef _WIN32
+#include "platform/win32_text.h"  // UTF-8 paths to the wide calls (the narrow ones take the ANSI code page)
+#endif
 
 namespace cudnnup {
 
@@ -85,6 +88,33 @@ la_ssize_t read_and_hash(struct archive*, void* client, const void** out) {
   return static_cast<la_ssize_t>(n);
 }
 
+std::FILE* open_for_reading(const std::string& path) {
+#ifdef _WIN32
+  return _wfopen(win32::widen(path).c_str(), L"rb");
+#else
+  return std::fopen(path.c_str(), "rb");
+#endif
+}
+
+int open_filename(struct archive* a, const std::string& path) {
+#ifdef _WIN32
+  return archive_read_open_filename_w(a, win32::widen(path).c_str(), 1 << 20);
+#else
+  return archive_read_open_filename(a, path.c_str(), 1 << 20);
+#endif
+}
+
+// The Windows build's libarchive (scripts/build-windows-deps.sh) has zlib only: Windows cuDNN
+// archives are .zip (deflate). A .tar.xz there gets this instead of libarchive's terse message.
+bool is_xz_without_support(const std::string& path) {
+#ifdef _WIN32
+  return path.size() > 3 && (path.compare(path.size() - 3, 3, ".xz") == 0 || path.compare(path.size() - 4, 4, ".txz") == 0);
+#else
+  (void)path;
+  return false;
+#endif
+}
+
 bool is_zip(const std::string& path) {
   return path.size() > 4 && (path.compare(path.size() - 4, 4, ".zip") == 0 || path.compare(path.size() - 4, 4, ".ZIP") == 0);
 }
@@ -106,6 +136,12 @@ Result<std::string> ArchiveReader::finish_file_hash() {
 }
 
 Result<ArchiveReader> ArchiveReader::open(const std::string& path, bool hash_file) {
+  if (is_xz_without_support(path)) {
+    return make_error(ErrorCode::kUnsupported,
+                      "cannot read " + path + ": this Windows build reads .zip archives only (NVIDIA ships cuDNN for "
+                      "Windows as .zip; .tar.xz archives are the Linux ones) — use the Windows .zip archive",
+                      path);
+  }
   struct archive* a = archive_read_new();
   if (!a) return make_error(ErrorCode::kInternal, "libarchive could not allocate a reader");
   archive_read_support_filter_all(a);
@@ -115,7 +151,7 @@ Result<ArchiveReader> ArchiveReader::open(const std::string& path, bool hash_fil
   std::unique_ptr<Source> source;
   if (hash_file && !is_zip(path)) {
     source = std::make_unique<Source>();
-    source->file = std::fopen(path.c_str(), "rb");
+    source->file = open_for_reading(path);
     if (!source->file) {
       archive_read_free(a);
       return make_error(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kPermission, "cannot open archive " + path, path);
@@ -127,7 +163,7 @@ Result<ArchiveReader> ArchiveReader::open(const std::string& path, bool hash_fil
     }
     return ArchiveReader(a, path, std::move(source));
   }
-  if (archive_read_open_filename(a, path.c_str(), 1 << 20) != ARCHIVE_OK) {
+  if (open_filename(a, path) != ARCHIVE_OK) {
     std::string msg = archive_error_string(a) ? archive_error_string(a) : "unknown error";
     int err = archive_errno(a);
     archive_read_free(a);

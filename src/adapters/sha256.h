@@ -1,4 +1,6 @@
-// SHA-256 through OpenSSL, fed in chunks so large files are hashed while they stream.
+// SHA-256, fed in chunks so large files are hashed while they stream. One interface, two
+// implementations: OpenSSL on Linux (adapters/sha256_openssl.cc) and Windows' own CNG (BCrypt) on
+// Windows (platform/sha256_win32.cc), so the Windows build needs no OpenSSL.
 #pragma once
 
 #include <memory>

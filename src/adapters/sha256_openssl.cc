@@ -1,3 +1,4 @@
+// Sha256 on Linux: OpenSSL's EVP interface. (Windows: platform/sha256_win32.cc, through CNG.)
 #include "adapters/sha256.h"
 
 #include <openssl/evp.h>
@@ -28,19 +29,6 @@ std::string Sha256::hex_digest() {
     out += hex[md[i] & 15];
   }
   return out;
-}
-
-Result<std::string> sha256_file(const FileSystem& fs, const std::string& path) {
-  Sha256 h;
-  uint64_t offset = 0;
-  while (true) {
-    auto chunk = fs.read_range(path, offset, 1 << 20);
-    if (!chunk) return chunk.error();
-    if (chunk->empty()) break;
-    h.update(*chunk);
-    offset += chunk->size();
-  }
-  return h.hex_digest();
 }
 
 }  // namespace cudnnup

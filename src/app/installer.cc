@@ -18,10 +18,19 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// Permission problems end with the command that would work.
+// Permission problems end with the command that would work: on Linux with sudo; on Windows (a
+// toolkit under C:\Program Files is writable only by administrators) a PowerShell line that runs
+// the same install elevated, with absolute paths since the elevated process starts in System32.
+// Either way, store mode is offered: it needs no rights beyond the user's own.
 Error permission_hint(const Error& e, const std::string& dir, const InstallOptions& o) {
   std::string msg = "cannot write to " + dir + " (" + e.message + "). Nothing was changed. ";
-  if (o.into) {
+  if (o.into && o.windows) {
+    std::string archive = paths::to_native(o.archive, true), into = paths::to_native(*o.into, true);
+    msg += "Changing " + into + " needs administrator rights. Run the same install elevated from PowerShell:\n"
+           "  Start-Process cudnnup -Verb RunAs -Wait -ArgumentList 'install \"" + archive + "\" --into \"" + into + "\"'\n"
+           "(or open \"Terminal (Admin)\" and run the install there), or install into your own store, which needs no "
+           "administrator rights: `cudnnup install \"" + archive + "\"` and select it with `cudnnup use`.";
+  } else if (o.into) {
     msg += "Run it with the rights to change that toolkit: `sudo cudnnup install " + o.archive + " --into " + *o.into +
            "`, or install into your own store without sudo: `cudnnup install " + o.archive + "` and select it with `cudnnup use`.";
   } else {
@@ -248,6 +257,15 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
     return abandon(make_error(ErrorCode::kUnsupported,
                               std::string("the archive holds ") + archive_platform_name(report.platform) +
                                   " libraries; it cannot go into a " + (toolkit->windows ? "Windows" : "Linux") + " toolkit",
+                              o.archive));
+  }
+
+  if (!toolkit && report.platform != ArchivePlatform::kUnknown && (report.platform == ArchivePlatform::kWindows) != o.windows) {
+    return abandon(make_error(ErrorCode::kUnsupported,
+                              std::string("the archive holds ") + archive_platform_name(report.platform) +
+                                  " libraries, which cannot load on " + (o.windows ? "Windows" : "Linux") + "; download the " +
+                                  (o.windows ? "cudnn-windows-x86_64-...-archive.zip" : "cudnn-linux-<arch>-...-archive.tar.xz") +
+                                  " archive instead",
                               o.archive));
   }
 
