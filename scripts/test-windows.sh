@@ -20,9 +20,12 @@ for tool in x86_64-w64-mingw32-g++-posix x86_64-w64-mingw32-windres wine wineboo
   fi
 done
 
+# libarchive for mingw-w64 from Debian's source package (install/archive-info on Windows).
+scripts/build-windows-deps.sh
+
 echo "== cross-building into $build (ninja -j$jobs)"
-if [[ ! -f $build/CMakeCache.txt ]]; then
-  cmake --preset windows >/dev/null
+if [[ ! -f $build/CMakeCache.txt ]] || ! grep -q '^CUDNNUP_WITH_INSTALL:BOOL=ON' "$build/CMakeCache.txt"; then
+  cmake --preset windows -DCUDNNUP_HAVE_LIBARCHIVE=ON -DCUDNNUP_WITH_INSTALL=ON >/dev/null
 fi
 ninja -C "$build" -j"$jobs" cudnnup cudnnup_tests cudnnup_windows_fixture_dlls
 
@@ -141,6 +144,153 @@ j = json.loads(out); assert j["loaded"] is False, j; assert "error 126" in j["er
 : >"$work/empty.dll"
 check "probe reports a 0-byte DLL" 0 '
 j = json.loads(out); assert j["loaded"] is False, j; assert "empty.dll" in j["error"], j' -- __probe cudnn "$work/empty.dll"
+
+echo "== install / archive-info / uninstall of a Windows .zip under Wine"
+# cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip in NVIDIA's layout, from the stub DLLs (with
+# VERSIONINFO) built by tests/fixtures/windows; lib\x64\*.lib are placeholders.
+zip_name=cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip
+python3 - "$fixtures/v9.1.0.70" "$work/$zip_name" "$work/hostile.zip" <<'PY'
+import os, sys, zipfile
+dlls, out, hostile = sys.argv[1:4]
+top = os.path.basename(out)[:-4] + "/"
+comps = ["", "_graph", "_ops", "_cnn", "_adv", "_heuristic", "_engines_precompiled", "_engines_runtime_compiled"]
+header = ("#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n"
+          "#define CUDNN_PATCHLEVEL 0\n#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n#endif\n")
+def write(path, extra=()):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(top + "include/cudnn_version.h", header)
+        z.writestr(top + "include/cudnn.h", '#include "cudnn_version.h"\n')
+        for c in comps[1:]:
+            z.writestr(top + f"include/cudnn{c}.h", f"/* cudnn{c} */\n")
+        for c in comps:
+            z.write(os.path.join(dlls, f"cudnn{c}64_9.dll"), top + f"bin/cudnn{c}64_9.dll")
+            z.writestr(top + f"lib/x64/cudnn{c}.lib", "!<arch>\n/ import lib")
+            z.writestr(top + f"lib/x64/cudnn{c}64_9.lib", "!<arch>\n/ import lib")
+        z.writestr(top + "LICENSE", "NVIDIA Software License Agreement (test copy)\n")
+        for name, data in extra:
+            z.writestr(name, data)
+write(out)
+write(hostile, [(top + "bin\\..\\..\\..\\evil.dll", "MZ evil")])
+PY
+zip_win=$(winepath -w "$work/$zip_name")
+# The stub zip carries NVIDIA's file name but not NVIDIA's bytes: cudnnup knows the real file's
+# size and sha256 (data/known_archives.json) and refuses it. The installs below take it through a
+# local-directory mirror instead, whose redistrib manifest gives the stub's own sha256.
+check "archive-info reads the zip (8 PE DLLs) and flags it as not NVIDIA's file" 1 '
+j = json.loads(out); c = j["contents"]
+assert c["header_version"] == "9.1.0" and not c["errors"], c
+assert sum(1 for l in c["libraries"] if l["format"] == "pe" and l["machine"] == "x86_64") == 8, c["libraries"]
+assert j["archive"]["name"]["platform_key"] == "windows-x86_64", j["archive"]
+assert j["installable"] is False and "sha256" in json.dumps(j["known"]), j["known"]' -- --json archive-info --no-machine "$zip_win"
+check "install refuses a file named like NVIDIA's whose size differs" 2 '
+assert "669629858" in err and "download again" in err, err' -- install "$zip_win"
+
+# NVIDIA's redistrib layout in a directory: redistrib_9.1.0.json + cudnn/windows-x86_64/<zip>.
+mirror=$work/mirror
+mkdir -p "$mirror/cudnn/windows-x86_64"
+cp "$work/$zip_name" "$mirror/cudnn/windows-x86_64/"
+python3 - "$mirror" "$zip_name" <<'PY'
+import hashlib, json, os, sys
+root, name = sys.argv[1:3]
+data = open(os.path.join(root, "cudnn/windows-x86_64", name), "rb").read()
+m = {"release_label": "9.1.0", "release_date": "2024-04-01", "release_product": "cudnn",
+     "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "version": "9.1.0.70", "cuda_variant": ["12"],
+               "windows-x86_64": {"cuda12": {"relative_path": "cudnn/windows-x86_64/" + name,
+                                             "sha256": hashlib.sha256(data).hexdigest(), "md5": "0", "size": str(len(data))}}}}
+open(os.path.join(root, "redistrib_9.1.0.json"), "w").write(json.dumps(m))
+PY
+mirror_win=$(winepath -w "$mirror")
+# The default store: %LOCALAPPDATA%\cudnnup of the Wine prefix's user.
+export T_STORE=$(find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -path '*/AppData/Local' | head -1)/cudnnup
+check "install 9.1.0 --cuda 12 --dry-run (local mirror) plans and writes nothing" 0 '
+import os
+j = json.loads(out); assert j["dry_run"] is True and j["steps"], j
+assert not os.path.exists(os.environ["T_STORE"] + "/versions"), "the dry run wrote the store"' \
+  -- --json install 9.1.0 --cuda 12 --mirror "$mirror_win" --dry-run
+check "install 9.1.0 --cuda 12 (local mirror) into the store under %LOCALAPPDATA%\\cudnnup" 0 '
+import os
+j = json.loads(out); assert j["mode"] == "store" and j["id"] == "9.1.0.70+cuda12", j
+assert j["source"]["checked_against_known_hash"], j["source"]
+d = os.environ["T_STORE"] + "/versions/9.1.0.70+cuda12"
+for f in ("bin/cudnn64_9.dll", "bin/cudnn_graph64_9.dll", "lib/x64/cudnn.lib", "include/cudnn_version.h"):
+    assert os.path.isfile(d + "/" + f), f
+' -- --json install 9.1.0 --cuda 12 --mirror "$mirror_win"
+check "doctor --json finds the store copy and loads it (9.1.0)" 0,1,3 '
+j = json.loads(out)
+found = [c for c in j["copies"] if "9.1.0.70+cuda12" in c["root"]]
+assert found, [c["root"] for c in j["copies"]]
+assert found[0]["version"] == "9.1.0", found[0]
+p = found[0].get("probe")
+assert p and p["loaded"] is True and p["version_number"] == 90100, p' -- --json doctor
+check "uninstall removes the store copy" 0 '
+import os
+assert not os.path.exists(os.environ["T_STORE"] + "/versions/9.1.0.70+cuda12")' -- uninstall 9.1.0.70+cuda12
+
+# A toolkit laid out like C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4.
+cuda=$work/CUDA/v12.4
+export T_CUDA=$cuda T_LOG=$work/requests.log
+mkdir -p "$cuda/include" "$cuda/bin" "$cuda/lib/x64"
+printf '#define CUDA_VERSION 12040\n' >"$cuda/include/cuda.h"
+cp "$fixtures/v9.19.0.56/cudnn_ops64_9.dll" "$cuda/bin/cudart64_12.dll"  # any DLL: it only has to stay untouched
+printf 'cudart import lib' >"$cuda/lib/x64/cudart.lib"
+cuda_win=$(winepath -w "$cuda")
+tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum; find . -type d | sort) | sha256sum; }
+before=$(tree_sum "$cuda")
+check "install --into CUDA\\v12.4 merges bin, include, lib\\x64" 0 '
+import os
+j = json.loads(out); assert j["mode"] == "merge", j
+for f in ("bin/cudnn64_9.dll", "bin/cudnn_ops64_9.dll", "include/cudnn.h", "lib/x64/cudnn64_9.lib", ".cudnnup/manifest.json"):
+    assert os.path.isfile(os.environ["T_CUDA"] + "/" + f), f
+assert not os.path.exists(os.environ["T_CUDA"] + "/LICENSE")' -- --json install 9.1.0 --mirror "$mirror_win" --into "$cuda_win"
+export CUDA_PATH=$cuda_win
+check "doctor --json finds the copy in the toolkit" 0,1,3 '
+j = json.loads(out)
+found = [c for c in j["copies"] if "v12.4" in c["root"]]
+assert found, [c["root"] for c in j["copies"]]
+assert found[0]["version"] == "9.1.0", found[0]' -- --json doctor
+unset CUDA_PATH
+check "uninstall --into restores the toolkit" 0 'pass' -- uninstall --into "$cuda_win"
+if [[ $(tree_sum "$cuda") == "$before" ]]; then
+  echo "  ok    the toolkit is byte-for-byte what it was"; passed=$((passed + 1))
+else
+  echo "  FAIL  the toolkit differs after uninstall"; failed=$((failed + 1)); failures+=("toolkit restored")
+fi
+check "a zip with ..\\ traversal is refused" 2 '
+assert "traversal" in err, err' -- install "$(winepath -w "$work/hostile.zip")" --into "$cuda_win"
+printf '#define CUDA_VERSION 13000\n' >"$cuda/include/cuda.h"
+check "a CUDA 13 toolkit refuses the _cuda12 archive" 2 '
+assert "CUDA 12" in err and "CUDA 13" in err, err' -- install 9.1.0 --cuda 12 --mirror "$mirror_win" --into "$cuda_win"
+printf '#define CUDA_VERSION 12040\n' >"$cuda/include/cuda.h"
+printf '\xfd7zXZ' >"$work/cudnn-linux-x86_64-9.1.0.99_cuda12-archive.tar.xz"
+check "a Linux .tar.xz is refused with the reason" 2 '
+assert ".zip" in err, err' -- install "$(winepath -w "$work/cudnn-linux-x86_64-9.1.0.99_cuda12-archive.tar.xz")"
+if [[ $(tree_sum "$cuda") == "$before" ]]; then
+  echo "  ok    refused installs left the toolkit unchanged"; passed=$((passed + 1))
+else
+  echo "  FAIL  a refused install changed the toolkit"; failed=$((failed + 1)); failures+=("toolkit unchanged after refusals")
+fi
+
+# `install VERSION --cuda 12` over http through WinHTTP, from tests/support/mirror_server.py on
+# loopback (Wine's WinHTTP reaches the host's 127.0.0.1): the first download is dropped half-way.
+export CUDNNUP_HOME=$(winepath -w "$work/store-http")
+rm -f "$work/port"
+python3 scripts/../tests/support/mirror_server.py --root "$mirror" --port-file "$work/port" --log "$work/requests.log" \
+  --lifetime 120 --drop-after $(($(stat -c %s "$work/$zip_name") / 2)) &
+server_pid=$!
+for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.05; done
+url=http://127.0.0.1:$(cat "$work/port")/
+check "install 9.1.0 over http: a dropped download fails and says to run again" 2 '
+assert "again" in err, err' -- install 9.1.0 --cuda 12 --mirror "$url"
+check "install 9.1.0 over http (WinHTTP) resumes with Range and installs" 0 '
+import os
+j = json.loads(out); assert j["id"] == "9.1.0.70+cuda12" and j["source"]["downloaded"], j
+log = open(os.environ["T_LOG"]).read(); assert "range=bytes=" in log, log' \
+  -- --json install 9.1.0 --cuda 12 --mirror "$url"
+check "a version the mirror lacks is a clear 404" 2 '
+assert "9.99.0" in err, err' -- install 9.99.0 --cuda 12 --mirror "$url"
+python3 -c "import urllib.request as u; u.urlopen('${url}__quit', timeout=5)" >/dev/null 2>&1 || true
+wait "$server_pid" 2>/dev/null || true
+unset CUDNNUP_HOME
 
 echo
 echo "windows: $passed passed, $failed failed ($skipped skipped)"

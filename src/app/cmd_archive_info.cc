@@ -144,8 +144,8 @@ void add_archive_info_command(CLI::App& app, CommandAction& action) {
 #else
     action = [](AppContext& ctx) {
       return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                          "archive-info is not available in this build (it was built without libarchive, "
-                                          "libcurl and OpenSSL, as the Windows cross-build is)"));
+                                          "archive-info is not available in this build: it was built without libarchive (for the "
+                                          "Windows cross-build, run scripts/build-windows-deps.sh before configuring)"));
     };
 #endif
   });

@@ -218,7 +218,7 @@ void add_install_command(CLI::App& app, CommandAction& action) {
                   "An archive (.tar.xz/.zip/.tgz) or a version such as 9.1.0 (needs --cuda, fetched through NVIDIA's redistrib manifest)")
       ->required();
   cmd->add_option("--cuda", args->cuda, "The CUDA major the cuDNN build must be for (12, 13, ...)");
-  cmd->add_option("--into", args->into, "Merge into this CUDA toolkit (bin/include/lib64) instead of the store; undo with uninstall --into");
+  cmd->add_option("--into", args->into, "Merge into this CUDA toolkit (Linux: include, lib64; Windows: bin, include, lib\\x64) instead of the store; undo with uninstall --into");
   cmd->add_option("--mirror", args->mirror, "Where redistrib manifests and archives live: https/http URL or a directory (default: NVIDIA; env CUDNNUP_MIRROR)");
   cmd->add_flag("--dry-run", args->dry_run, "Check the archive and print every file and step; change nothing");
   cmd->add_flag("--force-cuda-mismatch", args->force_cuda_mismatch, "Merge even when the toolkit's CUDA major differs from the archive's");
@@ -240,15 +240,17 @@ void add_install_command(CLI::App& app, CommandAction& action) {
       "Examples:\n"
       "  cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz\n"
       "  cudnnup install 9.1.0 --cuda 12\n"
-      "  sudo cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --into /usr/local/cuda-13.0 --dry-run");
+      "  sudo cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --into /usr/local/cuda-13.0 --dry-run\n"
+      "  cudnnup install cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip --into \"C:\\Program Files\\NVIDIA GPU Computing "
+      "Toolkit\\CUDA\\v12.4\"   (Windows, elevated)");
   cmd->callback([&action, args] {
 #if CUDNNUP_HAVE_INSTALL
     action = [args](AppContext& ctx) { return run_install_command(ctx, *args); };
 #else
     action = [](AppContext& ctx) {
       return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                          "install is not available in this build: it was built without libarchive, libcurl "
-                                          "and OpenSSL (the Windows cross-build has no Debian packages for them)"));
+                                          "install is not available in this build: it was built without libarchive (for the Windows "
+                                          "cross-build, run scripts/build-windows-deps.sh before configuring)"));
     };
 #endif
   });

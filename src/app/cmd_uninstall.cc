@@ -71,7 +71,15 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
   auto r = run_uninstall(*ctx.fs, store, o);
   if (!r) {
     Error e = r.error();
-    if (e.code == ErrorCode::kPermission && o.into) e.message += "; run it as the toolkit's owner: sudo cudnnup uninstall --into " + *o.into;
+    if (e.code == ErrorCode::kPermission && o.into) {
+      if (o.windows) {
+        e.message += "; changing " + paths::to_native(*o.into, true) +
+                     " needs administrator rights. Run it elevated from PowerShell: Start-Process cudnnup -Verb RunAs -Wait "
+                     "-ArgumentList 'uninstall --into \"" + paths::to_native(*o.into, true) + "\"'";
+      } else {
+        e.message += "; run it as the toolkit's owner: sudo cudnnup uninstall --into " + *o.into;
+      }
+    }
     return report_error(ctx, e);
   }
   if (ctx.options.json) {
@@ -115,7 +123,7 @@ void add_uninstall_command(CLI::App& app, CommandAction& action) {
     action = [args](AppContext& ctx) { return run_uninstall_command(ctx, *args); };
 #else
     action = [](AppContext& ctx) {
-      return report_error(ctx, make_error(ErrorCode::kUnsupported, "uninstall is not available in this build (built without libarchive/OpenSSL)"));
+      return report_error(ctx, make_error(ErrorCode::kUnsupported, "uninstall is not available in this build (built without libarchive; for the Windows cross-build, run scripts/build-windows-deps.sh before configuring)"));
     };
 #endif
   });

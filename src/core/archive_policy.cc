@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+#include <string_view>
 
 #include "core/paths.h"
 
@@ -80,6 +82,33 @@ bool resolve_inside_tree(const std::string& link_rel, const std::string& target,
   return true;
 }
 
+namespace {
+
+// Names Windows does not store as given: "x.dll:s" writes the alternate data stream "s" of x.dll;
+// a trailing dot or space is dropped ("cudnn64_9.dll." is cudnn64_9.dll, slipping past the
+// duplicate and letter-case checks); CON, NUL, COM1 ... (with any extension) are devices; and
+// <>"|?* and control characters are invalid. Official archives have none, so they are refused on
+// every OS (a Linux store may be shared with Windows through WSL). "" when the name is fine.
+std::string windows_name_hazard(const std::string& part) {
+  for (unsigned char c : part) {
+    if (c == ':') return "':' in a file name (on Windows it names an alternate data stream of another file)";
+    if (c < 0x20 || std::string_view("<>\"|?*").find(char(c)) != std::string_view::npos) {
+      return "a character Windows does not allow in file names";
+    }
+  }
+  if (part.back() == '.' || part.back() == ' ') {
+    return "a name ending in '.' or ' ' (Windows drops it, so it would land on another file)";
+  }
+  std::string stem = lower(part.substr(0, part.find('.')));
+  static const std::set<std::string> devices = {"con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6",
+                                                "com7", "com8", "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6",
+                                                "lpt7", "lpt8", "lpt9"};
+  if (devices.count(stem)) return "a Windows device name ('" + stem + "')";
+  return {};
+}
+
+}  // namespace
+
 Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   const std::string& raw = e.path;
   if (++entries_ > limits_.max_entries) {
@@ -107,6 +136,7 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
     if (part.empty() || part == ".") continue;
     if (part == "..") return refuse(raw, "'..' in the path (path traversal)");
     if (part.size() >= 2 && part[1] == ':') return refuse(raw, "drive letter or alternate stream in a path component");
+    if (auto why = windows_name_hazard(part); !why.empty()) return refuse(raw, why);
     parts.push_back(part);
   }
   if (parts.empty()) return refuse(raw, "path names no file");

@@ -113,10 +113,12 @@ std::vector<FakeEntry> official_entries(const OfficialLayout& l) {
       out.push_back({t + "lib/libcudnn" + c + ".so", EntryKind::kSymlink, {}, soname});
     }
   } else {
+    std::string bin = l.windows_bin_x64 ? "bin/x64/" : "bin/";
     out.push_back({t + "bin/", EntryKind::kDirectory, {}, {}});
+    if (l.windows_bin_x64) out.push_back({t + bin, EntryKind::kDirectory, {}, {}});
     out.push_back({t + "lib/x64/", EntryKind::kDirectory, {}, {}});
     for (const auto& c : comps) {
-      out.push_back({t + "bin/cudnn" + c + "64_" + m + ".dll", EntryKind::kFile, fake_pe(), {}});
+      out.push_back({t + bin + "cudnn" + c + "64_" + m + ".dll", EntryKind::kFile, fake_pe(), {}});
       out.push_back({t + "lib/x64/cudnn" + c + ".lib", EntryKind::kFile, "!<arch>\n/ import lib", {}});
       out.push_back({t + "lib/x64/cudnn" + c + "64_" + m + ".lib", EntryKind::kFile, "!<arch>\n/ import lib", {}});
     }

@@ -35,6 +35,7 @@ struct OfficialLayout {
   int major = 9, minor = 19, patch = 0;
   std::string stub_variant = "v9.19.0";  // which built stub set supplies the Linux libraries
   bool windows = false;
+  bool windows_bin_x64 = false;   // DLLs under bin/x64/ (Windows archives from 9.18 on) instead of bin/
 };
 // The entries of an official redist archive: include/ headers, lib/ with libX.so.M.m.p real files
 // plus .so.M and .so links (Linux) or bin/*.dll, lib/x64/*.lib (Windows), and LICENSE.

@@ -41,6 +41,22 @@ TEST(ArchivePolicy, RefusesTraversalAbsolutePathsAndDriveLetters) {
   expect_refused(p, file("other/x.h"), "single top folder");
 }
 
+// Names Windows would not store as given: each could land on another file or on a device.
+TEST(ArchivePolicy, RefusesNamesWindowsWouldRewrite) {
+  EntryPolicy p{ExtractionLimits{}};
+  ASSERT_TRUE(p.admit(dir("top/")).ok());
+  ASSERT_TRUE(p.admit(file("top/bin/cudnn64_9.dll")).ok());
+  expect_refused(p, file("top/bin/cudnn64_9.dll:evil"), "alternate data stream");
+  expect_refused(p, file("top/bin/cudnn64_9.dll."), "ending in '.'");
+  expect_refused(p, file("top/bin/cudnn64_9.dll "), "ending in '.' or ' '");
+  expect_refused(p, file("top/bin/nul"), "device name");
+  expect_refused(p, file("top/bin/COM1.txt"), "device name");
+  expect_refused(p, file("top/bin/a?b.dll"), "does not allow");
+  expect_refused(p, file(std::string("top/bin/a\x01b.dll")), "does not allow");
+  EXPECT_TRUE(p.admit(file("top/bin/console.dll")).ok()) << "only the exact device names";
+  EXPECT_TRUE(p.admit(file("top/lib/x64/cudnn.lib")).ok());
+}
+
 TEST(ArchivePolicy, RefusesSpecialFilesHardLinksAndDuplicates) {
   EntryPolicy p{ExtractionLimits{}};
   ASSERT_TRUE(p.admit(dir("top/")).ok());
