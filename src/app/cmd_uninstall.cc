@@ -73,9 +73,14 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
     Error e = r.error();
     if (e.code == ErrorCode::kPermission && o.into) {
       if (o.windows) {
+        auto quote_doubled = [](const std::string& text) {  // inside a PowerShell '...' string
+          std::string out;
+          for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+          return out;
+        };
         e.message += "; changing " + paths::to_native(*o.into, true) +
                      " needs administrator rights. Run it elevated from PowerShell: Start-Process cudnnup -Verb RunAs -Wait "
-                     "-ArgumentList 'uninstall --into \"" + paths::to_native(*o.into, true) + "\"'";
+                     "-ArgumentList 'uninstall --into \"" + quote_doubled(paths::to_native(*o.into, true)) + "\"'";
       } else {
         e.message += "; run it as the toolkit's owner: sudo cudnnup uninstall --into " + *o.into;
       }

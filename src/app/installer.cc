@@ -22,12 +22,20 @@ std::string join_lines(const std::vector<std::string>& lines) {
 // toolkit under C:\Program Files is writable only by administrators) a PowerShell line that runs
 // the same install elevated, with absolute paths since the elevated process starts in System32.
 // Either way, store mode is offered: it needs no rights beyond the user's own.
+// Text inside a PowerShell single-quoted string: a ' is written twice.
+std::string powershell_quoted_body(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out;
+}
+
 Error permission_hint(const Error& e, const std::string& dir, const InstallOptions& o) {
   std::string msg = "cannot write to " + dir + " (" + e.message + "). Nothing was changed. ";
   if (o.into && o.windows) {
     std::string archive = paths::to_native(o.archive, true), into = paths::to_native(*o.into, true);
     msg += "Changing " + into + " needs administrator rights. Run the same install elevated from PowerShell:\n"
-           "  Start-Process cudnnup -Verb RunAs -Wait -ArgumentList 'install \"" + archive + "\" --into \"" + into + "\"'\n"
+           "  Start-Process cudnnup -Verb RunAs -Wait -ArgumentList 'install \"" + powershell_quoted_body(archive) + "\" --into \"" +
+           powershell_quoted_body(into) + "\"'\n"
            "(or open \"Terminal (Admin)\" and run the install there), or install into your own store, which needs no "
            "administrator rights: `cudnnup install \"" + archive + "\"` and select it with `cudnnup use`.";
   } else if (o.into) {
