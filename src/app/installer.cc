@@ -18,16 +18,17 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// Permission problems end with the command that would work: on Linux with sudo; on Windows (a
-// toolkit under C:\Program Files is writable only by administrators) a PowerShell line that runs
-// the same install elevated, with absolute paths since the elevated process starts in System32.
-// Either way, store mode is offered: it needs no rights beyond the user's own.
 // Text inside a PowerShell single-quoted string: a ' is written twice.
 std::string powershell_quoted_body(const std::string& s) {
   std::string out;
   for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out;
 }
+
+// Permission problems end with the command that would work: on Linux with sudo; on Windows (a
+// toolkit under C:\Program Files is writable only by administrators) a PowerShell line that runs
+// the same install elevated, with absolute paths since the elevated process starts in System32.
+// Either way, store mode is offered: it needs no rights beyond the user's own.
 
 Error permission_hint(const Error& e, const std::string& dir, const InstallOptions& o) {
   std::string msg = "cannot write to " + dir + " (" + e.message + "). Nothing was changed. ";
