@@ -7,6 +7,8 @@
 # Needs: scripts/install-deps.sh --windows (Debian 12). Build dir: build-windows (CMake preset
 # "windows"). Set CUDNNUP_WINDOWS_JOBS to change the build parallelism (default 2).
 set -euo pipefail
+# A setup step that fails stops the script (set -e): say which one, instead of ending silently.
+trap 'rc=$?; [[ $- == *e* ]] && echo "test-windows: line $LINENO failed (exit $rc): $BASH_COMMAND" >&2' ERR
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -146,6 +148,9 @@ check "probe reports a 0-byte DLL" 0 '
 j = json.loads(out); assert j["loaded"] is False, j; assert "empty.dll" in j["error"], j' -- __probe cudnn "$work/empty.dll"
 
 echo "== install / archive-info / uninstall of a Windows .zip under Wine"
+# Wine maps / to drive Z:. Spelled out here rather than asking `winepath`, which starts a Wine
+# process per call (and once, on a busy machine, failed without a word).
+win_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
 # cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip in NVIDIA's layout, from the stub DLLs (with
 # VERSIONINFO) built by tests/fixtures/windows; lib\x64\*.lib are placeholders.
 zip_name=cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip
@@ -172,7 +177,7 @@ def write(path, extra=()):
 write(out)
 write(hostile, [(top + "bin\\..\\..\\..\\evil.dll", "MZ evil")])
 PY
-zip_win=$(winepath -w "$work/$zip_name")
+zip_win=$(win_path "$work/$zip_name")
 # The stub zip carries NVIDIA's file name but not NVIDIA's bytes: cudnnup knows the real file's
 # size and sha256 (data/known_archives.json) and refuses it. The installs below take it through a
 # local-directory mirror instead, whose redistrib manifest gives the stub's own sha256.
@@ -199,7 +204,7 @@ m = {"release_label": "9.1.0", "release_date": "2024-04-01", "release_product": 
                                              "sha256": hashlib.sha256(data).hexdigest(), "md5": "0", "size": str(len(data))}}}}
 open(os.path.join(root, "redistrib_9.1.0.json"), "w").write(json.dumps(m))
 PY
-mirror_win=$(winepath -w "$mirror")
+mirror_win=$(win_path "$mirror")
 # The default store: %LOCALAPPDATA%\cudnnup of the Wine prefix's user.
 export T_STORE=$(find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -path '*/AppData/Local' | head -1)/cudnnup
 check "install 9.1.0 --cuda 12 --dry-run (local mirror) plans and writes nothing" 0 '
@@ -233,7 +238,7 @@ mkdir -p "$cuda/include" "$cuda/bin" "$cuda/lib/x64"
 printf '#define CUDA_VERSION 12040\n' >"$cuda/include/cuda.h"
 cp "$fixtures/v9.19.0.56/cudnn_ops64_9.dll" "$cuda/bin/cudart64_12.dll"  # any DLL: it only has to stay untouched
 printf 'cudart import lib' >"$cuda/lib/x64/cudart.lib"
-cuda_win=$(winepath -w "$cuda")
+cuda_win=$(win_path "$cuda")
 tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum; find . -type d | sort) | sha256sum; }
 before=$(tree_sum "$cuda")
 check "install --into CUDA\\v12.4 merges bin, include, lib\\x64" 0 '
@@ -256,14 +261,14 @@ else
   echo "  FAIL  the toolkit differs after uninstall"; failed=$((failed + 1)); failures+=("toolkit restored")
 fi
 check "a zip with ..\\ traversal is refused" 2 '
-assert "traversal" in err, err' -- install "$(winepath -w "$work/hostile.zip")" --into "$cuda_win"
+assert "traversal" in err, err' -- install "$(win_path "$work/hostile.zip")" --into "$cuda_win"
 printf '#define CUDA_VERSION 13000\n' >"$cuda/include/cuda.h"
 check "a CUDA 13 toolkit refuses the _cuda12 archive" 2 '
 assert "CUDA 12" in err and "CUDA 13" in err, err' -- install 9.1.0 --cuda 12 --mirror "$mirror_win" --into "$cuda_win"
 printf '#define CUDA_VERSION 12040\n' >"$cuda/include/cuda.h"
 printf '\xfd7zXZ' >"$work/cudnn-linux-x86_64-9.1.0.99_cuda12-archive.tar.xz"
 check "a Linux .tar.xz is refused with the reason" 2 '
-assert ".zip" in err, err' -- install "$(winepath -w "$work/cudnn-linux-x86_64-9.1.0.99_cuda12-archive.tar.xz")"
+assert ".zip" in err, err' -- install "$(win_path "$work/cudnn-linux-x86_64-9.1.0.99_cuda12-archive.tar.xz")"
 if [[ $(tree_sum "$cuda") == "$before" ]]; then
   echo "  ok    refused installs left the toolkit unchanged"; passed=$((passed + 1))
 else
@@ -272,7 +277,7 @@ fi
 
 # `install VERSION --cuda 12` over http through WinHTTP, from tests/support/mirror_server.py on
 # loopback (Wine's WinHTTP reaches the host's 127.0.0.1): the first download is dropped half-way.
-export CUDNNUP_HOME=$(winepath -w "$work/store-http")
+export CUDNNUP_HOME=$(win_path "$work/store-http")
 rm -f "$work/port"
 python3 scripts/../tests/support/mirror_server.py --root "$mirror" --port-file "$work/port" --log "$work/requests.log" \
   --lifetime 120 --drop-after $(($(stat -c %s "$work/$zip_name") / 2)) &
