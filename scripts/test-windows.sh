@@ -2,7 +2,10 @@
 # Cross-builds cudnnup for Windows x64 with mingw-w64 and runs, under Wine in a fresh prefix:
 #   1. the unit tests (cudnnup_tests.exe; Linux-only tests are compiled out or skip themselves),
 #   2. end-to-end checks of cudnnup.exe (help, version, exit codes, doctor --json, the probe
-#      child loading stub DLLs built from tests/fixtures/windows).
+#      child loading stub DLLs built from tests/fixtures/windows),
+#   3. install / archive-info / uninstall of a Windows .zip zipped from those DLLs: the store,
+#      a CUDA\v12.4 toolkit, refusals, downloads from a local and a loopback http mirror.
+# libarchive for mingw-w64 comes from scripts/build-windows-deps.sh (run first, once).
 # Prints "windows: N passed, M failed" and exits non-zero when anything failed.
 # Needs: scripts/install-deps.sh --windows (Debian 12). Build dir: build-windows (CMake preset
 # "windows"). Set CUDNNUP_WINDOWS_JOBS to change the build parallelism (default 2).
