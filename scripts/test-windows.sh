@@ -278,6 +278,65 @@ else
   echo "  FAIL  a refused install changed the toolkit"; failed=$((failed + 1)); failures+=("toolkit unchanged after refusals")
 fi
 
+# SIGKILL at several moments of `install --into` (staging, verification, commit): the next run
+# that takes the lock repairs, and the toolkit is then the old tree or the new one, never a mix.
+# A 24 MiB incompressible filler makes the install last long enough to be hit mid-way; the
+# 9.1.0.71 name is not in the known-archives table, so the file is taken as it is.
+big=$work/cudnn-windows-x86_64-9.1.0.71_cuda12-archive.zip
+python3 - "$work/$zip_name" "$big" <<'PY'
+import os, sys, zipfile
+src, out = sys.argv[1:3]
+old_top = os.path.basename(src)[:-4] + "/"
+new_top = os.path.basename(out)[:-4] + "/"
+with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for item in zin.infolist():
+        z.writestr(new_top + item.filename[len(old_top):], zin.read(item))
+    z.writestr(new_top + "bin/zz_filler.bin", os.urandom(24 << 20))
+PY
+big_win=$(win_path "$big")
+crash_run() { wine "$exe" "$@" >/dev/null 2>&1; }
+# The toolkit outside .cudnnup/ (whose manifest and backup names carry each run's transaction id),
+# plus whether a cudnnup manifest is there: equal for two complete installs of the same archive.
+public_sum() { echo "$(cd "$1" && find . -path ./.cudnnup -prune -o -type f -print0 | sort -z | xargs -0 sha256sum) $([[ -f $1/.cudnnup/manifest.json ]] && echo manifest)" | sha256sum; }
+t0=$(date +%s%N)
+crash_run install "$big_win" --into "$cuda_win" || true
+full_ms=$((($(date +%s%N) - t0) / 1000000))
+after=$(public_sum "$cuda")
+crash_run uninstall --into "$cuda_win" || true
+crash_ok=1
+crash_notes=()
+mid=0
+if [[ $after == "$(public_sum "$cuda")" || $(tree_sum "$cuda") != "$before" ]]; then
+  crash_ok=0
+  crash_notes+=("the uninterrupted install/uninstall did not work")
+fi
+for step in 1 2 3 4 5; do
+  ms=$((full_ms * step / 6))
+  # --foreground: only the Wine process is killed (timeout stays out of its way and reports 137)
+  timeout --foreground -s KILL "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))" \
+    wine "$exe" install "$big_win" --into "$cuda_win" >/dev/null 2>&1 || true
+  # A journal left behind means the kill landed inside the transaction.
+  journal_dir=$T_STORE/journal
+  if [[ -d $journal_dir ]] && [[ -n $(ls -A "$journal_dir" 2>/dev/null) ]]; then mid=$((mid + 1)); fi
+  crash_run uninstall 0.0.0 || true  # takes the lock, so it repairs first
+  if [[ $(tree_sum "$cuda") != "$before" && $(public_sum "$cuda") != "$after" ]]; then
+    crash_ok=0
+    crash_notes+=("kill at ${ms} ms: after repair the toolkit is neither the old nor the new tree")
+  fi
+  crash_run install "$big_win" --into "$cuda_win" || true
+  [[ $(public_sum "$cuda") == "$after" ]] || { crash_ok=0; crash_notes+=("kill at ${ms} ms: the next install did not complete"); }
+  crash_run uninstall --into "$cuda_win" || true
+  [[ $(tree_sum "$cuda") == "$before" ]] || { crash_ok=0; crash_notes+=("kill at ${ms} ms: uninstall did not restore the toolkit"); }
+done
+if ((crash_ok)); then
+  echo "  ok    SIGKILL at 5 moments of a ${full_ms} ms install --into (${mid} inside the transaction): repaired to old or new"
+  passed=$((passed + 1))
+else
+  echo "  FAIL  SIGKILL during install --into: ${crash_notes[*]}"
+  failed=$((failed + 1))
+  failures+=("SIGKILL during install --into")
+fi
+
 # `install VERSION --cuda 12` over http through WinHTTP, from tests/support/mirror_server.py on
 # loopback (Wine's WinHTTP reaches the host's 127.0.0.1): the first download is dropped half-way.
 export CUDNNUP_HOME=$(win_path "$work/store-http")
