@@ -15,6 +15,7 @@ namespace {
 struct DoctorOptions {
   bool probe_frameworks = false;
   int probe_timeout_s = 120;
+  bool deep = false;
 };
 
 // A probe that disagrees with the prediction is a finding: the model missed something real.
@@ -35,7 +36,7 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
 }
 
 int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
-  auto outcome = collect_outcome(ctx);
+  auto outcome = collect_outcome(ctx, opts.deep);
   if (!outcome) return report_error(ctx, outcome.error());
   Report& report = outcome->report;
   std::vector<FrameworkProbe> probes;
@@ -83,6 +84,9 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "Looks in: CUDA_HOME/CUDA_PATH, nvcc on PATH, /usr/local/cuda*, LD_LIBRARY_PATH, the system library\n"
       "directories, Python venvs and conda envs (PATH, VIRTUAL_ENV, CONDA_PREFIX, ~/.conda/environments.txt),\n"
       "and cudnnup's store. Libraries are loaded only in a child process.\n\n"
+      "Files cudnnup installed (store versions, `install --into` merges) are checked against their install\n"
+      "manifest: missing, emptied or resized files are reported (antivirus quarantine on Windows). --deep\n"
+      "also compares every file's sha256 (reads every installed byte: seconds, not milliseconds).\n\n"
       "The \"What loads\" section predicts, without loading anything, the copy a plain program linked with\n"
       "-lcudnn gets and the copy each framework gets (cudnnup which explains each in detail).\n\n"
       "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error.\n"
@@ -91,6 +95,8 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--probe-frameworks", opts->probe_frameworks,
                 "Also start each framework's Python (PyTorch, TensorFlow, JAX, ONNX Runtime) in a child process, ask "
                 "which cuDNN it really loaded, and compare with the prediction (takes seconds per framework)");
+  cmd->add_flag("--deep", opts->deep,
+                "Also compare the sha256 of every file cudnnup installed with its install manifest (slow: reads them all)");
   cmd->add_option("--probe-timeout", opts->probe_timeout_s, "Seconds each framework probe may take")->default_val(120);
   cmd->callback([&action, opts] { action = [opts](AppContext& ctx) { return run_doctor_command(ctx, *opts); }; });
 }

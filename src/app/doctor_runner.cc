@@ -1,5 +1,6 @@
 #include "app/doctor_runner.h"
 
+#include "adapters/sha256.h"
 #include "app/child_prober.h"
 #include "core/caching_filesystem.h"
 #include "core/doctor.h"
@@ -16,12 +17,13 @@ Result<Rules> load_rules(const AppContext& ctx) {
   return parse_rules(*text, ctx.options.db_path);
 }
 
-Result<DoctorOutcome> collect_outcome(AppContext& ctx) {
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
   auto rules = load_rules(ctx);
   if (!rules) return rules.error();
   ChildProber prober;
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
-  DoctorInputs inputs{fs, ctx.env, prober, *rules};
+  FileHasher hasher = [&ctx](const std::string& path) { return sha256_file(*ctx.fs, path); };
+  DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr};
   return run_doctor_full(inputs);
 }
 

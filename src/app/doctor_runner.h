@@ -12,6 +12,6 @@ namespace cudnnup {
 Result<Rules> load_rules(const AppContext& ctx);
 Result<Report> collect_report(AppContext& ctx);
 // The Report plus the loader model's answers (plain program, frameworks), for `doctor`.
-Result<DoctorOutcome> collect_outcome(AppContext& ctx);
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep = false);
 
 }  // namespace cudnnup

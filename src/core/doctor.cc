@@ -135,6 +135,17 @@ LoaderDirs loader_dirs(const FileSystem& fs, const Environment& env) {
   return out;
 }
 
+// Store versions and `install --into` merges whose files vanished or changed since install.
+std::vector<Finding> check_installed_files(const DoctorInputs& in, const Report& report) {
+  std::vector<std::string> toolkit_roots;
+  for (const auto& tk : report.toolkits) toolkit_roots.push_back(tk.root);
+  std::vector<IntegrityReport> checked;
+  for (const auto& ref : find_install_manifests(in.fs, StoreLayout::for_environment(in.env).root, toolkit_roots)) {
+    checked.push_back(check_install_integrity(in.fs, ref, in.hasher));
+  }
+  return integrity_findings(checked, in.env.windows());
+}
+
 }  // namespace
 
 std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& frameworks) {
@@ -211,6 +222,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   for (const auto& copy : report.copies) add(check_copy(copy, report, in.rules, in.env));
   add(check_copies_together(report, in.env));
   add(check_windows_paths(report, in.env));
+  add(check_installed_files(in, report));
 
   add(check_frameworks(outcome.frameworks));
   std::stable_sort(report.findings.begin(), report.findings.end(),

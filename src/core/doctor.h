@@ -6,6 +6,7 @@
 #include "core/environment.h"
 #include "core/frameworks.h"
 #include "core/filesystem.h"
+#include "core/install_integrity.h"
 #include "core/model.h"
 #include "core/prober.h"
 #include "core/rules.h"
@@ -17,6 +18,9 @@ struct DoctorInputs {
   const Environment& env;
   Prober& prober;
   const Rules& rules;
+  // `doctor --deep`: also compare the sha256 of every installed file with its install manifest.
+  // Null (the default): existence and size only, which keeps doctor fast.
+  const FileHasher* hasher = nullptr;
 };
 
 // Everything doctor knows: the machine's Report (findings included) plus the answers of the

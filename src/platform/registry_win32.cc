@@ -78,4 +78,42 @@ Result<std::vector<std::string>> list_registry_subkeys(RegistryHive hive, const 
   return names;
 }
 
+Status write_registry_string(RegistryHive hive, const std::string& key, const std::string& name,
+                             const std::string& value, bool expandable) {
+  std::string where = full_name(hive, key) + "\\" + name;
+  Key k;
+  LSTATUS rc = RegCreateKeyExW(root_of(hive), win32::widen(key).c_str(), 0, nullptr, REG_OPTION_NON_VOLATILE,
+                               KEY_SET_VALUE | KEY_WOW64_64KEY, nullptr, k.out(), nullptr);
+  if (rc != ERROR_SUCCESS) return registry_error("cannot open registry key for writing", full_name(hive, key), rc);
+  std::wstring data = win32::widen(value);
+  // The size counts the terminating NUL, as RegSetValueExW wants for string types.
+  DWORD bytes = DWORD((data.size() + 1) * sizeof(wchar_t));
+  rc = RegSetValueExW(k.get(), win32::widen(name).c_str(), 0, expandable ? REG_EXPAND_SZ : REG_SZ,
+                      reinterpret_cast<const BYTE*>(data.c_str()), bytes);
+  if (rc != ERROR_SUCCESS) return registry_error("cannot write registry value", where, rc);
+  return ok_status();
+}
+
+Status delete_registry_value(RegistryHive hive, const std::string& key, const std::string& name) {
+  std::string where = full_name(hive, key) + "\\" + name;
+  Key k;
+  LSTATUS rc = RegOpenKeyExW(root_of(hive), win32::widen(key).c_str(), 0, KEY_SET_VALUE | KEY_WOW64_64KEY, k.out());
+  if (rc == ERROR_FILE_NOT_FOUND) return ok_status();
+  if (rc != ERROR_SUCCESS) return registry_error("cannot open registry key for writing", full_name(hive, key), rc);
+  rc = RegDeleteValueW(k.get(), win32::widen(name).c_str());
+  if (rc == ERROR_FILE_NOT_FOUND) return ok_status();
+  if (rc != ERROR_SUCCESS) return registry_error("cannot delete registry value", where, rc);
+  return ok_status();
+}
+
+Status broadcast_environment_change(unsigned timeout_ms) {
+  DWORD_PTR result = 0;
+  LRESULT ok = SendMessageTimeoutW(HWND_BROADCAST, WM_SETTINGCHANGE, 0, reinterpret_cast<LPARAM>(L"Environment"),
+                                   SMTO_ABORTIFHUNG, timeout_ms, &result);
+  if (ok == 0) {
+    return win32::make_win32_error("WM_SETTINGCHANGE broadcast did not complete", "Environment", GetLastError());
+  }
+  return ok_status();
+}
+
 }  // namespace cudnnup

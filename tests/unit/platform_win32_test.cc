@@ -362,6 +362,29 @@ TEST(Win32Registry, ReadsStringsAndSubkeys) {
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
 }
 
+TEST(Win32Registry, WritesExpandableStringsLongerThanSetxCanAndDeletesThem) {
+  // A scratch key, not HKCU\Environment: the CLI check in scripts/test-windows.sh edits the real
+  // user PATH of the throw-away prefix.
+  const std::string key = "Software\\cudnnup-test-" + std::to_string(GetCurrentProcessId());
+  std::string value = "%CUDA_PATH%\\bin";
+  while (value.size() < 3000) value += ";C:\\Program Files\\Vendor\\Tool " + std::to_string(value.size()) + "\\bin";
+  ASSERT_TRUE(write_registry_string(RegistryHive::kCurrentUser, key, "Path", value, true));
+  auto back = read_registry_string(RegistryHive::kCurrentUser, key, "Path");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back->expandable) << "written as REG_EXPAND_SZ";
+  EXPECT_EQ(back->value, value) << "the whole value, %VAR% unexpanded, past 1024 characters";
+  ASSERT_TRUE(write_registry_string(RegistryHive::kCurrentUser, key, "Plain", "x", false));
+  auto plain = read_registry_string(RegistryHive::kCurrentUser, key, "Plain");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->expandable);
+  ASSERT_TRUE(delete_registry_value(RegistryHive::kCurrentUser, key, "Path"));
+  auto gone = read_registry_string(RegistryHive::kCurrentUser, key, "Path");
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(delete_registry_value(RegistryHive::kCurrentUser, key, "Path")) << "deleting twice is fine";
+  RegDeleteTreeW(HKEY_CURRENT_USER, std::wstring(key.begin(), key.end()).c_str());
+}
+
 TEST(Win32System, EnvironmentCarriesThePersistentPathFromTheRegistry) {
   Environment env = current_environment();
   ASSERT_TRUE(env.persistent_machine_path);
@@ -406,6 +429,11 @@ TEST(Registry, IsUnsupportedOffWindows) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::kUnsupported);
   EXPECT_FALSE(list_registry_subkeys(RegistryHive::kCurrentUser, "Environment"));
+  auto w = write_registry_string(RegistryHive::kCurrentUser, "Environment", "Path", "x", true);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(w.error().message.find("Windows only"), std::string::npos) << w.error().message;
+  EXPECT_FALSE(delete_registry_value(RegistryHive::kCurrentUser, "Environment", "Path"));
 }
 
 }  // namespace
