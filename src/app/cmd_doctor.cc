@@ -8,6 +8,7 @@
 #include "app/report_text.h"
 #include "app/framework_probe.h"
 #include "app/which_render.h"
+#include "app/which_render_windows.h"
 
 namespace cudnnup {
 namespace {
@@ -50,6 +51,10 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     auto doc = report_to_json(report, code);
     doc["plain_program"] = nlohmann::ordered_json::array();
     for (const auto& w : outcome->plain_program) doc["plain_program"].push_back(which_report_to_json(w));
+    if (ctx.env.windows()) {
+      doc["windows_loads"] = nlohmann::ordered_json::array();
+      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(windows_which_to_json(w));
+    }
     doc["frameworks"] = nlohmann::ordered_json::array();
     for (const auto& f : outcome->frameworks) doc["frameworks"].push_back(framework_report_to_json(f));
     if (opts.probe_frameworks) {
@@ -61,6 +66,10 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   }
   std::cout << render_report_text(report, Style{ctx.color}, ctx.env.windows(), ctx.options.quiet);
   if (ctx.options.quiet) return code;
+  if (!outcome->windows_loads.empty()) {
+    std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
+    for (const auto& w : outcome->windows_loads) std::cout << windows_which_to_text(w, false, ctx.color);
+  }
   if (!outcome->plain_program.empty()) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
     for (const auto& w : outcome->plain_program) std::cout << which_report_to_text(w, false, ctx.color);

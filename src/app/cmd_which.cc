@@ -1,6 +1,7 @@
 // `cudnnup which [LIB] [--for PROGRAM|LIBRARY|FRAMEWORK] [--pid PID]`: which copy of cuDNN (or
 // any library) loads, by glibc's rules, and why (docs/commands/which.md).
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <memory>
 
@@ -8,11 +9,13 @@
 #include "app/exit_codes.h"
 #include "app/framework_probe.h"
 #include "app/which_render.h"
+#include "app/which_render_windows.h"
 #include "core/frameworks.h"
 #include "core/paths.h"
 #include "core/proc_maps.h"
 #include "core/python_envs.h"
 #include "core/which.h"
+#include "core/which_windows.h"
 
 namespace cudnnup {
 namespace {
@@ -24,6 +27,8 @@ struct WhichOptions {
   std::string python;
   bool verbose = false;
   bool probe = false;
+  std::string module_dir;             // Windows, --for python: the .pyd's folder
+  std::vector<std::string> dll_dirs;  // Windows, --for python/torch: os.add_dll_directory dirs
 };
 
 bool is_framework_name(const std::string& s) {
@@ -126,13 +131,69 @@ int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
   return bad ? kExitProblems : kExitOk;
 }
 
-int run_which(AppContext& ctx, const WhichOptions& o) {
-  if (!ctx.env.windows() && o.pid > 0) return run_pid(ctx, o);
-  if (ctx.env.windows()) {
-    return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                        "`cudnnup which` models the Linux loader; the Windows search order is not "
-                                        "implemented in this build"));
+// Windows: the Python environment of --python (python.exe or its folder), else the active one
+// (CONDA_PREFIX, VIRTUAL_ENV), else the first python.exe on PATH.
+std::string windows_python_prefix(const AppContext& ctx, const std::string& python) {
+  auto prefix_of_exe = [](const std::string& exe) {
+    std::string dir = paths::parent(exe);
+    // A venv's Scripts\python.exe: the environment is the folder above.
+    return paths::basename(dir) == "Scripts" ? paths::parent(dir) : dir;
+  };
+  if (!python.empty()) {
+    std::string p = paths::normalize(paths::is_absolute(python) ? python : paths::join(ctx.env.cwd, python));
+    return ctx.fs->is_dir(p) ? p : prefix_of_exe(p);
   }
+  for (const char* var : {"CONDA_PREFIX", "VIRTUAL_ENV"}) {
+    if (auto v = ctx.env.get(var); v && !v->empty()) return paths::normalize(*v);
+  }
+  for (const auto& dir : ctx.env.get_list("PATH")) {
+    if (dir.empty()) continue;
+    std::string exe = paths::join(paths::normalize(dir), "python.exe");
+    if (ctx.fs->is_file(exe)) return prefix_of_exe(exe);
+  }
+  return {};
+}
+
+int run_which_windows(AppContext& ctx, const WhichOptions& o) {
+  if (o.pid != 0) {
+    return report_error(ctx, make_error(ErrorCode::kUnsupported,
+                                        "--pid reads /proc/PID/maps and is Linux only; on Windows use Process Explorer "
+                                        "or `tasklist /m cudnn*` to see which DLLs a process has loaded"));
+  }
+  WindowsWhichTarget target;
+  std::string lower_target = o.target;
+  for (auto& c : lower_target) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (o.target.empty()) {
+    target.kind = "plain";
+  } else if (lower_target == "python" || lower_target == "torch") {
+    target.kind = lower_target;
+    target.python_prefix = windows_python_prefix(ctx, o.python);
+    if (!o.module_dir.empty()) target.module_dir = paths::normalize(o.module_dir);
+    target.dll_dirs = o.dll_dirs;
+  } else if (is_framework_name(o.target)) {
+    return report_error(ctx, make_error(ErrorCode::kUnsupported,
+                                        "on Windows `which --for` models python (any extension module) and torch; for " +
+                                            o.target + " use --for python with --module-dir <the folder of its .pyd>"));
+  } else {
+    target.kind = "executable";
+    target.program = paths::is_absolute(o.target) ? o.target : paths::join(ctx.env.cwd, o.target);
+  }
+  auto report = which_windows(*ctx.fs, ctx.env, target, o.lib);
+  if (!report) return report_error(ctx, report.error());
+  if (ctx.options.json) {
+    auto out = windows_which_to_json(*report);
+    out["schema"] = "cudnnup.which/1";
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << windows_which_to_text(*report, o.verbose, ctx.color);
+  }
+  bool bad = !report->resolution.loads || report->mixed;
+  return bad ? kExitProblems : kExitOk;
+}
+
+int run_which(AppContext& ctx, const WhichOptions& o) {
+  if (ctx.env.windows()) return run_which_windows(ctx, o);
+  if (o.pid > 0) return run_pid(ctx, o);
   if (o.pid < 0) return report_error(ctx, make_error(ErrorCode::kUsage, "--pid needs a process id (a positive number)"));
   if (!o.target.empty() && is_framework_name(o.target) && !ctx.fs->exists(o.target)) return run_framework(ctx, o);
   if (o.target.empty()) return print_which(ctx, which_plain_program(*ctx.fs, ctx.env, o.lib), o.verbose);
@@ -163,13 +224,22 @@ void add_which_command(CLI::App& app, CommandAction& action) {
       "running process really mapped, grouped by copy.\n"
       "Rules follow glibc ld.so: already-loaded SONAME, DT_RPATH (inherited), LD_LIBRARY_PATH, DT_RUNPATH,\n"
       "/etc/ld.so.cache, default dirs; then cuDNN's own dlopen of its sub-libraries.\n"
+      "Windows: the DLL search order instead (LoadLibrary with SafeDllSearchMode: program folder,\n"
+      "System32, System, Windows, current dir, PATH). --for APP.exe: that program; --for python: a Python\n"
+      "3.8+ extension module (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: PATH is ignored; --module-dir, --dll-dir\n"
+      "for os.add_dll_directory); --for torch: `import torch` in the environment of --python.\n"
       "Exit codes: 0 it loads cleanly, 1 it does not load / copies mix / the framework's check fails, 2 usage.\n"
       "Examples:\n  cudnnup which\n  cudnnup which --for torch\n  cudnnup which --for ./my_app\n"
-      "  cudnnup which libcudnn_graph.so.9 --for /opt/app/lib/libinfer.so\n  cudnnup which --pid 4242");
+      "  cudnnup which libcudnn_graph.so.9 --for /opt/app/lib/libinfer.so\n  cudnnup which --pid 4242\n"
+      "  cudnnup which --for C:\\apps\\train.exe          (Windows)\n"
+      "  cudnnup which --for python --python C:\\venv\\Scripts\\python.exe --dll-dir D:\\cudnn\\bin");
   cmd->add_option("LIB", opts->lib, "Library name (default libcudnn.so.9; '8' or 'cudnn8' mean libcudnn.so.8)");
   cmd->add_option("--for", opts->target, "A program, a shared object, or a framework name");
   cmd->add_option("--pid", opts->pid, "Report what this running process has mapped (/proc/PID/maps)");
   cmd->add_option("--python", opts->python, "With a framework: the interpreter (or env prefix) to inspect");
+  cmd->add_option("--module-dir", opts->module_dir, "Windows, --for python: the folder of the .pyd that loads the DLL");
+  cmd->add_option("--dll-dir", opts->dll_dirs,
+                  "Windows, --for python|torch: a folder the program adds with os.add_dll_directory (repeatable)");
   cmd->add_flag("-v,--verbose", opts->verbose, "Also list candidates that were missing");
   cmd->add_flag("--probe", opts->probe,
                 "With a framework: also run its interpreter (child, timeout) to see what it really loads, and compare");

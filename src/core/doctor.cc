@@ -12,6 +12,7 @@
 #include "core/python_envs.h"
 #include "core/store_layout.h"
 #include "core/windows_checks.h"
+#include "core/windows_dll_checks.h"
 
 namespace cudnnup {
 namespace {
@@ -210,6 +211,8 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
     std::sort(majors.rbegin(), majors.rend());
     for (int m : majors) outcome.plain_program.push_back(which_plain_program(in.fs, in.env, "libcudnn.so." + std::to_string(m)));
     outcome.frameworks = inspect_frameworks(in.fs, in.env, python_envs);
+  } else {
+    outcome.windows_loads = model_windows_loads(in.fs, in.env, report);
   }
   auto probes = pending.get();
   for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i]);
@@ -223,6 +226,8 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   add(check_copies_together(report, in.env));
   add(check_windows_paths(report, in.env));
   add(check_installed_files(in, report));
+  add(check_windows_loads(outcome.windows_loads));
+  add(check_zlibwapi(in.fs, in.env, report));
 
   add(check_frameworks(outcome.frameworks));
   std::stable_sort(report.findings.begin(), report.findings.end(),

@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "core/prober.h"
 #include "core/rules.h"
+#include "core/which_windows.h"
 
 namespace cudnnup {
 
@@ -29,6 +30,8 @@ struct DoctorOutcome {
   Report report;
   std::vector<WhichReport> plain_program;    // one per cuDNN major found, as `-lcudnn` would load
   std::vector<FrameworkReport> frameworks;
+  // Windows: the plain program per major and the active Python (core/windows_dll_checks.h).
+  std::vector<WindowsWhichReport> windows_loads;
 };
 
 DoctorOutcome run_doctor_full(const DoctorInputs& inputs);

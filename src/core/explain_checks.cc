@@ -414,19 +414,22 @@ CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const Chec
   return unknown(gpu + " is below " + min_cc->str() + "; it matters for builds with cuDNN " + from->second + " or newer.");
 }
 
+// Doctor looks for zlibwapi.dll on Windows (core/windows_dll_checks.h: next to each cuDNN
+// 8.3-9.1 copy, then the standard DLL search), so its silence is an answer.
 CheckResult zlib_missing(const MachineView& m, const Variables&, const CheckParams&) {
   const Report& r = *m.report;
-  if (r.os != "windows") return ruled_out("Only cuDNN 8.3-8.9 on Windows need zlibwapi.dll; this is " + (r.os.empty() ? std::string("not Windows") : r.os) + ".");
+  if (r.os != "windows") return ruled_out("Only cuDNN 8.3 to 9.1 on Windows need zlibwapi.dll; this is " + (r.os.empty() ? std::string("not Windows") : r.os) + ".");
   for (const auto& f : r.findings) {
     if (f.id.find("zlib") != std::string::npos) return holds(f.title + ".");
   }
   std::vector<const CudnnCopy*> needing;
   for (const auto& c : r.copies) {
     Version v = copy_version(c);
-    if (v.major() == 8 && v.minor() >= 3) needing.push_back(&c);
+    if ((v.major() == 8 && v.minor() >= 3) || (v.major() == 9 && v.minor() < 2)) needing.push_back(&c);
   }
-  if (needing.empty()) return ruled_out("No cuDNN 8.3-8.9 here, so zlibwapi.dll is not needed.");
-  return unknown("cudnnup did not look for zlibwapi.dll; " + list_copies(needing) + " needs it next to its DLLs or on PATH.");
+  if (needing.empty()) return ruled_out("No cuDNN 8.3 to 9.1 here (9.2+ links zlib in), so zlibwapi.dll is not needed.");
+  return ruled_out("doctor found a loadable 64-bit zlibwapi.dll for " + list_copies(needing) +
+                   " (next to it or on the DLL search path).");
 }
 
 CheckResult nvrtc_missing(const MachineView& m, const Variables&, const CheckParams&) {
@@ -468,6 +471,20 @@ CheckResult gpu_memory(const MachineView& m, const Variables&, const CheckParams
   return unknown("Free GPU memory at the time of the error is not known (" + s + "); check nvidia-smi while the program runs.");
 }
 
+// Error 193 from a DLL of the wrong machine (or an empty / cut-short one): doctor judges every
+// cuDNN DLL the search picks and the zlibwapi.dll cuDNN 8.3-9.1 would load (windows_dll_checks.h).
+CheckResult dll_wrong_machine(const MachineView& m, const Variables&, const CheckParams&) {
+  const Report& r = *m.report;
+  if (r.os != "windows") return ruled_out("Error 193 is a Windows loader error; this is " + (r.os.empty() ? std::string("not Windows") : r.os) + ".");
+  for (const auto& f : r.findings) {
+    if (f.id == "windows.zlibwapi_wrong_machine" ||
+        (f.id == "windows.dll_load_fails" && f.title.find("error 193") != std::string::npos)) {
+      return holds(f.title + ".");
+    }
+  }
+  return unknown("The cuDNN DLLs and zlibwapi.dll the search picks load as x64 here; another DLL of the program may still be 32-bit.");
+}
+
 CheckResult not_checkable(const MachineView&, const Variables&, const CheckParams&) {
   return unknown("cudnnup cannot check this from outside the program.");
 }
@@ -492,6 +509,7 @@ const std::map<std::string, CheckFn, std::less<>>& registry() {
       {"cuda_library_absent", cuda_library_absent},
       {"windows_native_tf", windows_native_tf},
       {"gpu_memory", gpu_memory},
+      {"dll_wrong_machine", dll_wrong_machine},
       {"not_checkable", not_checkable},
   };
   return checks;

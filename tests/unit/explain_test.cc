@@ -485,6 +485,37 @@ TEST(ExplainRanking, WindowsError126PutsZlibFirstOnlyWhereItApplies) {
   EXPECT_EQ(top(rep_lin, id).check, "cudnn_major_absent");
 }
 
+TEST(ExplainRanking, ZlibIsRuledOutWhenDoctorFoundItAndError193UsesTheDoctorFinding) {
+  const char* id = "cudnn8.windows_sublibrary_load_failed";
+  Report win = linux_report();
+  win.os = "windows";
+  win.copies.push_back(make_copy("C:/cudnn/bin", Version{8, 9, 7}, {"PATH"}, {"cudnn", "ops_infer", "cnn_infer"}));
+  MachineView mw{&win, nullptr};
+  // Doctor looked (Windows) and said nothing about zlib: it was found.
+  auto rep = explain_text("Could not load library cudnn_cnn_infer64_8.dll. Error code 126", catalogue(), mw);
+  ASSERT_NE(cause(rep, id, "zlib_missing"), nullptr);
+  EXPECT_EQ(cause(rep, id, "zlib_missing")->verdict, Verdict::kDoesNotHold);
+  // 193 with a doctor finding about a 32-bit zlibwapi.dll: that cause holds.
+  auto rep193 = explain_text("Could not load library cudnn_cnn_infer64_8.dll. Error code 193", catalogue(), mw);
+  ASSERT_NE(cause(rep193, id, "dll_wrong_machine"), nullptr);
+  EXPECT_EQ(cause(rep193, id, "dll_wrong_machine")->verdict, Verdict::kUnknown);
+  Finding x86;
+  x86.id = "windows.zlibwapi_wrong_machine";
+  x86.title = "The zlibwapi.dll cuDNN 8.9.7 would load cannot load: built for x86 (error 193, ERROR_BAD_EXE_FORMAT)";
+  win.findings.push_back(x86);
+  auto rep193b = explain_text("Could not load library cudnn_cnn_infer64_8.dll. Error code 193", catalogue(), mw);
+  EXPECT_EQ(cause(rep193b, id, "dll_wrong_machine")->verdict, Verdict::kHolds);
+  EXPECT_EQ(top(rep193b, id).check, "dll_wrong_machine");
+  // 9.2+ links zlib in.
+  Report nine;
+  nine.os = "windows";
+  nine.copies.push_back(make_copy("C:/cudnn9/bin", Version{9, 19, 0}, {"PATH"}, {"cudnn", "graph"}));
+  MachineView m9{&nine, nullptr};
+  auto rep9 = explain_text("Could not locate zlibwapi.dll. Please make sure it is in your library path!", catalogue(), m9);
+  ASSERT_NE(cause(rep9, "cudnn8.zlibwapi_missing", "zlib_missing"), nullptr);
+  EXPECT_EQ(cause(rep9, "cudnn8.zlibwapi_missing", "zlib_missing")->verdict, Verdict::kDoesNotHold);
+}
+
 TEST(ExplainRanking, DriverTooOldFollowsTheDriverHere) {
   const char* msg = "The NVIDIA driver on your system is too old (found version 11040).";
   const char* id = "pytorch.driver_too_old";
