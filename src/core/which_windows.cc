@@ -160,7 +160,7 @@ Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment
 
   report.resolution = resolve_dll(fs, name, ctx, extra_places);
   int major = shim_major(name);
-  if (major > 0 && report.resolution.winner) {
+  if (major > 0 && report.resolution.loads) {  // a shim that cannot load loads nothing else
     std::string shim_dir = same_dir_key(report.resolution.winner->path);
     // The sub-libraries are looked up by module name with the same search (the loader's rule for
     // a DLL's dependencies; also how LoadLibrary by name from the shim behaves), with the shim's

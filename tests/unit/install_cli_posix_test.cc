@@ -101,6 +101,54 @@ TEST_F(InstallCli, RealCudnnShimMergedIntoAToolkitReports91900AndDoctorSeesIt) {
   EXPECT_FALSE(stdfs::exists(cuda + "/.cudnnup"));
 }
 
+// Files that vanish after install (quarantine, a cleanup script) are found against the manifest:
+// in the store and in a toolkit merge, by size on every doctor run, by sha256 with --deep.
+TEST_F(InstallCli, DoctorReportsFilesThatVanishedOrChangedAfterInstall) {
+  std::string archive = official_archive(tmp.path());
+  auto installed = cudnnup({"install", archive});
+  ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
+  std::string cuda = make_toolkit(13);
+  auto merged = cudnnup({"install", archive, "--into", cuda});
+  ASSERT_EQ(merged.exit_code, 0) << merged.out << merged.err;
+
+  auto findings_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--json", "doctor"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = cudnnup(args, {{"CUDA_HOME", cuda}});
+    auto j = nlohmann::json::parse(r.out);
+    std::vector<nlohmann::json> out;
+    for (const auto& f : j["findings"]) {
+      if (f["id"].get<std::string>().rfind("install.", 0) == 0) out.push_back(f);
+    }
+    return out;
+  };
+  EXPECT_TRUE(findings_of({}).empty()) << "a fresh install is whole";
+
+  std::string version_dir = store() + "/versions/9.19.0.56+cuda13";
+  ASSERT_TRUE(stdfs::remove(version_dir + "/lib/libcudnn_graph.so.9.19.0"));
+  stdfs::resize_file(cuda + "/lib64/libcudnn_ops.so.9.19.0", 0);
+  auto f = findings_of({});
+  ASSERT_EQ(f.size(), 2u);
+  std::string all = f[0].dump() + f[1].dump();
+  EXPECT_NE(all.find("vanished or changed after install"), std::string::npos) << all;
+  EXPECT_NE(all.find(version_dir + "/lib/libcudnn_graph.so.9.19.0: missing"), std::string::npos) << all;
+  EXPECT_NE(all.find(cuda + "/lib64/libcudnn_ops.so.9.19.0: 0 bytes"), std::string::npos) << all;
+  EXPECT_EQ(f[0]["severity"], "error");
+
+  // Same size, other bytes: only --deep sees it.
+  auto h = version_dir + "/include/cudnn.h";
+  std::string text = testing::read_file_bytes(h);
+  text[0] = text[0] == 'x' ? 'y' : 'x';
+  testing::write_text(h, text);
+  auto quick = findings_of({});
+  auto deep = findings_of({"--deep"});
+  std::string quick_text, deep_text;
+  for (const auto& x : quick) quick_text += x.dump();
+  for (const auto& x : deep) deep_text += x.dump();
+  EXPECT_EQ(quick_text.find("include/cudnn.h"), std::string::npos) << quick_text;
+  EXPECT_NE(deep_text.find("include/cudnn.h: same size, different sha256"), std::string::npos) << deep_text;
+}
+
 // Issue 5's acceptance through the real commands: the image's real cuDNN 9.19 shim (and headers)
 // installed into the store by `install`, selected with `use`, loaded by a program run through
 // `exec`. The sub-libraries are stubs (see above); cudnnGetVersion() lives in the real shim.
