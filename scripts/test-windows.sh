@@ -359,6 +359,122 @@ python3 -c "import urllib.request as u; u.urlopen('${url}__quit', timeout=5)" >/
 wait "$server_pid" 2>/dev/null || true
 unset CUDNNUP_HOME
 
+echo "== which: the Windows DLL search order against stub DLLs laid out in temp folders"
+wd=$work/which
+mkdir -p "$wd"/{a,b,app,py,empty,x86,lonely}
+cp "$fixtures"/v9.1.0.70/*.dll "$wd/a/"
+cp "$fixtures"/v9.19.0.56/*.dll "$wd/b/"
+cp "$exe" "$wd/app/app.exe" && cp "$fixtures"/v9.1.0.70/*.dll "$wd/app/"
+: >"$wd/empty/cudnn64_9.dll"
+cp "$fixtures"/v9.19.0.56/*.dll "$wd/x86/"
+# An x64 stub with its COFF machine field set to x86 (0x14c): the loader must refuse it (193).
+python3 - "$wd/x86/cudnn64_9.dll" <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+pe = int.from_bytes(b[0x3c:0x40], "little"); b[pe + 4:pe + 6] = (0x14c).to_bytes(2, "little")
+open(p, "wb").write(b)
+PY
+cp "$fixtures/v9.19.0.56/cudnn64_9.dll" "$wd/lonely/"
+# WINEPATH puts folders on the Windows PATH of the process Wine starts.
+WINEPATH="$(win_path "$wd/b");$(win_path "$wd/a")" check "which: the first PATH folder wins, the later copy loses" 0 '
+r = json.loads(out)["resolution"]
+assert r["loads"] and r["path"].lower().endswith("\\b\\cudnn64_9.dll"), r["path"]
+assert r["rule"].startswith("PATH entry"), r["rule"]
+lost = [c for c in r["candidates"] if c["outcome"].startswith("loses")]
+assert any(c["path"].lower().endswith("\\a\\cudnn64_9.dll") and "earlier directory" in c["outcome"] for c in lost), lost' -- --json which
+WINEPATH="$(win_path "$wd/b")" check "which --for APP.exe: the program's folder beats PATH" 0 '
+j = json.loads(out); r = j["resolution"]
+assert j["target_kind"] == "executable", j["target_kind"]
+assert r["path"].lower().endswith("\\app\\cudnn64_9.dll") and r["rule"] == "application directory", r
+assert any(c["path"].lower().endswith("\\b\\cudnn64_9.dll") for c in r["candidates"] if c["outcome"].startswith("loses")), r' -- --json which --for "$(win_path "$wd/app/app.exe")"
+WINEPATH="$(win_path "$wd/b")" check "which --for python: Python 3.8+ ignores PATH (126)" 1 '
+r = json.loads(out)["resolution"]
+assert not r["found"] and r["win32_error"] == 126, r
+assert any("never searches PATH" in c["outcome"] for c in r["candidates"]), r["candidates"]' -- --json which --for python --python "$(win_path "$wd/py")"
+WINEPATH="$(win_path "$wd/b")" check "which --for python --dll-dir: os.add_dll_directory makes it load" 0 '
+r = json.loads(out)["resolution"]
+assert r["loads"] and "add_dll_directory" in r["rule"], r' -- --json which --for python --python "$(win_path "$wd/py")" --dll-dir "$(win_path "$wd/b")"
+WINEPATH="$(win_path "$wd/empty");$(win_path "$wd/b")" check "which: a 0-byte DLL first on PATH fails with 193" 1 '
+r = json.loads(out)["resolution"]
+assert r["found"] and not r["loads"] and r["win32_error"] == 193, r
+assert r["candidates"][0]["problem"] == "empty", r["candidates"][0]
+assert "would load" in r["rule_detail"], r["rule_detail"]' -- --json which
+WINEPATH="$(win_path "$wd/x86")" check "which: an x86 DLL fails with 193 (wrong machine)" 1 '
+r = json.loads(out)["resolution"]
+assert r["win32_error"] == 193 and r["candidates"][0]["problem"] == "wrong_machine", r' -- --json which
+WINEPATH="$(win_path "$wd/lonely")" check "which: a shim without its sub-DLL fails with 126" 1 '
+r = json.loads(out)["resolution"]
+assert r["win32_error"] == 126 and r["candidates"][0]["problem"] == "missing_dependency", r
+assert "cudnn_graph64_9.dll" in r["candidates"][0]["problem_detail"], r' -- --json which
+WINEPATH="$(win_path "$wd/b")" check "which (text) names the winner and the rule" 0 '
+assert "loads" in out and "PATH entry" in out and "cudnn64_9.dll" in out, out' -- which
+
+echo "== env --persist: the user PATH in HKCU\\Environment (REG_EXPAND_SZ) under Wine"
+store=$work/store-persist
+mkdir -p "$store/versions/9.19.0.56+cuda13/bin"
+cp "$fixtures"/v9.19.0.56/*.dll "$store/versions/9.19.0.56+cuda13/bin/"
+CUDNNUP_HOME=$(win_path "$store")
+export CUDNNUP_HOME
+reg_path() {  # prints "TYPE<tab>VALUE" of HKCU\Environment\Path, or nothing
+  { wine reg query 'HKCU\Environment' /v Path 2>/dev/null || true; } | tr -d '\r' | python3 -c '
+import sys
+for line in sys.stdin:
+    parts = line.strip().split("    ")
+    if len(parts) >= 3 and parts[0].lower() == "path":
+        print(parts[1] + "\t" + "    ".join(parts[2:]))'
+}
+original_path=$(reg_path)
+# Longer than setx's 1024 characters, with unexpanded %VAR% entries and a trailing ';'.
+long="%CUDA_PATH%\\bin;%USERPROFILE%\\tools"
+while ((${#long} < 2000)); do long="$long;C:\\Program Files\\Vendor\\Tool ${#long}\\bin"; done
+long="$long;"
+wine reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$long" /f >/dev/null 2>&1
+bin_dir="$(win_path "$store")\\versions\\9.19.0.56+cuda13\\bin"
+check_reg() {  # NAME PYTHON_CHECK, with typ, val, long, bin_dir, original bound
+  local verdict
+  verdict=$(reg_path | python3 -c '
+import sys
+line = sys.stdin.read().rstrip("\n")
+typ, _, val = line.partition("\t")
+try:
+    exec(sys.argv[1], {"typ": typ, "val": val, "long": sys.argv[2], "bin_dir": sys.argv[3], "original": sys.argv[4]})
+    print("ok")
+except Exception as e:
+    print(f"{type(e).__name__}: {e}"[:300])' "$2" "$long" "$bin_dir" "$original_path")
+  if [[ $verdict == ok ]]; then
+    echo "  ok    $1"; passed=$((passed + 1))
+  else
+    echo "  FAIL  $1: $verdict"; failed=$((failed + 1)); failures+=("$1")
+  fi
+}
+check_reg "the test's long user PATH is in place" 'assert typ == "REG_EXPAND_SZ" and val == long, (typ, len(val), len(long))'
+check "env --persist --dry-run shows old and new, writes nothing" 0 '
+j = json.loads(out)
+assert j["dry_run"] and not j["written"] and j["changed"], j
+assert j["new_value"] == j["added"] + ";" + j["old_value"], "every old entry kept, in order"' -- --json env --persist --dry-run --version 9.19
+check_reg "--dry-run left the registry alone" 'assert val == long'
+check "env --persist writes the user PATH" 0 '
+j = json.loads(out); assert j["written"] and j["type"] == "REG_EXPAND_SZ", j' -- --json env --persist --version 9.19
+# For the record (not a pass/fail: a headless prefix may have no window to answer).
+echo "  info  WM_SETTINGCHANGE broadcast delivered: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["broadcast"])' "$work/out" 2>/dev/null || echo unknown)"
+check_reg "user PATH is REG_EXPAND_SZ, the bin dir first, the 2000+ characters after it intact" '
+assert typ == "REG_EXPAND_SZ", typ
+assert val.lower() == (bin_dir + ";" + long).lower(), (val[:120], bin_dir)
+assert val[len(bin_dir) + 1:] == long'
+check "env --persist again changes nothing (no stacking)" 0 '
+j = json.loads(out); assert not j["changed"] and not j["written"], j' -- --json env --persist --version 9.19
+check "env --unpersist (text) says what it removed" 0 '
+assert "- " in out and "9.19.0.56+cuda13" in out, out' -- env --unpersist
+check_reg "--unpersist gives back the exact old value" 'assert typ == "REG_EXPAND_SZ" and val == long, (len(val), len(long))'
+# Put the prefix's user PATH back as it was.
+if [[ -n $original_path ]]; then
+  wine reg add 'HKCU\Environment' /v Path /t "${original_path%%$'\t'*}" /d "${original_path#*$'\t'}" /f >/dev/null 2>&1
+else
+  wine reg delete 'HKCU\Environment' /v Path /f >/dev/null 2>&1 || true
+fi
+check_reg "the prefix's user PATH is restored" 'assert (typ + "\t" + val if typ else "") == original, (typ, val[:80], original[:80])'
+unset CUDNNUP_HOME
+
 echo
 echo "windows: $passed passed, $failed failed ($skipped skipped)"
 if ((failed > 0)); then

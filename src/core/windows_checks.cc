@@ -107,7 +107,8 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
     f.evidence = {"found via PATH"};
     f.fix = {"pip install nvidia-cudnn-cu12   # a copy Python frameworks find on their own",
              "or in Python before importing the framework: os.add_dll_directory(r\"" + paths::to_native(c.lib_dir, true) +
-                 "\")"};
+                 "\")",
+             "cudnnup which --for python   # what a Python 3.8+ extension module loads, and why PATH loses"};
     out.push_back(f);
   }
   return out;
