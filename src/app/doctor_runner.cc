@@ -1,6 +1,8 @@
 #include "app/doctor_runner.h"
 
+#if CUDNNUP_HAVE_INSTALL
 #include "adapters/sha256.h"
+#endif
 #include "app/child_prober.h"
 #include "core/caching_filesystem.h"
 #include "core/doctor.h"
@@ -22,7 +24,17 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
   if (!rules) return rules.error();
   ChildProber prober;
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
+#if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& path) { return sha256_file(*ctx.fs, path); };
+#else
+  // No sha256 in this build (the Windows cross-build leaves OpenSSL out, src/CMakeLists.txt).
+  if (deep) {
+    return make_error(ErrorCode::kUnsupported,
+                      "doctor --deep compares sha256 sums, which this build cannot compute (built without install "
+                      "support); plain `cudnnup doctor` still checks that every installed file exists with its size");
+  }
+  FileHasher hasher;
+#endif
   DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr};
   return run_doctor_full(inputs);
 }
