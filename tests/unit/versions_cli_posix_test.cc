@@ -81,6 +81,18 @@ TEST_F(VersionsCli, UseRefusesWhatIsNotInstalledAndTouchesNothing) {
   EXPECT_FALSE(std::filesystem::exists(store()));
 }
 
+TEST_F(VersionsCli, EnvPersistIsWindowsOnlyAndPointsToInitHere) {
+  auto r = cli("env --persist --version 9.19");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Windows only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cudnnup init bash"), std::string::npos) << r.err;
+  auto j = cli("--json env --unpersist");
+  EXPECT_EQ(j.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["error"]["code"], "unsupported") << j.out;
+  EXPECT_EQ(cli("env --dry-run").exit_code, 2) << "--dry-run alone is a usage error";
+  EXPECT_FALSE(std::filesystem::exists(store() + "/state.json")) << "nothing written";
+}
+
 TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
   auto missing = cli("use 9.2");
   EXPECT_EQ(missing.exit_code, 2);
