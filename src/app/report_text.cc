@@ -115,6 +115,20 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
   auto general = findings_for(r, "cudnn");
   print_findings(o, s, general);
 
+  // Findings about something without a line above (PATH, a framework's environment, an install's
+  // folder, the DLL a process would load): listed here, so that the text leaves none out.
+  std::vector<const Finding*> rest;
+  for (const auto& f : r.findings) {
+    bool placed = f.subject == "driver" || f.subject == "cudnn";
+    for (const auto& t : r.toolkits) placed = placed || f.subject == t.root;
+    for (const auto& c : r.copies) placed = placed || f.subject == c.lib_dir;
+    if (!placed && !(quiet && f.severity == Severity::kInfo)) rest.push_back(&f);
+  }
+  if (!rest.empty()) {
+    o << "\n" << s.bold("Other findings") << "\n";
+    print_findings(o, s, rest);
+  }
+
   if (!r.scan_issues.empty()) {
     o << "\n" << s.bold("Could not look in") << "\n";
     for (const auto& i : r.scan_issues) o << "  " << s.warn() << " " << native(i.path) << ": " << i.message << "\n";

@@ -51,6 +51,22 @@ TEST(DoctorText, MarksAndFixUnderTheProblem) {
   EXPECT_NE(windows.find("\\usr\\local\\cuda-12.4"), std::string::npos) << "paths shown natively";
 }
 
+TEST(DoctorText, FindingsWithoutTheirOwnLineAreNotLeftOut) {
+  Report r = sample_report();
+  Finding f;
+  f.id = "install.files_changed";
+  f.severity = Severity::kError;
+  f.subject = "/home/u/.local/share/cudnnup/versions/9.19.0.56+cuda13";  // no section line of its own
+  f.title = "1 of 30 files of the store's cuDNN 9.19.0.56+cuda13 vanished or changed after install";
+  r.findings.push_back(f);
+  std::string text = render_report_text(r, Style{false}, false, false);
+  auto other = text.find("Other findings");
+  ASSERT_NE(other, std::string::npos) << text;
+  EXPECT_NE(text.find(f.title, other), std::string::npos) << text;
+  EXPECT_EQ(render_report_text(sample_report(), Style{false}, false, false).find("Other findings"), std::string::npos)
+      << "no section when every finding has its line";
+}
+
 TEST(DoctorText, QuietShowsOnlyProblems) {
   std::string text = render_report_text(sample_report(), Style{false}, false, true);
   EXPECT_EQ(text.find("✓ CUDA 12.4"), std::string::npos);
