@@ -27,7 +27,7 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
 #if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& path) { return sha256_file(*ctx.fs, path); };
 #else
-  // No sha256 in this build (the Windows cross-build leaves OpenSSL out, src/CMakeLists.txt).
+  // No sha256 in a build without install support (CUDNNUP_WITH_INSTALL off, src/CMakeLists.txt).
   if (deep) {
     return make_error(ErrorCode::kUnsupported,
                       "doctor --deep compares sha256 sums, which this build cannot compute (built without install "
