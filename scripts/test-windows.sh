@@ -125,8 +125,8 @@ PY
     skip:*) echo "  skip  $name (${verdict#skip: })"; skipped=$((skipped + 1)) ;;
     *)
       echo "  FAIL  $name: $verdict"
-      sed 's/^/        stdout: /' "$out" | head -5
-      sed 's/^/        stderr: /' "$err" | head -5
+      sed -n '1,5s/^/        stdout: /p' "$out"  # no pipe into head: SIGPIPE would end the script
+      sed -n '1,5s/^/        stderr: /p' "$err"
       failed=$((failed + 1))
       failures+=("$name")
       ;;
@@ -362,8 +362,9 @@ unset CUDNNUP_HOME
 echo "== which: the Windows DLL search order against stub DLLs laid out in temp folders"
 wd=$work/which
 mkdir -p "$wd"/{a,b,app,py,empty,x86,lonely}
-cp "$fixtures"/v9.1.0.70/*.dll "$wd/a/"
-cp "$fixtures"/v9.19.0.56/*.dll "$wd/b/"
+# b: a whole 9.1 set (every sub-library); a: 9.19 with only graph and ops (as the fixtures build it).
+cp "$fixtures"/v9.19.0.56/*.dll "$wd/a/"
+cp "$fixtures"/v9.1.0.70/*.dll "$wd/b/"
 cp "$exe" "$wd/app/app.exe" && cp "$fixtures"/v9.1.0.70/*.dll "$wd/app/"
 : >"$wd/empty/cudnn64_9.dll"
 cp "$fixtures"/v9.19.0.56/*.dll "$wd/x86/"
@@ -382,6 +383,12 @@ assert r["loads"] and r["path"].lower().endswith("\\b\\cudnn64_9.dll"), r["path"
 assert r["rule"].startswith("PATH entry"), r["rule"]
 lost = [c for c in r["candidates"] if c["outcome"].startswith("loses")]
 assert any(c["path"].lower().endswith("\\a\\cudnn64_9.dll") and "earlier directory" in c["outcome"] for c in lost), lost' -- --json which
+WINEPATH="$(win_path "$wd/a");$(win_path "$wd/b")" check "which: sub-libraries from a later PATH folder are a mix of copies" 1 '
+j = json.loads(out); c = j["cudnn"]
+assert j["resolution"]["path"].lower().endswith("\\a\\cudnn64_9.dll"), j["resolution"]["path"]
+assert c["mixed_copies"], c
+other = [s["component"] for s in c["sub_libraries"] if s["from_other_copy"]]
+assert "cnn" in other and "graph" not in other, other' -- --json which
 WINEPATH="$(win_path "$wd/b")" check "which --for APP.exe: the program's folder beats PATH" 0 '
 j = json.loads(out); r = j["resolution"]
 assert j["target_kind"] == "executable", j["target_kind"]
