@@ -16,6 +16,9 @@ struct NameCase {
   bool canonical;
   const char* top_dir;
 };
+// Names each case by its file name in test lists (ctest shows the printed parameter; without this
+// it was the struct's raw bytes, pointers included, so the test names changed on every build).
+void PrintTo(const NameCase& c, std::ostream* os) { *os << c.file; }
 
 using P = ArchivePlatform;
 using A = ArchiveArch;
