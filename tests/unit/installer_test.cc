@@ -12,6 +12,7 @@
 #include "support/archive_builder.h"
 #include "support/fixture_libs.h"
 #include "support/memory_fs.h"
+#include "support/tree_snapshot.h"
 
 namespace cudnnup {
 namespace {
@@ -21,32 +22,10 @@ using testing::ArchiveFormat;
 using testing::FakeEntry;
 using testing::MemoryFileSystem;
 using testing::OfficialLayout;
+using testing::disk_tree;
+using testing::memory_tree;
 
 const std::string kTop = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive";
-
-// The whole tree under `root` as path -> "type:contents", for byte-for-byte comparisons.
-std::map<std::string, std::string> disk_tree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  if (!stdfs::exists(root)) return out;
-  for (auto it = stdfs::recursive_directory_iterator(root); it != stdfs::recursive_directory_iterator(); ++it) {
-    std::string rel = it->path().lexically_relative(root).generic_string();
-    if (it->is_symlink()) out[rel] = "link:" + stdfs::read_symlink(it->path()).generic_string();
-    else if (it->is_directory()) out[rel] = "dir";
-    else out[rel] = "file:" + testing::read_file_bytes(it->path().string());
-  }
-  return out;
-}
-
-std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const std::string& root,
-                                               const std::string& skip = {}) {
-  std::map<std::string, std::string> out;
-  for (const auto& [path, node] : fs.nodes) {
-    if (path.compare(0, root.size() + 1, root + "/") != 0) continue;
-    if (!skip.empty() && path.compare(0, skip.size(), skip) == 0) continue;
-    out[path] = std::to_string(int(node.type)) + ":" + node.contents;
-  }
-  return out;
-}
 
 // Names the paths where two trees differ (for failure messages).
 std::string tree_diff(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b) {

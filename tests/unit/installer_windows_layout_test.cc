@@ -20,6 +20,7 @@
 #include "support/archive_builder.h"
 #include "support/fixture_libs.h"
 #include "support/memory_fs.h"
+#include "support/tree_snapshot.h"
 
 namespace cudnnup {
 namespace {
@@ -29,29 +30,11 @@ using testing::ArchiveFormat;
 using testing::FakeEntry;
 using testing::MemoryFileSystem;
 using testing::OfficialLayout;
+using testing::disk_tree;
+using testing::memory_tree;
 
 const std::string kTop12 = "cudnn-windows-x86_64-9.1.0.70_cuda12-archive";
 const std::string kTop13 = "cudnn-windows-x86_64-9.19.0.56_cuda13-archive";
-
-// The whole tree under `root` as path -> "dir" or "file:<bytes>", for byte-for-byte comparisons.
-std::map<std::string, std::string> disk_tree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  if (!stdfs::exists(root)) return out;
-  for (auto it = stdfs::recursive_directory_iterator(root); it != stdfs::recursive_directory_iterator(); ++it) {
-    std::string rel = it->path().lexically_relative(root).generic_string();
-    if (it->is_directory()) out[rel] = "dir";
-    else out[rel] = "file:" + testing::read_file_bytes(it->path().string());
-  }
-  return out;
-}
-
-std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& [path, node] : fs.nodes) {
-    if (path.compare(0, root.size() + 1, root + "/") == 0) out[path] = std::to_string(int(node.type)) + ":" + node.contents;
-  }
-  return out;
-}
 
 std::vector<FakeEntry> windows_entries(const std::string& top, int minor, bool bin_x64 = false) {
   OfficialLayout l{top, 9, minor, 0};

@@ -1,0 +1,42 @@
+#include "support/tree_snapshot.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cudnnup::testing {
+namespace {
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+}  // namespace
+
+std::map<std::string, std::string> disk_tree(const std::string& root) {
+  namespace stdfs = std::filesystem;
+  std::map<std::string, std::string> out;
+  if (!stdfs::exists(root)) return out;
+  for (auto it = stdfs::recursive_directory_iterator(root); it != stdfs::recursive_directory_iterator(); ++it) {
+    std::string rel = it->path().lexically_relative(root).generic_string();
+    if (it->is_symlink()) out[rel] = "link:" + stdfs::read_symlink(it->path()).generic_string();
+    else if (it->is_directory()) out[rel] = "dir";
+    else out[rel] = "file:" + bytes_of(it->path().string());
+  }
+  return out;
+}
+
+std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const std::string& root, const std::string& skip) {
+  std::map<std::string, std::string> out;
+  for (const auto& [path, node] : fs.nodes) {
+    if (path.compare(0, root.size() + 1, root + "/") != 0) continue;
+    if (!skip.empty() && path.compare(0, skip.size(), skip) == 0) continue;
+    out[path] = std::to_string(int(node.type)) + ":" + node.contents;
+  }
+  return out;
+}
+
+}  // namespace cudnnup::testing

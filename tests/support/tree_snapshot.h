@@ -1,0 +1,20 @@
+// Whole directory trees as comparable values, for "byte-for-byte unchanged" and "exactly the old
+// or the new state" assertions after installs, refusals and crashes.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "support/memory_fs.h"
+
+namespace cudnnup::testing {
+
+// Every entry under `root` on disk, by path relative to it: "dir", "link:<target>" or
+// "file:<bytes>". Empty when `root` does not exist.
+std::map<std::string, std::string> disk_tree(const std::string& root);
+
+// Every node below `root` in the in-memory filesystem, by full path: "<type>:<contents>". Paths
+// starting with `skip` (when given) are left out.
+std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const std::string& root, const std::string& skip = {});
+
+}  // namespace cudnnup::testing
