@@ -100,9 +100,12 @@ std::string windows_name_hazard(const std::string& part) {
     return "a name ending in '.' or ' ' (Windows drops it, so it would land on another file)";
   }
   std::string stem = lower(part.substr(0, part.find('.')));
-  static const std::set<std::string> devices = {"con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6",
-                                                "com7", "com8", "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6",
-                                                "lpt7", "lpt8", "lpt9"};
+  while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "CON .txt" is CON too
+  // COM/LPT with a superscript 1-3 (UTF-8 C2 B9, C2 B2, C2 B3) are device names as well.
+  static const std::set<std::string> devices = {
+      "con",  "prn",  "aux",  "nul",  "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+      "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9", "com\xc2\xb9", "com\xc2\xb2",
+      "com\xc2\xb3", "lpt\xc2\xb9", "lpt\xc2\xb2", "lpt\xc2\xb3"};
   if (devices.count(stem)) return "a Windows device name ('" + stem + "')";
   return {};
 }

@@ -51,6 +51,13 @@ TEST(ArchivePolicy, RefusesNamesWindowsWouldRewrite) {
   expect_refused(p, file("top/bin/cudnn64_9.dll "), "ending in '.' or ' '");
   expect_refused(p, file("top/bin/nul"), "device name");
   expect_refused(p, file("top/bin/COM1.txt"), "device name");
+  // Windows ignores spaces between a device name and its extension, and counts the
+  // superscript digits (COM\u00b9, LPT\u00b3) as device numbers too.
+  expect_refused(p, file("top/bin/CON .txt"), "device name");
+  expect_refused(p, file("top/bin/nul  .tar.gz"), "device name");
+  expect_refused(p, file("top/bin/LPT1 .dll"), "device name");
+  expect_refused(p, file("top/bin/COM\xc2\xb9.txt"), "device name");
+  expect_refused(p, file("top/bin/lpt\xc2\xb3"), "device name");
   expect_refused(p, file("top/bin/a?b.dll"), "does not allow");
   expect_refused(p, file(std::string("top/bin/a\x01b.dll")), "does not allow");
   EXPECT_TRUE(p.admit(file("top/bin/console.dll")).ok()) << "only the exact device names";
