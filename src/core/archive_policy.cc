@@ -156,7 +156,9 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   for (size_t i = 1; i < parts.size(); ++i) {
     if (i > 1) {
       // Every parent must be a directory (seen or implied), never a link or file in the archive.
-      auto parent = kinds_.find(rel);
+      // Looked up without case: on Windows and macOS "D/x" is written through the link "d".
+      auto spelled = folded_.find(lower(rel));
+      auto parent = kinds_.find(spelled != folded_.end() ? spelled->second : rel);
       if (parent != kinds_.end() && parent->second != EntryKind::kDirectory) {
         return refuse(raw, "its parent '" + rel + "' is a " + entry_kind_name(parent->second) +
                                " in the archive (writing through it could escape the target)");

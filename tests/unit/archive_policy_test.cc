@@ -85,6 +85,23 @@ TEST(ArchivePolicy, RefusesSymlinkEscapesAndWritesThroughLinks) {
   expect_refused(p, file("top/d/evil.so"), "symlink");
 }
 
+// Windows and macOS match names without case: "D/x" is written through the link "d", so the
+// parent check must not be fooled by letter case. With d -> "." the link "D/l" -> ".." resolves
+// inside the tree by name but is top/l -> ".." on disk, above the top folder; "D/L/evil.dll"
+// would then land outside the target.
+TEST(ArchivePolicy, WritesThroughLinksAreRefusedWhateverTheLetterCase) {
+  EntryPolicy p{ExtractionLimits{}};
+  ASSERT_TRUE(p.admit(dir("top/")).ok());
+  ASSERT_TRUE(p.admit(link("top/d", ".")).ok());
+  expect_refused(p, link("top/D/l", ".."), "symlink");
+  expect_refused(p, file("top/D/evil.so"), "symlink");
+  ASSERT_TRUE(p.admit(file("top/sub/x.dll")).ok());
+  ASSERT_TRUE(p.admit(link("top/s", "sub")).ok());
+  expect_refused(p, file("top/S/x.dll"), "symlink");
+  ASSERT_TRUE(p.admit(file("top/f")).ok());
+  expect_refused(p, file("top/F/inner"), "parent");
+}
+
 TEST(ArchivePolicy, FinishRefusesDanglingLinksAndLoops) {
   EntryPolicy dangling{ExtractionLimits{}};
   ASSERT_TRUE(dangling.admit(link("top/lib/libcudnn.so.9", "libcudnn.so.9.1.0")).ok());
