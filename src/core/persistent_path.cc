@@ -13,8 +13,13 @@ std::string lower(std::string s) {
   return s;
 }
 
-// How Windows compares two directories: no case, either slash, no trailing separator.
-std::string dir_key(const std::string& dir) { return lower(paths::normalize(dir)); }
+// How Windows compares two directories: no case, either slash, no trailing separator, and
+// without the double quotes an entry may be wrapped in ("C:\Program Files\x").
+std::string dir_key(const std::string& dir) {
+  std::string unquoted = dir;
+  unquoted.erase(std::remove(unquoted.begin(), unquoted.end(), '"'), unquoted.end());
+  return lower(paths::normalize(unquoted));
+}
 
 // Splits on ';' keeping every token, empty ones included, so joining gives back the same text.
 std::vector<std::string> tokens(const std::string& value) {

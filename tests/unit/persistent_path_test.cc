@@ -36,6 +36,22 @@ TEST(PersistentPath, ReplacesAnEarlierCudnnupEntryInsteadOfStacking) {
   EXPECT_EQ(again.new_value, p.new_value);
 }
 
+// A quoted entry (cmd.exe and many install scripts accept "C:\dir with spaces") is still ours:
+// persisting again replaces it, unpersisting removes it.
+TEST(PersistentPath, RecognisesQuotedStoreEntries) {
+  std::string quoted = "\"" + kBin + "\"";
+  std::string quoted_old = "\"%LOCALAPPDATA%\\cudnnup\\versions\\8.9.7.29+cuda12\\bin\\\"";
+  EXPECT_TRUE(is_store_path_entry(quoted, kStore, kVars));
+  EXPECT_TRUE(is_store_path_entry(quoted_old, kStore, kVars));
+  auto p = plan_persist_path("C:\\A;" + quoted_old + ";C:\\B", kBin, kStore, kVars);
+  EXPECT_EQ(p.new_value, kBin + ";C:\\A;C:\\B");
+  EXPECT_EQ(p.removed, std::vector<std::string>{quoted_old});
+  EXPECT_EQ(plan_persist_path(kBin + ";" + quoted, kBin, kStore, kVars).new_value, kBin)
+      << "the same dir, quoted, is not kept twice";
+  EXPECT_EQ(plan_unpersist_path("C:\\A;" + quoted, kStore, kVars).new_value, "C:\\A");
+  EXPECT_FALSE(is_store_path_entry("\"C:\\Tools\"", kStore, kVars));
+}
+
 TEST(PersistentPath, RecognisesStoreEntriesWrittenWithVariables) {
   std::string old = "%LocalAppData%\\cudnnup\\versions\\9.1.0.70+cuda12\\bin;%CUDA_PATH%\\bin";
   auto p = plan_persist_path(old, kBin, kStore, kVars);
