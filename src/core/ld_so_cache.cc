@@ -65,6 +65,20 @@ Status parse_extensions(std::string_view bytes, size_t base, uint32_t extension_
   return ok_status();
 }
 
+// The fields both formats share at the start of an entry: flags, then the offsets of the name
+// and the path (counted from `base`, which differs between the formats).
+Result<LdCacheEntry> entry_at(std::string_view bytes, size_t e, size_t base) {
+  LdCacheEntry entry;
+  entry.flags = load<int32_t>(bytes, e);
+  auto key = string_at(bytes, base, load<uint32_t>(bytes, e + 4));
+  if (!key) return key.error();
+  auto value = string_at(bytes, base, load<uint32_t>(bytes, e + 8));
+  if (!value) return value.error();
+  entry.name = std::move(*key);
+  entry.path = std::move(*value);
+  return entry;
+}
+
 Result<std::vector<LdCacheEntry>> parse_new(std::string_view bytes, size_t base, std::string& generator) {
   if (base + kNewHeaderSize > bytes.size()) return corrupt("the new-format header is cut short");
   uint32_t nlibs = load<uint32_t>(bytes, base + 20);
@@ -83,14 +97,9 @@ Result<std::vector<LdCacheEntry>> parse_new(std::string_view bytes, size_t base,
   entries.reserve(nlibs);
   for (uint32_t i = 0; i < nlibs; ++i) {
     size_t e = base + kNewHeaderSize + size_t{i} * kNewEntrySize;
-    LdCacheEntry entry;
-    entry.flags = load<int32_t>(bytes, e);
-    auto key = string_at(bytes, base, load<uint32_t>(bytes, e + 4));
-    auto value = string_at(bytes, base, load<uint32_t>(bytes, e + 8));
-    if (!key) return key.error();
-    if (!value) return value.error();
-    entry.name = std::move(*key);
-    entry.path = std::move(*value);
+    auto read = entry_at(bytes, e, base);
+    if (!read) return read.error();
+    LdCacheEntry entry = std::move(*read);
     entry.hwcap = load<uint64_t>(bytes, e + 16);
     if (entry.hwcap != 0 && !entry.legacy_hwcap()) {
       uint32_t index = static_cast<uint32_t>(entry.hwcap);
@@ -171,15 +180,9 @@ Result<LdCache> parse_ld_so_cache(std::string_view bytes) {
   size_t base = entries_end;
   for (uint32_t i = 0; i < nlibs; ++i) {
     size_t e = kOldHeaderSize + size_t{i} * kOldEntrySize;
-    LdCacheEntry entry;
-    entry.flags = load<int32_t>(bytes, e);
-    auto key = string_at(bytes, base, load<uint32_t>(bytes, e + 4));
-    auto value = string_at(bytes, base, load<uint32_t>(bytes, e + 8));
-    if (!key) return key.error();
-    if (!value) return value.error();
-    entry.name = std::move(*key);
-    entry.path = std::move(*value);
-    cache.entries.push_back(std::move(entry));
+    auto entry = entry_at(bytes, e, base);
+    if (!entry) return entry.error();
+    cache.entries.push_back(std::move(*entry));
   }
   return cache;
 }
