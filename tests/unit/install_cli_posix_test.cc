@@ -26,6 +26,7 @@ using testing::ArchiveFormat;
 using testing::OfficialLayout;
 
 const std::string kTop = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive";
+const std::string kRealCuda = "/usr/local/cuda-13.0";  // this image's toolkit with cuDNN 9.19
 
 class InstallCli : public ::testing::Test {
  protected:
@@ -50,6 +51,21 @@ class InstallCli : public ::testing::Test {
     testing::make_dirs(root + "/lib64");
     return root;
   }
+  // The official layout with the image's real shim and headers; the sub-libraries (~500 MB real)
+  // are stubs here to keep CI fast (bench/install_bench.sh packs all of them).
+  std::string real_shim_archive() {
+    auto entries = testing::official_entries(OfficialLayout{kTop});
+    for (auto& e : entries) {
+      if (e.path == kTop + "/lib/libcudnn.so.9.19.0") e.data = testing::read_file_bytes(kRealCuda + "/lib/libcudnn.so.9");
+      std::string base = e.path.substr(e.path.rfind('/') + 1);
+      if (e.path.find("/include/") != std::string::npos && stdfs::exists(kRealCuda + "/include/" + base)) {
+        e.data = testing::read_file_bytes(kRealCuda + "/include/" + base);
+      }
+    }
+    std::string archive = tmp / (kTop + ".tar.xz");
+    testing::write_archive(archive, entries, ArchiveFormat::kTarXz);
+    return archive;
+  }
   std::string official_archive(const std::string& dir) {
     std::string path = dir + "/" + kTop + ".tar.xz";
     testing::write_archive(path, testing::official_entries(OfficialLayout{kTop}), ArchiveFormat::kTarXz);
@@ -58,22 +74,10 @@ class InstallCli : public ::testing::Test {
 };
 
 TEST_F(InstallCli, RealCudnnShimMergedIntoAToolkitReports91900AndDoctorSeesIt) {
-  const std::string real = "/usr/local/cuda-13.0";
-  if (!stdfs::exists(real + "/lib/libcudnn.so.9") || !stdfs::exists(real + "/include/cudnn_version.h")) {
-    GTEST_SKIP() << "no cuDNN 9 in " << real;
+  if (!stdfs::exists(kRealCuda + "/lib/libcudnn.so.9") || !stdfs::exists(kRealCuda + "/include/cudnn_version.h")) {
+    GTEST_SKIP() << "no cuDNN 9 in " << kRealCuda;
   }
-  // The official layout with the image's real shim and headers; the sub-libraries (~500 MB real)
-  // are stubs here to keep CI fast (bench/install_bench.sh packs all of them).
-  auto entries = testing::official_entries(OfficialLayout{kTop});
-  for (auto& e : entries) {
-    if (e.path == kTop + "/lib/libcudnn.so.9.19.0") e.data = testing::read_file_bytes(real + "/lib/libcudnn.so.9");
-    std::string base = e.path.substr(e.path.rfind('/') + 1);
-    if (e.path.find("/include/") != std::string::npos && stdfs::exists(real + "/include/" + base)) {
-      e.data = testing::read_file_bytes(real + "/include/" + base);
-    }
-  }
-  std::string archive = tmp / (kTop + ".tar.xz");
-  testing::write_archive(archive, entries, ArchiveFormat::kTarXz);
+  std::string archive = real_shim_archive();
   std::string cuda = make_toolkit(13);
 
   auto info = cudnnup({"--json", "archive-info", "--no-machine", archive});
@@ -153,16 +157,10 @@ TEST_F(InstallCli, DoctorReportsFilesThatVanishedOrChangedAfterInstall) {
 // installed into the store by `install`, selected with `use`, loaded by a program run through
 // `exec`. The sub-libraries are stubs (see above); cudnnGetVersion() lives in the real shim.
 TEST_F(InstallCli, RealCudnnInstalledIntoTheStoreSelectedWithUseIsWhatExecLoads) {
-  const std::string real = "/usr/local/cuda-13.0";
-  if (!stdfs::exists(real + "/lib/libcudnn.so.9") || !stdfs::exists(real + "/include/cudnn_version.h")) {
-    GTEST_SKIP() << "no cuDNN 9 in " << real;
+  if (!stdfs::exists(kRealCuda + "/lib/libcudnn.so.9") || !stdfs::exists(kRealCuda + "/include/cudnn_version.h")) {
+    GTEST_SKIP() << "no cuDNN 9 in " << kRealCuda;
   }
-  auto entries = testing::official_entries(OfficialLayout{kTop});
-  for (auto& e : entries) {
-    if (e.path == kTop + "/lib/libcudnn.so.9.19.0") e.data = testing::read_file_bytes(real + "/lib/libcudnn.so.9");
-  }
-  std::string archive = tmp / (kTop + ".tar.xz");
-  testing::write_archive(archive, entries, ArchiveFormat::kTarXz);
+  std::string archive = real_shim_archive();
   auto installed = cudnnup({"install", archive});
   ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
   auto use = cudnnup({"use", "9.19"});
