@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "adapters/sha256.h"
 #include "core/transaction.h"
 #include "platform/real_filesystem.h"
 #include "support/archive_builder.h"
@@ -79,7 +80,14 @@ class Installer : public ::testing::Test {
 
 TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
   StoreLayout store{tmp / "store"};
-  auto r = run_install(*disk, *disk, store, options(official_archive()));
+  // With a published sha256 the archive itself is hashed while it is extracted, and the manifest
+  // records it (without one it is not hashed: InstallCli.WithoutAPublishedSha256...).
+  std::string archive = official_archive();
+  auto published = sha256_file(*disk, archive);
+  ASSERT_TRUE(published.ok());
+  InstallOptions o = options(archive);
+  o.expected_sha256 = *published;
+  auto r = run_install(*disk, *disk, store, o);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r->already_installed);
   std::string dir = store.version_dir("9.19.0.56+cuda13");
@@ -91,7 +99,8 @@ TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->cudnn_version, "9.19.0.56");
   EXPECT_EQ(m->cuda_major, 13);
-  EXPECT_EQ(m->archive_sha256, r->archive_sha256);
+  EXPECT_EQ(r->archive_sha256, *published);
+  EXPECT_EQ(m->archive_sha256, *published);
   for (const auto& f : m->files) {
     if (f.kind != EntryKind::kFile) continue;
     EXPECT_EQ(f.size, stdfs::file_size(dir + "/" + f.path)) << f.path;
