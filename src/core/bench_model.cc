@@ -92,11 +92,7 @@ std::vector<float> bench_input(size_t count, uint64_t seed, DataType type) {
   std::vector<float> out(count);
   uint64_t state = seed;
   for (auto& v : out) {
-    state += 0x9e3779b97f4a7c15ull;  // splitmix64, as random_tensor
-    uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    uint64_t z = splitmix64_next(state);
     float unit = std::ldexp(static_cast<float>(z >> (64 - digits)), -digits);  // k / 2^digits, exact
     v = unit * 2.0f - 1.0f;                                                     // exact in the type
   }

@@ -142,16 +142,19 @@ float round_to(float v, DataType type) {
 
 }  // namespace
 
+uint64_t splitmix64_next(uint64_t& state) {
+  state += 0x9e3779b97f4a7c15ull;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 std::vector<float> random_tensor(size_t count, uint64_t seed, DataType type) {
   std::vector<float> out(count);
   uint64_t state = seed;
   for (auto& v : out) {
-    // splitmix64: simple, fast and the same on every platform and compiler.
-    state += 0x9e3779b97f4a7c15ull;
-    uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    uint64_t z = splitmix64_next(state);
     float unit = static_cast<float>(z >> 40) / static_cast<float>(1ull << 24);  // [0, 1)
     v = round_to(unit * 2.0f - 1.0f, type);
   }

@@ -60,6 +60,10 @@ Reference conv_backward_data_reference(const ConvShape& shape, TensorLayout layo
 Reference conv_backward_filter_reference(const ConvShape& shape, TensorLayout layout, const std::vector<float>& x,
                                          const std::vector<float>& dy);
 
+// The next value of the splitmix64 sequence that starts at `state`: simple, fast and the same on
+// every platform and compiler (std::mt19937's distributions are not).
+uint64_t splitmix64_next(uint64_t& state);
+
 // Deterministic values in [-1, 1), already rounded to `type` so the reference sees exactly what
 // the GPU gets.
 std::vector<float> random_tensor(size_t count, uint64_t seed, DataType type);
