@@ -237,10 +237,4 @@ Result<std::string_view> ArchiveReader::read_block() {
   return std::string_view(static_cast<const char*>(block), size);
 }
 
-Result<size_t> ArchiveReader::read(char* buf, size_t n) {
-  la_ssize_t got = archive_read_data(a_, buf, n);
-  if (got < 0) return error("cannot read data from");
-  return static_cast<size_t>(got);
-}
-
 }  // namespace cudnnup

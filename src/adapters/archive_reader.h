@@ -28,8 +28,6 @@ class ArchiveReader {
 
   // The next entry's header, or nullopt at the end. kCorrupt for a damaged or truncated archive.
   Result<std::optional<ArchiveEntryInfo>> next();
-  // Up to `n` bytes of the current entry into `buf`; 0 at its end.
-  Result<size_t> read(char* buf, size_t n);
   // The next block of the current entry without copying it (valid until the next call); empty at
   // its end. Sparse entries (holes) are refused: official archives have none.
   Result<std::string_view> read_block();
