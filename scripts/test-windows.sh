@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cross-builds cudnnup for Windows x64 with mingw-w64 and runs, under Wine in a fresh prefix:
-#   1. the unit tests (cudnnup_tests.exe; Linux-only tests are compiled out or skip themselves),
+#   1. the test programs (cudnnup_{unit,disk,cli}_tests.exe; Linux-only tests are compiled out or
+#      skip themselves),
 #   2. end-to-end checks of cudnnup.exe (help, version, exit codes, doctor --json, the probe
 #      child loading stub DLLs built from tests/fixtures/windows),
 #   3. install / archive-info / uninstall of a Windows .zip zipped from those DLLs: the store,
@@ -55,19 +56,24 @@ failed=0
 skipped=0
 failures=()
 
-echo "== unit tests under Wine"
-xml=$work/unit.xml
-set +e
-xml_win=$(winepath -w "$xml" 2>/dev/null || echo "$xml")
-wine "$build/tests/cudnnup_tests.exe" --gtest_output="xml:$xml_win" --gtest_brief=1 2>&1 |
-  tr -d '\r'
-unit_rc=${PIPESTATUS[0]}
-set -e
-if [[ ! -s $xml ]]; then
-  echo "test-windows: the unit tests wrote no result file (exit code $unit_rc)" >&2
-  failed=$((failed + 1))
-  failures+=("unit tests did not run (exit $unit_rc)")
-else
+# run_test_program GROUP: runs build-windows/tests/cudnnup_GROUP_tests.exe under Wine and adds
+# its gtest XML counts to the totals.
+run_test_program() {
+  local group=$1 program=cudnnup_$1_tests.exe
+  echo "== $group tests under Wine ($program)"
+  local xml=$work/$group.xml xml_win rc
+  set +e
+  xml_win=$(winepath -w "$xml" 2>/dev/null || echo "$xml")
+  wine "$build/tests/$program" --gtest_output="xml:$xml_win" --gtest_brief=1 2>&1 | tr -d '\r'
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [[ ! -s $xml ]]; then
+    echo "test-windows: $program wrote no result file (exit code $rc)" >&2
+    failed=$((failed + 1))
+    failures+=("$program did not run (exit $rc)")
+    return
+  fi
+  local u_total u_failed u_skipped u_passed
   read -r u_total u_failed u_skipped < <(python3 - "$xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
@@ -78,16 +84,17 @@ print(total, failed, skipped)
 PY
 )
   u_passed=$((u_total - u_failed - u_skipped))
-  echo "unit tests under Wine: $u_passed passed, $u_failed failed, $u_skipped skipped"
+  echo "$group tests under Wine: $u_passed passed, $u_failed failed, $u_skipped skipped"
   passed=$((passed + u_passed))
   failed=$((failed + u_failed))
   skipped=$((skipped + u_skipped))
-  if ((u_failed > 0)); then failures+=("$u_failed unit test(s)"); fi
-  if ((unit_rc != 0 && u_failed == 0)); then
+  if ((u_failed > 0)); then failures+=("$u_failed $group test(s)"); fi
+  if ((rc != 0 && u_failed == 0)); then
     failed=$((failed + 1))
-    failures+=("cudnnup_tests.exe exited with $unit_rc")
+    failures+=("$program exited with $rc")
   fi
-fi
+}
+for group in unit disk cli; do run_test_program "$group"; done
 
 echo "== end-to-end checks of cudnnup.exe under Wine"
 exe=$build/src/cudnnup.exe

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/sha256.h"
+#include "platform/sha256.h"
 #ifdef _WIN32
 #include "platform/win32_text.h"  // UTF-8 paths to the wide calls (the narrow ones take the ANSI code page)
 #endif

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/archive_policy.h"
-#include "core/result.h"
+#include "install/archive_policy.h"
+#include "base/result.h"
 
 struct archive;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/nvidia_api.h"
-#include "core/result.h"
+#include "gpu/nvidia_api.h"
+#include "base/result.h"
 #include "platform/dynamic_library.h"
 
 namespace cudnnup {

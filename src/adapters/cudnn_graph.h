@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/nvidia_api.h"
-#include "core/conv_reference.h"
+#include "gpu/nvidia_api.h"
+#include "gpu/conv_reference.h"
 
 namespace cudnnup {
 

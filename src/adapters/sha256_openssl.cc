@@ -1,5 +1,5 @@
 // Sha256 on Linux: OpenSSL's EVP interface. (Windows: platform/sha256_win32.cc, through CNG.)
-#include "adapters/sha256.h"
+#include "platform/sha256.h"
 
 #include <openssl/evp.h>
 

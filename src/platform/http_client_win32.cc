@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "adapters/http_client.h"
+#include "platform/http_client.h"
 #include "platform/win32_text.h"
 
 namespace cudnnup {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/windows_command_line.h"
+#include "shell/windows_command_line.h"
 #include "platform/process.h"
 #include "platform/win32_text.h"
 

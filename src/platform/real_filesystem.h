@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "core/filesystem.h"
+#include "base/filesystem.h"
 
 namespace cudnnup {
 

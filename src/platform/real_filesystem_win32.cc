@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/paths.h"
+#include "base/paths.h"
 #include "platform/real_filesystem.h"
 #include "platform/win32_text.h"
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "adapters/sha256.h"
+#include "platform/sha256.h"
 
 namespace cudnnup {
 

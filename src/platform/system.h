@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.h"
+#include "base/environment.h"
 
 namespace cudnnup {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/archive_policy.h"
+#include "install/archive_policy.h"
 
 namespace cudnnup::testing {
 

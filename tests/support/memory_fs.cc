@@ -1,6 +1,6 @@
 #include "support/memory_fs.h"
 
-#include "core/paths.h"
+#include "base/paths.h"
 
 namespace cudnnup::testing {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/filesystem.h"
+#include "base/filesystem.h"
 
 namespace cudnnup::testing {
 

@@ -1,0 +1,179 @@
+#include "platform/http_client.h"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace cudnnup {
+namespace {
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  ~CurlGlobal() { curl_global_cleanup(); }
+};
+
+struct CurlHandle {
+  CurlHandle() {
+    static CurlGlobal global;
+    h = curl_easy_init();
+  }
+  ~CurlHandle() {
+    if (h) curl_easy_cleanup(h);
+  }
+  CURL* h = nullptr;
+};
+
+struct TextSink {
+  std::string data;
+  size_t max = 0;
+  bool overflow = false;
+};
+
+size_t write_text(char* ptr, size_t size, size_t n, void* user) {
+  auto* sink = static_cast<TextSink*>(user);
+  if (sink->data.size() + size * n > sink->max) {
+    sink->overflow = true;
+    return 0;
+  }
+  sink->data.append(ptr, size * n);
+  return size * n;
+}
+
+struct FileSink {
+  std::ofstream* out = nullptr;
+  bool failed = false;
+  bool restarted = false;  // the server ignored our range: start over
+  CURL* h = nullptr;
+  std::string part_path;
+  uint64_t resume_from = 0;
+  bool checked = false;
+};
+
+size_t write_file_chunk(char* ptr, size_t size, size_t n, void* user) {
+  auto* sink = static_cast<FileSink*>(user);
+  if (!sink->checked) {
+    sink->checked = true;
+    long code = 0;
+    curl_easy_getinfo(sink->h, CURLINFO_RESPONSE_CODE, &code);
+    if (sink->resume_from > 0 && code == 200) {
+      // No range support: the body is the whole file again.
+      sink->out->close();
+      sink->out->open(sink->part_path, std::ios::binary | std::ios::trunc);
+      sink->restarted = true;
+    }
+  }
+  sink->out->write(ptr, static_cast<std::streamsize>(size * n));
+  if (!*sink->out) {
+    sink->failed = true;
+    return 0;
+  }
+  return size * n;
+}
+
+struct Progress {
+  std::string label;
+  uint64_t base = 0;
+  uint64_t expected = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last{};
+};
+
+int on_progress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t, curl_off_t) {
+  auto* p = static_cast<Progress*>(user);
+  auto now = std::chrono::steady_clock::now();
+  if (now - p->last < std::chrono::milliseconds(200) && dlnow != dltotal) return 0;
+  p->last = now;
+  uint64_t total = p->expected ? p->expected : p->base + static_cast<uint64_t>(dltotal);
+  uint64_t have = p->base + static_cast<uint64_t>(dlnow);
+  double secs = std::chrono::duration<double>(now - p->start).count();
+  double rate = secs > 0 ? double(dlnow) / secs / (1 << 20) : 0;
+  int pct = total ? int(100.0 * double(have) / double(total)) : 0;
+  int filled = pct * 30 / 100;
+  std::fprintf(stderr, "\r  %s [%.*s%*s] %3d%% %.1f/%.1f MiB %.1f MiB/s ", p->label.c_str(), filled,
+               "##############################", 30 - filled, "", pct, double(have) / (1 << 20), double(total) / (1 << 20), rate);
+  std::fflush(stderr);
+  return 0;
+}
+
+Error curl_failure(CURLcode rc, const std::string& url, const char* errbuf) {
+  std::string detail = errbuf && *errbuf ? errbuf : curl_easy_strerror(rc);
+  ErrorCode code = rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::kTimeout : ErrorCode::kIo;
+  return make_error(code, "download of " + url + " failed: " + detail, url);
+}
+
+}  // namespace
+
+Result<std::string> http_get_text(const std::string& url, size_t max_bytes) {
+  CurlHandle c;
+  if (!c.h) return make_error(ErrorCode::kInternal, "libcurl could not start");
+  TextSink sink;
+  sink.max = max_bytes;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, write_text);
+  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, 20L);
+  curl_easy_setopt(c.h, CURLOPT_TIMEOUT, 120L);
+  curl_easy_setopt(c.h, CURLOPT_USERAGENT, "cudnnup");
+  CURLcode rc = curl_easy_perform(c.h);
+  if (sink.overflow) return make_error(ErrorCode::kCorrupt, url + " is larger than " + std::to_string(max_bytes) + " bytes", url);
+  if (rc != CURLE_OK) return curl_failure(rc, url, errbuf);
+  long code = 0;
+  curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &code);
+  if (code == 404) return make_error(ErrorCode::kNotFound, url + " does not exist (HTTP 404)", url);
+  if (code >= 400) return make_error(ErrorCode::kIo, url + " answered HTTP " + std::to_string(code), url);
+  return sink.data;
+}
+
+Status http_download(const std::string& url, const std::string& part_path, const DownloadOptions& o) {
+  CurlHandle c;
+  if (!c.h) return make_error(ErrorCode::kInternal, "libcurl could not start");
+  std::error_code ec;
+  uint64_t have = std::filesystem::exists(part_path, ec) ? std::filesystem::file_size(part_path, ec) : 0;
+  if (o.expected_size && have > o.expected_size) have = 0;  // not ours, or a different file: start over
+  std::ofstream out(part_path, std::ios::binary | (have ? std::ios::app : std::ios::trunc));
+  if (!out) return make_error(ErrorCode::kPermission, "cannot write " + part_path, part_path);
+  if (o.expected_size && have == o.expected_size) return ok_status();  // already complete
+
+  FileSink sink;
+  sink.out = &out;
+  sink.h = c.h;
+  sink.part_path = part_path;
+  sink.resume_from = have;
+  Progress progress{o.label, have, o.expected_size};
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, write_file_chunk);
+  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c.h, CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, o.connect_timeout_s);
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, o.stall_timeout_s);
+  curl_easy_setopt(c.h, CURLOPT_USERAGENT, "cudnnup");
+  if (have) curl_easy_setopt(c.h, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(have));
+  if (o.progress) {
+    curl_easy_setopt(c.h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c.h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c.h, CURLOPT_XFERINFODATA, &progress);
+  }
+  CURLcode rc = curl_easy_perform(c.h);
+  out.close();
+  if (o.progress) std::fprintf(stderr, "\n");
+  if (sink.failed) return make_error(ErrorCode::kIo, "cannot write " + part_path + " (disk full?)", part_path);
+  if (rc != CURLE_OK) {
+    Error e = curl_failure(rc, url, errbuf);
+    e.message += "; run the same command again to continue where it stopped";
+    return e;
+  }
+  return ok_status();
+}
+
+}  // namespace cudnnup

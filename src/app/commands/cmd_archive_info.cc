@@ -1,0 +1,154 @@
+// `cudnnup archive-info FILE`: what a cuDNN archive is, whether it is whole and genuine, and
+// whether it suits this machine. Reads the archive once, streaming; writes nothing.
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+
+#if CUDNNUP_HAVE_INSTALL
+#include "platform/sha256.h"
+#include "app/render/archive_render.h"
+#include "app/commands/doctor_runner.h"
+#include "base/paths.h"
+#endif
+
+namespace cudnnup {
+namespace {
+
+struct ArchiveInfoArgs {
+  std::string file;
+  std::string cuda_dir;
+  bool no_machine = false;
+};
+
+#if CUDNNUP_HAVE_INSTALL
+
+const char* mark(const Style& st, const std::string& status) {
+  static std::string s;
+  s = status == "ok" ? st.ok() : status == "error" ? st.bad() : status == "warning" ? st.warn() : st.info();
+  return s.c_str();
+}
+
+int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
+  auto info = ctx.fs->stat(args.file);
+  if (!info || info->type != FileType::kRegular) {
+    return report_error(ctx, make_error(ErrorCode::kNotFound, "cannot read " + args.file + ": no such file", args.file));
+  }
+  std::optional<ArchiveName> name;
+  auto parsed = parse_archive_name(args.file);
+  if (parsed) name = *parsed;
+  else if (parsed.error().code != ErrorCode::kUsage) return report_error(ctx, parsed.error());
+  ScanOptions options;
+  options.name = name;
+  options.hash_archive = true;
+  auto scan = scan_archive(*ctx.fs, args.file, options);
+  // A refused archive stops the scan early; hash it on its own then.
+  auto sha = scan ? Result<std::string>(scan->archive_sha256) : sha256_file(*ctx.fs, args.file);
+  if (!sha) return report_error(ctx, sha.error());
+  std::optional<ArchiveName> identity = name;
+  if (!identity && scan) {
+    if (auto top = parse_archive_name(scan->top_dir + ".tar.xz")) identity = *top;
+  }
+  KnownCheck known = check_known_archive(builtin_known_archives(), identity ? identity->canonical_name : std::string(paths::basename(args.file)),
+                                         *sha, info->size);
+  std::optional<Report> report;
+  if (!args.no_machine && scan) {
+    auto r = collect_report(ctx);
+    if (r) report = std::move(*r);
+  }
+  std::vector<SuitabilityCheck> suits;
+  if (identity && scan) {
+    suits = check_suitability(*identity, scan->report, ctx.env.windows(), report ? &*report : nullptr,
+                              args.cuda_dir.empty() ? std::string() : paths::normalize(args.cuda_dir));
+  }
+  bool archive_ok = scan && scan->report.ok() && known.match != KnownMatch::kMismatch;
+  bool suits_ok = true;
+  for (const auto& s : suits) suits_ok &= s.status != "error";
+  int code = archive_ok && suits_ok ? kExitOk : kExitProblems;
+
+  if (ctx.options.json) {
+    nlohmann::json out;
+    out["schema"] = 1;
+    out["command"] = "archive-info";
+    out["archive"] = archive_identity_json(name, args.file, info->size, *sha);
+    out["known"] = known_json(known);
+    if (scan) {
+      out["contents"] = contents_json(*scan);
+    } else {
+      out["contents"] = {{"ok", false}, {"errors", {scan.error().message}}};
+    }
+    if (identity && !name) out["identified_from"] = "top_dir";
+    out["suitability"] = suitability_json(suits);
+    out["installable"] = archive_ok;
+    out["suits_this_machine"] = archive_ok && suits_ok;
+    out["exit_code"] = code;
+    std::cout << out.dump(2) << std::endl;
+    return code;
+  }
+  Style st{ctx.color};
+  std::cout << st.bold(std::string(paths::basename(args.file))) << "\n";
+  if (identity) {
+    std::cout << "  cuDNN " << identity->version.str() << " for CUDA " << identity->cuda_variant << ", "
+              << identity->platform_key() << (identity->era == ArchiveEra::kLegacy ? " (legacy archive)" : "");
+    if (!name) std::cout << " — read from the top folder; the file name is not NVIDIA's";
+    else if (!name->canonical) std::cout << " — NVIDIA's name is " << name->canonical_name;
+    std::cout << "\n";
+  } else {
+    std::cout << "  " << st.warn() << " the name is not an official cuDNN archive name\n";
+  }
+  std::cout << "  " << human_bytes(info->size) << ", sha256 " << *sha << "\n";
+  std::cout << "  " << (known.match == KnownMatch::kMatches ? st.ok() : known.match == KnownMatch::kMismatch ? st.bad() : st.info())
+            << " " << known.message << "\n";
+  if (!scan) {
+    std::cout << "  " << st.bad() << " " << scan.error().message << "\n";
+  } else {
+    const ContentReport& r = scan->report;
+    int libs = 0;
+    for (const auto& l : r.libraries) libs += !l.is_link;
+    std::cout << "  " << (r.ok() ? st.ok() : st.bad()) << " " << scan->items.size() << " entries under " << scan->top_dir << "/, "
+              << human_bytes(scan->unpacked_bytes) << " unpacked; header " << (r.header_version.known() ? r.header_version.str() : "?")
+              << "; " << libs << " library files (" << (r.platform == ArchivePlatform::kWindows ? "PE" : "ELF") << " " << r.machine << ")\n";
+    for (const auto& e : r.errors) std::cout << "  " << st.bad() << " " << e << "\n";
+    for (const auto& w : r.warnings) std::cout << "  " << st.warn() << " " << w << "\n";
+  }
+  if (!suits.empty()) {
+    std::cout << st.bold("This machine") << (report ? "" : " (not inspected: --no-machine)") << "\n";
+    for (const auto& s : suits) std::cout << "  " << mark(st, s.status) << " " << s.message << "\n";
+  }
+  if (archive_ok) {
+    std::cout << "Install: cudnnup install " << args.file << (suits_ok ? "" : "   (see the problems above first)") << "\n";
+  }
+  return code;
+}
+
+#endif
+
+}  // namespace
+
+void add_archive_info_command(CLI::App& app, CommandAction& action) {
+  auto args = std::make_shared<ArchiveInfoArgs>();
+  auto* cmd = app.add_subcommand("archive-info", "Say what a cuDNN archive is, whether it is whole and genuine, and whether it suits this machine");
+  cmd->add_option("file", args->file, "A cuDNN archive: .tar.xz, .tgz, .tar or .zip")->required();
+  cmd->add_option("--cuda-dir", args->cuda_dir, "Judge the CUDA match against this toolkit (default: every toolkit found)");
+  cmd->add_flag("--no-machine", args->no_machine, "Do not inspect this machine (no toolkit/driver/GPU checks)");
+  cmd->footer(
+      "Reads every entry once (streaming) and refuses what install would refuse: paths outside the\n"
+      "archive's folder, links that escape, hard links, device files, duplicates, truncation, bombs.\n"
+      "Checks the header version, the library set for the major version and each library's ELF/PE\n"
+      "header, and the sha256 against NVIDIA's published hashes (data/known_archives.json).\n\n"
+      "Exit codes: 0 sound and suitable, 1 damaged, not genuine or unsuitable, 2 cannot read it.\n"
+      "Example:\n  cudnnup archive-info ~/Downloads/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+  cmd->callback([&action, args] {
+#if CUDNNUP_HAVE_INSTALL
+    action = [args](AppContext& ctx) { return run_archive_info(ctx, *args); };
+#else
+    action = [](AppContext& ctx) {
+      return report_error(ctx, make_error(ErrorCode::kUnsupported,
+                                          "archive-info is not available in this build: it was built without libarchive (for the "
+                                          "Windows cross-build, run scripts/build-windows-deps.sh before configuring)"));
+    };
+#endif
+  });
+}
+
+}  // namespace cudnnup

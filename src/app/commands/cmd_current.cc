@@ -1,0 +1,57 @@
+// `cudnnup current`: the selected cuDNN version here and why (like `pyenv version`).
+#include <nlohmann/json.hpp>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+#include "app/commands/store_access.h"
+#include "shell/shell_env.h"
+
+namespace cudnnup {
+namespace {
+
+using nlohmann::json;
+
+int run_current(AppContext& ctx, bool bare) {
+  auto store = read_store(ctx);
+  if (!store) return report_error(ctx, store.error());
+  auto selection = selected_version(ctx, *store);
+  if (!selection) return report_error(ctx, selection.error());
+  VersionDirs dirs = VersionDirs::of(selection->dir, ctx.env.windows());
+  if (ctx.options.json) {
+    json out = {{"schema", "cudnnup.current/1"},
+                {"version", selection->id.id},
+                {"cudnn_version", selection->id.version.str()},
+                {"cuda_major", selection->id.cuda_major},
+                {"spec", selection->request.spec},
+                {"source", selection_source_name(selection->request.source)},
+                {"origin", selection->request.origin},
+                {"dir", selection->dir},
+                {"lib_dir", dirs.loader_dir()},
+                {"include_dir", dirs.include}};
+    std::cout << out.dump(2) << std::endl;
+  } else if (bare) {
+    std::cout << selection->id.id << "\n";
+  } else {
+    std::cout << selection->id.id << " (" << selection->request.describe();
+    if (selection->request.spec != selection->id.id) std::cout << ", which asks for " << selection->request.spec;
+    std::cout << ")\n  " << shown_path(ctx, selection->dir) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_current_command(CLI::App& app, CommandAction& action) {
+  static bool bare = false;
+  auto* cmd = app.add_subcommand("current", "Show the selected cuDNN version and what selected it");
+  cmd->footer(
+      "Precedence, first wins: $CUDNNUP_VERSION, the nearest .cudnn-version file from the working\n"
+      "directory up, the global default (`cudnnup use VERSION`).\n"
+      "Exit codes: 0 a version is selected and installed; 2 nothing selected, the selected version is\n"
+      "not installed, or a pin file cannot be read (the message names it).");
+  cmd->add_flag("--bare", bare, "Print only the version id (for scripts)");
+  cmd->callback([&action] { action = [](AppContext& ctx) { return run_current(ctx, bare); }; });
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,113 @@
+// `cudnnup doctor`: everything relevant on this machine, what is wrong, and how to fix it.
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/commands/doctor_runner.h"
+#include "app/cli/exit_codes.h"
+#include "app/render/report_json.h"
+#include "app/render/report_text.h"
+#include "app/child/framework_probe.h"
+#include "app/render/which_render.h"
+#include "app/render/which_render_windows.h"
+
+namespace cudnnup {
+namespace {
+
+struct DoctorOptions {
+  bool probe_frameworks = false;
+  int probe_timeout_s = 120;
+  bool deep = false;
+};
+
+// A probe that disagrees with the prediction is a finding: the model missed something real.
+void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& report) {
+  for (const auto& p : probes) {
+    if (p.agrees) continue;
+    Finding f;
+    f.id = p.ran ? "framework.probe_disagrees" : "framework.probe_failed";
+    f.severity = p.ran ? Severity::kWarning : Severity::kInfo;
+    f.subject = p.interpreter;
+    f.title = p.ran ? p.framework + " really loaded something other than predicted"
+                    : p.framework + " could not be probed: " + p.failure;
+    f.evidence = p.disagreements;
+    for (const auto& m : p.mapped) f.evidence.push_back("mapped " + m);
+    if (p.ran) f.fix = {"cudnnup which --for " + p.framework + " --python " + p.interpreter + " --probe -v"};
+    report.findings.push_back(f);
+  }
+}
+
+int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
+  auto outcome = collect_outcome(ctx, opts.deep);
+  if (!outcome) return report_error(ctx, outcome.error());
+  Report& report = outcome->report;
+  std::vector<FrameworkProbe> probes;
+  if (opts.probe_frameworks) {
+    probes = probe_frameworks(outcome->frameworks, opts.probe_timeout_s * 1000);
+    add_probe_findings(probes, report);
+  }
+  FindingCounts counts = count_findings(report.findings);
+  int code = counts.errors > 0 ? kExitProblems : kExitOk;
+  if (ctx.options.json) {
+    auto doc = report_to_json(report, code);
+    doc["plain_program"] = nlohmann::ordered_json::array();
+    for (const auto& w : outcome->plain_program) doc["plain_program"].push_back(which_report_to_json(w));
+    if (ctx.env.windows()) {
+      doc["windows_loads"] = nlohmann::ordered_json::array();
+      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(windows_which_to_json(w));
+    }
+    doc["frameworks"] = nlohmann::ordered_json::array();
+    for (const auto& f : outcome->frameworks) doc["frameworks"].push_back(framework_report_to_json(f));
+    if (opts.probe_frameworks) {
+      doc["framework_probes"] = nlohmann::ordered_json::array();
+      for (const auto& p : probes) doc["framework_probes"].push_back(framework_probe_to_json(p));
+    }
+    std::cout << doc.dump(2) << std::endl;
+    return code;
+  }
+  std::cout << render_report_text(report, Style{ctx.color}, ctx.env.windows(), ctx.options.quiet);
+  if (ctx.options.quiet) return code;
+  if (!outcome->windows_loads.empty()) {
+    std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
+    for (const auto& w : outcome->windows_loads) std::cout << windows_which_to_text(w, false, ctx.color);
+  }
+  if (!outcome->plain_program.empty()) {
+    std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
+    for (const auto& w : outcome->plain_program) std::cout << which_report_to_text(w, false, ctx.color);
+    for (const auto& f : outcome->frameworks) std::cout << framework_report_to_text(f, false, ctx.color);
+  }
+  if (opts.probe_frameworks) {
+    std::cout << "\n" << Style{ctx.color}.bold("What the frameworks really loaded (--probe-frameworks)") << "\n";
+    if (probes.empty()) std::cout << "  no framework with a CUDA build found\n";
+    for (const auto& p : probes) std::cout << framework_probe_to_text(p, ctx.color);
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, CommandAction& action) {
+  auto* cmd = app.add_subcommand(
+      "doctor",
+      "Find the NVIDIA driver, every CUDA toolkit and every cuDNN copy, and say what is wrong and how to fix it");
+  cmd->footer(
+      "Looks in: CUDA_HOME/CUDA_PATH, nvcc on PATH, /usr/local/cuda*, LD_LIBRARY_PATH, the system library\n"
+      "directories, Python venvs and conda envs (PATH, VIRTUAL_ENV, CONDA_PREFIX, ~/.conda/environments.txt),\n"
+      "and cudnnup's store. Libraries are loaded only in a child process.\n\n"
+      "Files cudnnup installed (store versions, `install --into` merges) are checked against their install\n"
+      "manifest: missing, emptied or resized files are reported (antivirus quarantine on Windows). --deep\n"
+      "also compares every file's sha256 (reads every installed byte: seconds, not milliseconds).\n\n"
+      "The \"What loads\" section predicts, without loading anything, the copy a plain program linked with\n"
+      "-lcudnn gets and the copy each framework gets (cudnnup which explains each in detail).\n\n"
+      "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error.\n"
+      "Examples:\n  cudnnup doctor\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
+  auto opts = std::make_shared<DoctorOptions>();
+  cmd->add_flag("--probe-frameworks", opts->probe_frameworks,
+                "Also start each framework's Python (PyTorch, TensorFlow, JAX, ONNX Runtime) in a child process, ask "
+                "which cuDNN it really loaded, and compare with the prediction (takes seconds per framework)");
+  cmd->add_flag("--deep", opts->deep,
+                "Also compare the sha256 of every file cudnnup installed with its install manifest (slow: reads them all)");
+  cmd->add_option("--probe-timeout", opts->probe_timeout_s, "Seconds each framework probe may take")->default_val(120);
+  cmd->callback([&action, opts] { action = [opts](AppContext& ctx) { return run_doctor_command(ctx, *opts); }; });
+}
+
+}  // namespace cudnnup

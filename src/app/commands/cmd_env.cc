@@ -1,0 +1,105 @@
+// `cudnnup env --shell SHELL`: shell code that makes the selected version the one programs load
+// and build against. `eval "$(cudnnup env --shell bash)"`.
+#include <nlohmann/json.hpp>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/commands/env_persist.h"
+#include "app/cli/exit_codes.h"
+#include "app/commands/store_access.h"
+#include "shell/shell_env.h"
+
+namespace cudnnup {
+namespace {
+
+using nlohmann::json;
+
+struct EnvOptions {
+  std::string shell;
+  std::string version;
+  bool hook = false;  // called by the `cudnnup init` hook: no selection is not an error
+  bool persist = false;
+  bool unpersist = false;
+  bool dry_run = false;
+};
+
+int run_env(AppContext& ctx, const EnvOptions& opt) {
+  if (opt.persist || opt.unpersist) {
+    PersistOptions p{opt.persist, opt.unpersist, opt.dry_run, std::nullopt};
+    if (!opt.version.empty()) p.version = opt.version;
+    return run_env_persist(ctx, p);
+  }
+  if (opt.dry_run) return report_error(ctx, make_error(ErrorCode::kUsage, "--dry-run goes with --persist or --unpersist"));
+  std::string shell_text = opt.shell.empty() ? (ctx.env.windows() ? "pwsh" : "bash") : opt.shell;
+  auto shell = parse_shell(shell_text);
+  if (!shell) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "unknown shell '" + shell_text +
+                                                               "'; use one of bash, zsh, fish, pwsh, cmd"));
+  }
+  auto store = read_store(ctx);
+  if (!store) return report_error(ctx, store.error());
+  std::optional<std::string> command_line;
+  if (!opt.version.empty()) command_line = opt.version;
+  if (opt.hook) {
+    // A shell with no selection here stays as it is, quietly; a broken selection still says why.
+    auto request = selection_request(ctx, *store, command_line);
+    if (request && request->source == SelectionSource::kNone) return kExitOk;
+  }
+  auto selection = selected_version(ctx, *store, command_line);
+  if (!selection) return report_error(ctx, selection.error());
+  EnvPlan plan = environment_for(ctx, *store, *selection);
+  if (ctx.options.json) {
+    json vars = json::object();
+    for (const auto& c : plan.changes) vars[c.name] = c.value ? json(*c.value) : json(nullptr);
+    json out = {{"schema", "cudnnup.env/1"},
+                {"version", selection->id.id},
+                {"source", selection_source_name(selection->request.source)},
+                {"origin", selection->request.origin},
+                {"variables", vars},
+                {"removed", plan.removed},
+                {"notes", plan.notes}};
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  std::string comment = *shell == Shell::kCmd ? "REM " : "# ";
+  std::cout << comment << "cuDNN " << selection->id.id << " (" << selection->request.describe() << ")\n"
+            << render_environment(plan, *shell);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_env_command(CLI::App& app, CommandAction& action) {
+  static EnvOptions opt;
+  auto* cmd = app.add_subcommand("env", "Print shell code that puts the selected cuDNN first and hides other copies");
+  cmd->footer(
+      "Sets LD_LIBRARY_PATH (Linux) or PATH (Windows), LIBRARY_PATH and CPATH with the selected\n"
+      "version's dirs first, drops dirs that hold only other cuDNN copies (other store versions,\n"
+      "anything with libcudnn files and nothing else), and sets CUDNN_PATH and CUDNN_HOME.\n"
+      "Dirs that hold another cuDNN next to other libraries (a CUDA toolkit's lib64) are kept after\n"
+      "the selected dir, with a comment saying so.\n"
+      "--persist (Windows): puts the selected version's bin dir first in your user PATH in the registry\n"
+      "(HKCU\\Environment\\Path, REG_EXPAND_SZ; every other entry kept as written, an earlier cudnnup\n"
+      "entry replaced, no 1024-character cut as with setx), then tells Windows (WM_SETTINGCHANGE).\n"
+      "Programs already running keep their old PATH. --unpersist takes cudnnup's entries out again;\n"
+      "--dry-run shows the old and new value and writes nothing. On Linux use `cudnnup init` instead.\n"
+      "Exit codes: 0 printed / written; 2 nothing selected, not installed, unreadable pin file, bad shell,\n"
+      "--persist off Windows, registry error.\n"
+      "Examples:\n"
+      "  eval \"$(cudnnup env --shell bash)\"\n"
+      "  cudnnup env --shell fish | source\n"
+      "  cudnnup env --shell pwsh | Out-String | Invoke-Expression\n"
+      "  cudnnup env --shell cmd > %TEMP%\\cudnn.cmd && %TEMP%\\cudnn.cmd\n"
+      "  cudnnup env --persist --dry-run\n"
+      "  cudnnup env --unpersist");
+  cmd->add_option("--shell", opt.shell, "bash, zsh, fish, pwsh or cmd (default: bash; pwsh on Windows)");
+  cmd->add_option("--version", opt.version, "Use this version spec instead of the selection");
+  cmd->add_flag("--hook", opt.hook, "Print nothing (exit 0) when no version is selected; used by `cudnnup init`");
+  cmd->add_flag("--persist", opt.persist,
+                "Windows: put the selected version's bin dir in your user PATH (registry) for every new program");
+  cmd->add_flag("--unpersist", opt.unpersist, "Windows: remove cudnnup's entries from your user PATH (registry)");
+  cmd->add_flag("--dry-run", opt.dry_run, "With --persist/--unpersist: show the old and new PATH, write nothing");
+  cmd->callback([&action] { action = [](AppContext& ctx) { return run_env(ctx, opt); }; });
+}
+
+}  // namespace cudnnup

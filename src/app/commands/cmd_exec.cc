@@ -1,0 +1,52 @@
+// `cudnnup exec [--version V] -- COMMAND ARGS...`: runs COMMAND with the environment of
+// `cudnnup env` for the selected (or given) version.
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+#include "app/commands/store_access.h"
+#include "platform/process.h"
+
+namespace cudnnup {
+namespace {
+
+struct ExecOptions {
+  std::string version;
+  std::vector<std::string> command;
+};
+
+int run_exec(AppContext& ctx, const ExecOptions& opt) {
+  if (opt.command.empty()) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "say what to run: `cudnnup exec -- python train.py`"));
+  }
+  auto store = read_store(ctx);
+  if (!store) return report_error(ctx, store.error());
+  std::optional<std::string> command_line;
+  if (!opt.version.empty()) command_line = opt.version;
+  auto selection = selected_version(ctx, *store, command_line);
+  if (!selection) return report_error(ctx, selection.error());
+  EnvPlan plan = environment_for(ctx, *store, *selection);
+  auto vars = apply_environment(ctx.env, plan);
+  std::cout.flush();
+  Error error = exec_process(opt.command, vars);  // returns only when COMMAND could not start
+  return report_error(ctx, error);
+}
+
+}  // namespace
+
+void add_exec_command(CLI::App& app, CommandAction& action) {
+  static ExecOptions opt;
+  auto* cmd = app.add_subcommand("exec", "Run a command with the selected cuDNN first in its library path");
+  cmd->footer(
+      "The command gets the environment `cudnnup env` prints. Without --version the usual selection\n"
+      "applies ($CUDNNUP_VERSION, .cudnn-version, global default).\n"
+      "Exit codes: the command's own; 2 when nothing is selected, the version is not installed or the\n"
+      "command cannot be started.\n"
+      "Examples:\n  cudnnup exec -- python train.py\n  cudnnup exec --version 8.9 -- ./legacy_app");
+  cmd->add_option("--version", opt.version, "Version spec to use instead of the selection (9.1, 8+cuda12)");
+  cmd->add_option("COMMAND", opt.command, "The command and its arguments (after --)")->required();
+  cmd->prefix_command(false);
+  cmd->callback([&action] { action = [](AppContext& ctx) { return run_exec(ctx, opt); }; });
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,137 @@
+// `cudnnup uninstall VERSION | --into CUDA_DIR`: removes a store version, or restores a toolkit
+// exactly as it was before `install --into`, all or nothing.
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+
+#if CUDNNUP_HAVE_INSTALL
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "app/commands/installer.h"
+#include "app/commands/recovery.h"
+#include "app/commands/store_access.h"
+#include "app/render/style.h"
+#include "base/paths.h"
+#include "platform/file_lock.h"
+#endif
+
+namespace cudnnup {
+namespace {
+
+struct UninstallArgs {
+  std::string version;
+  std::string into;
+  bool dry_run = false;
+  bool force = false;
+  bool no_wait = false;
+};
+
+#if CUDNNUP_HAVE_INSTALL
+int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
+  if (args.version.empty() == args.into.empty()) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "name a store version (cudnnup uninstall 9.19.0.56+cuda13) or a toolkit "
+                                                           "(cudnnup uninstall --into /usr/local/cuda-13.0), not both"));
+  }
+  StoreLayout store = StoreLayout::for_environment(ctx.env);
+  std::optional<FileLock> lock;
+  if (!args.dry_run && ctx.fs->is_dir(store.root)) {
+    auto l = FileLock::acquire(store.lock_file(), false);
+    if (!l && l.error().code == ErrorCode::kConflict && !args.no_wait) {
+      std::cerr << "cudnnup: waiting for another cudnnup to finish (" << store.lock_file() << ")..." << std::endl;
+      auto waited = FileLock::acquire(store.lock_file(), true);
+      if (!waited) return report_error(ctx, waited.error());
+      lock.emplace(std::move(*waited));
+    } else if (!l) {
+      return report_error(ctx, l.error());
+    } else {
+      lock.emplace(std::move(*l));
+    }
+    auto r = recover_with_lock_held(*ctx.fs, store);
+    if (!r) return report_error(ctx, r.error());
+    for (const auto& line : *r) std::cerr << "cudnnup: " << line << std::endl;
+  }
+  UninstallOptions o;
+  o.version = args.version;
+  if (!args.into.empty()) {
+    o.into = paths::is_absolute(args.into) ? paths::normalize(args.into) : paths::normalize(paths::join(ctx.env.cwd, args.into));
+  }
+  o.dry_run = args.dry_run;
+  o.force = args.force;
+  if (!o.into) {
+    // The versions commands say which version is in use (state.json's default, pins, CUDNNUP_VERSION).
+    if (auto store_now = read_store(ctx); store_now && store_now->state.global) o.protected_ids.push_back(*store_now->state.global);
+    if (auto active = active_version(ctx); active && *active) o.protected_ids.push_back(**active);
+  }
+  o.windows = ctx.env.windows();
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  o.txid = make_transaction_id(ns, std::to_string(std::random_device{}() % 100000));
+  auto r = run_uninstall(*ctx.fs, store, o);
+  if (!r) {
+    Error e = r.error();
+    if (e.code == ErrorCode::kPermission && o.into) {
+      if (o.windows) {
+        auto quote_doubled = [](const std::string& text) {  // inside a PowerShell '...' string
+          std::string out;
+          for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+          return out;
+        };
+        e.message += "; changing " + paths::to_native(*o.into, true) +
+                     " needs administrator rights. Run it elevated from PowerShell: Start-Process cudnnup -Verb RunAs -Wait "
+                     "-ArgumentList 'uninstall --into \"" + quote_doubled(paths::to_native(*o.into, true)) + "\"'";
+      } else {
+        e.message += "; run it as the toolkit's owner: sudo cudnnup uninstall --into " + *o.into;
+      }
+    }
+    return report_error(ctx, e);
+  }
+  if (ctx.options.json) {
+    nlohmann::json out = {{"schema", 1}, {"command", "uninstall"}, {"dry_run", r->dry_run}, {"mode", r->plan.mode},
+                          {"id", r->plan.id}, {"target", r->plan.target}, {"changed_files", r->changed_files}, {"exit_code", 0}};
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& s : r->plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
+    out["steps"] = steps;
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  Style st{ctx.color};
+  if (r->dry_run) {
+    std::cout << st.bold("Plan") << ": uninstall " << r->plan.id << " from " << r->plan.target << "\n";
+    for (const auto& s : r->plan.steps) std::cout << "  " << s.action << "  " << s.path << (s.detail.empty() ? "" : "  (" + s.detail + ")") << "\n";
+    std::cout << "Nothing was changed (--dry-run).\n";
+    return kExitOk;
+  }
+  if (r->plan.mode == "store") std::cout << st.ok() << " removed " << r->plan.target << "\n";
+  else std::cout << st.ok() << " removed cuDNN " << r->plan.manifest.cudnn_version << " from " << r->plan.target << " and restored every file it had replaced\n";
+  return kExitOk;
+}
+#endif
+
+}  // namespace
+
+void add_uninstall_command(CLI::App& app, CommandAction& action) {
+  auto args = std::make_shared<UninstallArgs>();
+  auto* cmd = app.add_subcommand("uninstall", "Remove a cuDNN version from the store, or undo an install --into a toolkit");
+  cmd->add_option("version", args->version, "A store version: 9.19.0.56+cuda13, or a prefix such as 9.19 when only one matches");
+  cmd->add_option("--into", args->into, "Undo `install --into` in this toolkit, restoring every file it replaced");
+  cmd->add_flag("--dry-run", args->dry_run, "Print every step; change nothing");
+  cmd->add_flag("--force", args->force, "Remove files even when they changed since install (originals are still restored)");
+  cmd->add_flag("--no-wait", args->no_wait, "Fail at once (exit 4) when another cudnnup holds the store lock");
+  cmd->footer(
+      "The active version (the store's `current`) is refused; select another with `cudnnup use` first.\n\n"
+      "Exit codes: 0 removed, 2 not installed / refused (nothing changed), 4 locked or files changed.\n"
+      "Examples:\n  cudnnup uninstall 9.19.0.56+cuda13\n  sudo cudnnup uninstall --into /usr/local/cuda-13.0");
+  cmd->callback([&action, args] {
+#if CUDNNUP_HAVE_INSTALL
+    action = [args](AppContext& ctx) { return run_uninstall_command(ctx, *args); };
+#else
+    action = [](AppContext& ctx) {
+      return report_error(ctx, make_error(ErrorCode::kUnsupported, "uninstall is not available in this build (built without libarchive; for the Windows cross-build, run scripts/build-windows-deps.sh before configuring)"));
+    };
+#endif
+  });
+}
+
+}  // namespace cudnnup

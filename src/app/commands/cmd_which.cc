@@ -1,0 +1,249 @@
+// `cudnnup which [LIB] [--for PROGRAM|LIBRARY|FRAMEWORK] [--pid PID]`: which copy of cuDNN (or
+// any library) loads, by glibc's rules, and why (docs/commands/which.md).
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+#include "app/child/framework_probe.h"
+#include "app/render/which_render.h"
+#include "app/render/which_render_windows.h"
+#include "loader/frameworks.h"
+#include "base/paths.h"
+#include "binfmt/proc_maps.h"
+#include "discover/python_envs.h"
+#include "loader/which.h"
+#include "loader/windows/which_windows.h"
+
+namespace cudnnup {
+namespace {
+
+struct WhichOptions {
+  std::string lib;
+  std::string target;
+  int pid = 0;
+  std::string python;
+  bool verbose = false;
+  bool probe = false;
+  std::string module_dir;             // Windows, --for python: the .pyd's folder
+  std::vector<std::string> dll_dirs;  // Windows, --for python/torch: os.add_dll_directory dirs
+};
+
+bool is_framework_name(const std::string& s) {
+  const auto& names = known_frameworks();
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+// Environments to look at for a framework: the one of --python, else every one found.
+std::vector<PythonEnv> python_envs_for(const AppContext& ctx, const std::string& python, std::vector<ScanIssue>& issues) {
+  std::vector<PythonEnv> envs = find_python_envs(*ctx.fs, ctx.env, &issues);
+  if (python.empty()) return envs;
+  auto canon = ctx.fs->canonical(python);
+  std::string wanted = canon ? *canon : python;
+  std::vector<PythonEnv> picked;
+  for (const auto& e : envs) {
+    auto interp = e.interpreter.empty() ? Result<std::string>(std::string()) : ctx.fs->canonical(e.interpreter);
+    bool same_interp = interp && *interp == wanted;
+    bool same_prefix = paths::parent(paths::parent(python)) == e.prefix || python == e.prefix;
+    if (same_interp || same_prefix) picked.push_back(e);
+  }
+  if (picked.empty()) {
+    // Not among the ones found: describe it from its path (prefix = two levels up, venv layout).
+    PythonEnv pe;
+    pe.prefix = ctx.fs->is_dir(python) ? python : paths::parent(paths::parent(wanted));
+    pe.interpreter = ctx.fs->is_dir(python) ? pe.prefix + "/bin/python3" : python;
+    pe.kind = "given";
+    pe.found_via = {"--python"};
+    if (auto libdir = ctx.fs->list_dir(pe.prefix + "/lib")) {
+      for (const auto& d : *libdir) {
+        if (d.name.rfind("python3", 0) == 0 && ctx.fs->is_dir(pe.prefix + "/lib/" + d.name + "/site-packages")) {
+          pe.site_packages.push_back(pe.prefix + "/lib/" + d.name + "/site-packages");
+        }
+      }
+    }
+    picked.push_back(pe);
+  }
+  return picked;
+}
+
+int run_pid(AppContext& ctx, const WhichOptions& o) {
+  auto report = inspect_process_cudnn(*ctx.fs, o.pid);
+  if (!report) return report_error(ctx, report.error());
+  if (ctx.options.json) {
+    auto out = process_report_to_json(*report);
+    out["schema"] = "cudnnup.which/1";
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << process_report_to_text(*report, ctx.color);
+  }
+  return report->mixed ? kExitProblems : kExitOk;
+}
+
+int run_framework(AppContext& ctx, const WhichOptions& o) {
+  std::vector<ScanIssue> issues;
+  auto envs = python_envs_for(ctx, o.python, issues);
+  auto reports = inspect_frameworks(*ctx.fs, ctx.env, envs, {o.target});
+  std::vector<FrameworkProbe> probes;
+  if (o.probe) probes = probe_frameworks(reports);
+  if (ctx.options.json) {
+    nlohmann::ordered_json out;
+    out["schema"] = "cudnnup.which/1";
+    out["framework"] = o.target;
+    out["reports"] = nlohmann::ordered_json::array();
+    for (const auto& r : reports) out["reports"].push_back(framework_report_to_json(r));
+    if (o.probe) {
+      out["probes"] = nlohmann::ordered_json::array();
+      for (const auto& p : probes) out["probes"].push_back(framework_probe_to_json(p));
+    }
+    out["environments_searched"] = nlohmann::ordered_json::array();
+    for (const auto& e : envs) out["environments_searched"].push_back(e.prefix);
+    std::cout << out.dump(2) << std::endl;
+  } else if (reports.empty()) {
+    std::cout << "No Python environment with " << o.target << " was found (searched " << envs.size()
+              << " environment" << (envs.size() == 1 ? "" : "s")
+              << "). Activate the environment, or pass --python /path/to/venv/bin/python.\n";
+  } else {
+    for (const auto& r : reports) std::cout << framework_report_to_text(r, o.verbose, ctx.color) << "\n";
+    if (o.probe) std::cout << "What the real processes loaded (--probe):\n";
+    for (const auto& p : probes) std::cout << framework_probe_to_text(p, ctx.color);
+  }
+  if (reports.empty()) return kExitProblems;
+  for (const auto& r : reports) {
+    if (r.passes && !*r.passes) return kExitProblems;
+  }
+  for (const auto& p : probes) {
+    if (!p.agrees) return kExitProblems;
+  }
+  return kExitOk;
+}
+
+int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
+  if (ctx.options.json) {
+    auto out = which_report_to_json(report);
+    out["schema"] = "cudnnup.which/1";
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << which_report_to_text(report, verbose, ctx.color);
+  }
+  bool bad = !report.resolution.found || (report.cudnn && report.cudnn->mixed);
+  return bad ? kExitProblems : kExitOk;
+}
+
+// Windows: the Python environment of --python (python.exe or its folder), else the active one
+// (CONDA_PREFIX, VIRTUAL_ENV), else the first python.exe on PATH.
+std::string windows_python_prefix(const AppContext& ctx, const std::string& python) {
+  auto prefix_of_exe = [](const std::string& exe) {
+    std::string dir = paths::parent(exe);
+    // A venv's Scripts\python.exe: the environment is the folder above.
+    return paths::basename(dir) == "Scripts" ? paths::parent(dir) : dir;
+  };
+  if (!python.empty()) {
+    std::string p = paths::normalize(paths::is_absolute(python) ? python : paths::join(ctx.env.cwd, python));
+    return ctx.fs->is_dir(p) ? p : prefix_of_exe(p);
+  }
+  for (const char* var : {"CONDA_PREFIX", "VIRTUAL_ENV"}) {
+    if (auto v = ctx.env.get(var); v && !v->empty()) return paths::normalize(*v);
+  }
+  for (const auto& dir : ctx.env.get_list("PATH")) {
+    if (dir.empty()) continue;
+    std::string exe = paths::join(paths::normalize(dir), "python.exe");
+    if (ctx.fs->is_file(exe)) return prefix_of_exe(exe);
+  }
+  return {};
+}
+
+int run_which_windows(AppContext& ctx, const WhichOptions& o) {
+  if (o.pid != 0) {
+    return report_error(ctx, make_error(ErrorCode::kUnsupported,
+                                        "--pid reads /proc/PID/maps and is Linux only; on Windows use Process Explorer "
+                                        "or `tasklist /m cudnn*` to see which DLLs a process has loaded"));
+  }
+  WindowsWhichTarget target;
+  std::string lower_target = o.target;
+  for (auto& c : lower_target) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (o.target.empty()) {
+    target.kind = "plain";
+  } else if (lower_target == "python" || lower_target == "torch") {
+    target.kind = lower_target;
+    target.python_prefix = windows_python_prefix(ctx, o.python);
+    if (!o.module_dir.empty()) target.module_dir = paths::normalize(o.module_dir);
+    target.dll_dirs = o.dll_dirs;
+  } else if (is_framework_name(o.target)) {
+    return report_error(ctx, make_error(ErrorCode::kUnsupported,
+                                        "on Windows `which --for` models python (any extension module) and torch; for " +
+                                            o.target + " use --for python with --module-dir <the folder of its .pyd>"));
+  } else {
+    target.kind = "executable";
+    target.program = paths::is_absolute(o.target) ? o.target : paths::join(ctx.env.cwd, o.target);
+  }
+  auto report = which_windows(*ctx.fs, ctx.env, target, o.lib);
+  if (!report) return report_error(ctx, report.error());
+  if (ctx.options.json) {
+    auto out = windows_which_to_json(*report);
+    out["schema"] = "cudnnup.which/1";
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << windows_which_to_text(*report, o.verbose, ctx.color);
+  }
+  bool bad = !report->resolution.loads || report->mixed;
+  return bad ? kExitProblems : kExitOk;
+}
+
+int run_which(AppContext& ctx, const WhichOptions& o) {
+  if (ctx.env.windows()) return run_which_windows(ctx, o);
+  if (o.pid > 0) return run_pid(ctx, o);
+  if (o.pid < 0) return report_error(ctx, make_error(ErrorCode::kUsage, "--pid needs a process id (a positive number)"));
+  if (!o.target.empty() && is_framework_name(o.target) && !ctx.fs->exists(o.target)) return run_framework(ctx, o);
+  if (o.target.empty()) return print_which(ctx, which_plain_program(*ctx.fs, ctx.env, o.lib), o.verbose);
+  std::string path = o.target;
+  if (!paths::is_absolute(path)) path = paths::join(ctx.env.cwd, path);
+  auto report = which_for_file(*ctx.fs, ctx.env, path, o.lib);
+  if (!report) {
+    Error e = report.error();
+    if (e.code == ErrorCode::kNotFound) {
+      e.message += "; frameworks are named: torch, tensorflow, jax, onnxruntime, paddle";
+    }
+    return report_error(ctx, e);
+  }
+  return print_which(ctx, *report, o.verbose);
+}
+
+}  // namespace
+
+void add_which_command(CLI::App& app, CommandAction& action) {
+  auto opts = std::make_shared<WhichOptions>();
+  auto* cmd = app.add_subcommand(
+      "which",
+      "Say which copy of cuDNN (or LIB) would load, the loader rule that picks it, and every copy that loses");
+  cmd->footer(
+      "Without --for: as a plain program linked with -lcudnn. --for PATH: as that program or .so (its RPATH,\n"
+      "RUNPATH and dependencies count). --for torch|tensorflow|jax|onnxruntime|paddle: as that framework in\n"
+      "each Python environment found (or the one of --python), without importing it. --pid PID: what a\n"
+      "running process really mapped, grouped by copy.\n"
+      "Rules follow glibc ld.so: already-loaded SONAME, DT_RPATH (inherited), LD_LIBRARY_PATH, DT_RUNPATH,\n"
+      "/etc/ld.so.cache, default dirs; then cuDNN's own dlopen of its sub-libraries.\n"
+      "Windows: the DLL search order instead (LoadLibrary with SafeDllSearchMode: program folder,\n"
+      "System32, System, Windows, current dir, PATH). --for APP.exe: that program; --for python: a Python\n"
+      "3.8+ extension module (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: PATH is ignored; --module-dir, --dll-dir\n"
+      "for os.add_dll_directory); --for torch: `import torch` in the environment of --python.\n"
+      "Exit codes: 0 it loads cleanly, 1 it does not load / copies mix / the framework's check fails, 2 usage.\n"
+      "Examples:\n  cudnnup which\n  cudnnup which --for torch\n  cudnnup which --for ./my_app\n"
+      "  cudnnup which libcudnn_graph.so.9 --for /opt/app/lib/libinfer.so\n  cudnnup which --pid 4242\n"
+      "  cudnnup which --for C:\\apps\\train.exe          (Windows)\n"
+      "  cudnnup which --for python --python C:\\venv\\Scripts\\python.exe --dll-dir D:\\cudnn\\bin");
+  cmd->add_option("LIB", opts->lib, "Library name (default libcudnn.so.9; '8' or 'cudnn8' mean libcudnn.so.8)");
+  cmd->add_option("--for", opts->target, "A program, a shared object, or a framework name");
+  cmd->add_option("--pid", opts->pid, "Report what this running process has mapped (/proc/PID/maps)");
+  cmd->add_option("--python", opts->python, "With a framework: the interpreter (or env prefix) to inspect");
+  cmd->add_option("--module-dir", opts->module_dir, "Windows, --for python: the folder of the .pyd that loads the DLL");
+  cmd->add_option("--dll-dir", opts->dll_dirs,
+                  "Windows, --for python|torch: a folder the program adds with os.add_dll_directory (repeatable)");
+  cmd->add_flag("-v,--verbose", opts->verbose, "Also list candidates that were missing");
+  cmd->add_flag("--probe", opts->probe,
+                "With a framework: also run its interpreter (child, timeout) to see what it really loads, and compare");
+  cmd->callback([&action, opts] { action = [opts](AppContext& ctx) { return run_which(ctx, *opts); }; });
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,17 @@
+// Runs the doctor for a command that needs the machine's picture (doctor, explain, which, list):
+// loads the rules (--db or built in), probes through child processes, returns the Report.
+#pragma once
+
+#include "app/cli/app_context.h"
+#include "diagnose/doctor.h"
+#include "base/model.h"
+#include "facts/rules.h"
+
+namespace cudnnup {
+
+Result<Rules> load_rules(const AppContext& ctx);
+Result<Report> collect_report(AppContext& ctx);
+// The Report plus the loader model's answers (plain program, frameworks), for `doctor`.
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep = false);
+
+}  // namespace cudnnup

@@ -1,0 +1,149 @@
+#include "app/commands/env_persist.h"
+
+#include <nlohmann/json.hpp>
+#include <iostream>
+
+#include "app/cli/exit_codes.h"
+#include "app/commands/store_access.h"
+#include "base/paths.h"
+#include "shell/persistent_path.h"
+#include "shell/shell_env.h"
+#include "platform/registry.h"
+
+namespace cudnnup {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char* kKey = "Environment";
+constexpr const char* kValue = "Path";
+
+// Directories on the machine PATH that hold a cuDNN shim: they come before the user PATH in every
+// new process, so they win over what --persist adds.
+std::vector<std::string> machine_path_cudnn_dirs(const AppContext& ctx) {
+  std::vector<std::string> out;
+  for (const auto& dir : paths::split_list(ctx.env.persistent_machine_path.value_or(""), ';')) {
+    if (dir.empty()) continue;
+    for (const char* dll : {"cudnn64_9.dll", "cudnn64_8.dll"}) {
+      if (ctx.fs->is_file(paths::join(paths::normalize(dir), dll))) {
+        out.push_back(dir);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
+  if (opt.persist && opt.unpersist) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "--persist and --unpersist exclude each other"));
+  }
+  if (!ctx.env.windows()) {
+    return report_error(
+        ctx, make_error(ErrorCode::kUnsupported,
+                        std::string("--") + (opt.persist ? "persist" : "unpersist") +
+                            " edits the user PATH in the Windows registry (HKCU\\Environment) and is Windows only. "
+                            "On Linux the environment persists through your shell's startup file: add "
+                            "`eval \"$(cudnnup init bash)\"` to ~/.bashrc (zsh: ~/.zshrc; fish: `cudnnup init fish | "
+                            "source` in config.fish), and `cudnnup use VERSION` then sets the version every new "
+                            "shell gets"));
+  }
+  auto store = read_store(ctx);
+  if (!store) return report_error(ctx, store.error());
+  const std::string store_root = store->layout.root;
+  std::string dir;
+  std::string version_id;
+  if (opt.persist) {
+    auto selection = selected_version(ctx, *store, opt.version);
+    if (!selection) return report_error(ctx, selection.error());
+    dir = paths::to_native(VersionDirs::of(selection->dir, true).bin, true);
+    version_id = selection->id.id;
+  }
+
+  auto current = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
+  if (!current && current.error().code != ErrorCode::kNotFound) return report_error(ctx, current.error());
+  std::string old_value = current ? current->value : "";
+  PathEditPlan plan = opt.persist ? plan_persist_path(old_value, dir, store_root, ctx.env.vars)
+                                  : plan_unpersist_path(old_value, store_root, ctx.env.vars);
+  if (plan.new_value.size() >= kMaxEnvironmentValue) {
+    return report_error(ctx, make_error(ErrorCode::kUsage,
+                                        "the user PATH would be " + std::to_string(plan.new_value.size()) +
+                                            " characters, more than Windows allows for one variable (32767); "
+                                            "nothing was changed. Remove stale entries first.",
+                                        "HKCU\\Environment\\Path"));
+  }
+
+  std::vector<std::string> notes;
+  bool written = false;
+  std::optional<std::string> broadcast_error;
+  if (!opt.dry_run && plan.changed) {
+    Status s = write_registry_string(RegistryHive::kCurrentUser, kKey, kValue, plan.new_value, true);
+    if (!s) return report_error(ctx, s.error());
+    // Read it back: the value must be exactly what we meant, whatever its length.
+    auto back = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
+    if (!back || back->value != plan.new_value || !back->expandable) {
+      return report_error(ctx, make_error(ErrorCode::kIo,
+                                          "HKCU\\Environment\\Path did not read back as written; check it in "
+                                          "System Properties > Environment Variables. The value before was: " +
+                                              old_value,
+                                          "HKCU\\Environment\\Path"));
+    }
+    written = true;
+    if (auto b = broadcast_environment_change(); !b) broadcast_error = b.error().message;
+  }
+  if (opt.persist) {
+    for (const auto& d : machine_path_cudnn_dirs(ctx)) {
+      notes.push_back("the machine PATH has cuDNN in " + d +
+                      ", and Windows puts the machine PATH before the user PATH: that copy still wins for plain "
+                      "programs (remove it there, or use `cudnnup env` / `cudnnup exec` per process)");
+    }
+    notes.push_back("re-run `cudnnup env --persist` after `cudnnup use`: the user PATH names " + version_id +
+                    "'s own directory");
+  }
+  if (written) {
+    notes.push_back("programs started from now on get the new PATH; terminals, Jupyter, VS Code and other programs "
+                    "already running keep their old one until restarted");
+  }
+  if (broadcast_error) notes.push_back("WM_SETTINGCHANGE was not delivered everywhere (" + *broadcast_error +
+                                       "); Explorer picks the change up at the next sign-in");
+
+  if (ctx.options.json) {
+    json out = {{"schema", "cudnnup.env-persist/1"},
+                {"action", opt.persist ? "persist" : "unpersist"},
+                {"version", opt.persist ? json(version_id) : json(nullptr)},
+                {"registry", "HKCU\\Environment\\Path"},
+                {"type", "REG_EXPAND_SZ"},
+                {"old_value", plan.old_value},
+                {"new_value", plan.new_value},
+                {"added", plan.added.empty() ? json(nullptr) : json(plan.added)},
+                {"removed", plan.removed},
+                {"changed", plan.changed},
+                {"dry_run", opt.dry_run},
+                {"written", written},
+                {"broadcast", written ? json(!broadcast_error) : json(nullptr)},
+                {"notes", notes}};
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  const char* what = opt.persist ? "persist" : "unpersist";
+  if (!plan.changed) {
+    std::cout << (opt.persist ? dir + " is already first in your user PATH; nothing to change.\n"
+                              : std::string("Your user PATH has no cudnnup entry; nothing to change.\n"));
+  } else {
+    std::cout << (opt.dry_run ? "Would change" : "Changed") << " HKCU\\Environment\\Path (REG_EXPAND_SZ, "
+              << plan.old_value.size() << " -> " << plan.new_value.size() << " characters):\n";
+    if (!plan.added.empty()) std::cout << "  + " << plan.added << "\n";
+    for (const auto& r : plan.removed) std::cout << "  - " << r << "\n";
+    if (opt.dry_run) {
+      std::cout << "old value:\n  " << (plan.old_value.empty() ? "(empty)" : plan.old_value) << "\n"
+                << "new value:\n  " << (plan.new_value.empty() ? "(empty)" : plan.new_value) << "\n"
+                << "Nothing was written (--dry-run); run `cudnnup env --" << what << "` to apply.\n";
+    }
+  }
+  for (const auto& n : notes) std::cout << "note: " << n << "\n";
+  return kExitOk;
+}
+
+}  // namespace cudnnup

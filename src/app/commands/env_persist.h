@@ -1,0 +1,22 @@
+// `cudnnup env --persist` / `--unpersist`: the selected cuDNN's bin dir in the user PATH that
+// every program started later gets (Windows registry, HKCU\Environment\Path, REG_EXPAND_SZ),
+// then WM_SETTINGCHANGE. The PATH edit itself is core/persistent_path.h.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "app/cli/app_context.h"
+
+namespace cudnnup {
+
+struct PersistOptions {
+  bool persist = false;    // --persist
+  bool unpersist = false;  // --unpersist
+  bool dry_run = false;
+  std::optional<std::string> version;  // --version
+};
+
+int run_env_persist(AppContext& ctx, const PersistOptions& opt);
+
+}  // namespace cudnnup

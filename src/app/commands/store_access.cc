@@ -1,0 +1,97 @@
+#include "app/commands/store_access.h"
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+#include "store/current_link.h"
+#include "base/paths.h"
+
+namespace cudnnup {
+
+Result<StoreSnapshot> read_store(const AppContext& ctx) {
+  StoreSnapshot snap;
+  snap.layout = StoreLayout::for_environment(ctx.env);
+  auto state = load_state(*ctx.fs, snap.layout);
+  if (!state) return state.error();
+  snap.state = std::move(*state);
+  auto installed = list_installed(*ctx.fs, snap.layout);
+  if (!installed) return installed.error();
+  snap.installed = std::move(*installed);
+  return snap;
+}
+
+Result<LockedStore> lock_store(AppContext& ctx) {
+  StoreLayout layout = StoreLayout::for_environment(ctx.env);
+  if (auto s = ctx.fs->make_dirs(layout.root); !s) {
+    return make_error(s.error().code, "cannot create the store at " + layout.root + ": " + s.error().message +
+                                          " (set CUDNNUP_HOME to a writable directory)", layout.root);
+  }
+  auto lock = [&]() -> Result<FileLock> {
+    auto first = FileLock::acquire(layout.lock_file(), /*wait=*/false);
+    if (first || first.error().code != ErrorCode::kConflict) return first;
+    // Another cudnnup is changing the store: queue behind it rather than fail, and say so.
+    if (!ctx.options.json) {
+      std::cerr << "cudnnup: waiting for another cudnnup to finish (" << layout.lock_file() << ")" << std::endl;
+    }
+    return FileLock::acquire(layout.lock_file(), /*wait=*/true);
+  }();
+  if (!lock) return lock.error();
+  auto store = read_store(ctx);
+  if (!store) return store.error();
+  auto repairs = recover_store(*ctx.fs, store->layout, store->state);
+  if (!repairs) return repairs.error();
+  return LockedStore{std::move(lock).value(), std::move(*store), std::move(*repairs)};
+}
+
+Result<SelectionRequest> selection_request(const AppContext& ctx, const StoreSnapshot& store,
+                                           const std::optional<std::string>& command_line) {
+  return find_request(*ctx.fs, ctx.env, store.state, store.layout, command_line);
+}
+
+Result<Selection> selected_version(const AppContext& ctx, const StoreSnapshot& store,
+                                   const std::optional<std::string>& command_line) {
+  auto request = selection_request(ctx, store, command_line);
+  if (!request) return request.error();
+  return resolve_request(*request, store.installed, store.layout);
+}
+
+Result<std::optional<std::string>> active_version(AppContext& ctx) {
+  auto store = read_store(ctx);
+  if (!store) return store.error();
+  auto selection = selected_version(ctx, *store);
+  if (!selection) {
+    if (selection.error().code == ErrorCode::kNotFound) return std::optional<std::string>();
+    return selection.error();
+  }
+  return std::optional<std::string>(selection->id.id);
+}
+
+std::string utc_now_iso() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32] = {0};
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+std::string shown_path(const AppContext& ctx, const std::string& path) {
+  return paths::to_native(path, ctx.env.windows());
+}
+
+}  // namespace cudnnup
+
+namespace cudnnup {
+
+EnvPlan environment_for(const AppContext& ctx, const StoreSnapshot& store, const Selection& selection,
+                        const std::vector<std::string>& other_copy_dirs) {
+  EnvInputs inputs;
+  inputs.version_dir = selection.dir;
+  for (const auto& id : store.installed) {
+    if (id.id != selection.id.id) inputs.other_version_dirs.push_back(store.layout.version_dir(id.id));
+  }
+  inputs.other_version_dirs.push_back(store.layout.current_link());
+  inputs.other_copy_dirs = other_copy_dirs;
+  return plan_environment(*ctx.fs, ctx.env, inputs);
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,64 @@
+// Shared by the version commands (list, use, current, env, exec, init, link) and by uninstall:
+// reading the store, taking its lock, and answering "which version is selected here".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/app_context.h"
+#include "store/selection.h"
+#include "store/state_store.h"
+#include "store/store_layout.h"
+#include "store/version_spec.h"
+#include "platform/file_lock.h"
+
+namespace cudnnup {
+
+struct StoreSnapshot {
+  StoreLayout layout;
+  StoreState state;
+  std::vector<StoreVersionId> installed;  // best first
+};
+
+// Reads state.json and versions/ without the lock (readers see whole files thanks to rename).
+Result<StoreSnapshot> read_store(const AppContext& ctx);
+
+// The store, locked (blocking until another cudnnup lets go), after the recovery pass
+// (core/current_link.h recover_store). `repairs` says what the recovery did.
+struct LockedStore {
+  FileLock lock;
+  StoreSnapshot store;
+  std::vector<std::string> repairs;
+};
+Result<LockedStore> lock_store(AppContext& ctx);
+
+// The selection in this context (command line > CUDNNUP_VERSION > pin file > global).
+Result<SelectionRequest> selection_request(const AppContext& ctx, const StoreSnapshot& store,
+                                           const std::optional<std::string>& command_line = std::nullopt);
+Result<Selection> selected_version(const AppContext& ctx, const StoreSnapshot& store,
+                                   const std::optional<std::string>& command_line = std::nullopt);
+
+// For `cudnnup uninstall`: the version id selected in this context (CUDNNUP_VERSION, pin file or
+// global default), nullopt when nothing is selected or the selection does not resolve.
+// Uninstall should refuse this one and the global default (StoreSnapshot::state.global).
+Result<std::optional<std::string>> active_version(AppContext& ctx);
+
+// Now, UTC, ISO 8601 ("2026-11-30T00:21:02Z"), for the history.
+std::string utc_now_iso();
+
+// "/a/b" -> "/a/b" on Linux, "C:\a\b" on Windows, for text output.
+std::string shown_path(const AppContext& ctx, const std::string& path);
+
+}  // namespace cudnnup
+
+#include "shell/shell_env.h"
+
+namespace cudnnup {
+
+// The environment plan for a selection: other store versions, the `current` alias and
+// `other_copy_dirs` (e.g. lib dirs of copies the doctor found) are removed from the search lists.
+EnvPlan environment_for(const AppContext& ctx, const StoreSnapshot& store, const Selection& selection,
+                        const std::vector<std::string>& other_copy_dirs = {});
+
+}  // namespace cudnnup

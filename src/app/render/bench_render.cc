@@ -1,0 +1,113 @@
+#include "app/render/bench_render.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cudnnup {
+
+namespace {
+
+std::string fmt(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_bench_text(const BenchHeader& h, const std::vector<BenchRow>& rows) {
+  std::string out = "cudnnup bench: cuDNN " + h.cudnn_version + " from " + h.lib_dir + "\n";
+  out += "GPU " + std::to_string(h.gpu) + ": " + h.gpu_name + "; peak " + fmt("%.0f", h.peak.half) +
+         " TFLOP/s fp16/bf16, " + fmt("%.0f", h.peak.tf32) + " tf32 (" + h.peak.source + ")\n\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-30s %-4s %-4s %9s %8s %6s %6s %10s %6s\n", "shape", "type", "lay", "ms",
+                "TFLOP/s", "%peak", "engine", "PyTorch ms", "ratio");
+  out += line;
+  for (const auto& r : rows) {
+    double peak = h.peak.for_type(r.bench.type);
+    if (!r.error.empty()) {
+      std::snprintf(line, sizeof line, "%-30s %-4s %-4s  error: %s\n", r.bench.shape.shape.str().c_str(),
+                    data_type_name(r.bench.type), layout_name(r.bench.layout), r.error.c_str());
+      out += line;
+      continue;
+    }
+    std::snprintf(line, sizeof line, "%-30s %-4s %-4s %9.4f %8.1f %5.0f%% %6lld %10s %6s\n",
+                  r.bench.shape.shape.str().c_str(), data_type_name(r.bench.type), layout_name(r.bench.layout), r.ms,
+                  r.tflops, peak > 0 ? 100.0 * r.tflops / peak : 0.0, static_cast<long long>(r.engine),
+                  r.pytorch_ms ? fmt("%.4f", *r.pytorch_ms).c_str() : "-",
+                  r.ratio() ? fmt("%.2fx", *r.ratio()).c_str() : "-");
+    out += line;
+  }
+  out += "\nratio = PyTorch time / cudnnup time (>= 1.00x: cudnnup's engine choice is at least as fast).\n";
+  return out;
+}
+
+std::string render_bench_svg(const BenchHeader& h, const std::vector<BenchRow>& rows) {
+  const int bar_h = 10, group_h = 30, left = 300, width = 900, top = 60;
+  const int height = top + group_h * static_cast<int>(rows.size()) + 50;
+  double max_value = std::max(h.peak.half, h.peak.tf32);
+  for (const auto& r : rows) {
+    max_value = std::max(max_value, r.tflops);
+    if (r.pytorch_ms && *r.pytorch_ms > 0)
+      max_value = std::max(max_value, r.bench.shape.shape.forward_flops() / (*r.pytorch_ms * 1e-3) / 1e12);
+  }
+  if (max_value <= 0) max_value = 1;
+  const double scale = (width - left - 40) / max_value;
+  std::string s;
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
+       std::to_string(height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s += "<text x=\"10\" y=\"20\" font-size=\"14\">" +
+       xml_escape("Forward convolution TFLOP/s: cuDNN " + h.cudnn_version + " on " + h.gpu_name) + "</text>\n";
+  s += "<text x=\"10\" y=\"38\">" +
+       xml_escape("blue: cudnnup bench; orange: PyTorch cudnn.benchmark=True; red line: peak for the type (" +
+                  h.peak.source + ")") +
+       "</text>\n";
+  int y = top;
+  for (const auto& r : rows) {
+    std::string label = r.bench.shape.shape.str() + " " + data_type_name(r.bench.type) + " " + layout_name(r.bench.layout);
+    s += "<text x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(y + 14) + "\" text-anchor=\"end\">" +
+         xml_escape(label) + "</text>\n";
+    s += "<rect class=\"cudnnup\" x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y + 2) + "\" width=\"" +
+         fmt("%.1f", r.tflops * scale) + "\" height=\"" + std::to_string(bar_h) + "\" fill=\"#3465a4\"/>\n";
+    s += "<text x=\"" + fmt("%.1f", left + r.tflops * scale + 4) + "\" y=\"" + std::to_string(y + 11) + "\">" +
+         fmt("%.0f", r.tflops) + "</text>\n";
+    if (r.pytorch_ms && *r.pytorch_ms > 0) {
+      double pt = r.bench.shape.shape.forward_flops() / (*r.pytorch_ms * 1e-3) / 1e12;
+      s += "<rect class=\"pytorch\" x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y + 2 + bar_h) +
+           "\" width=\"" + fmt("%.1f", pt * scale) + "\" height=\"" + std::to_string(bar_h) + "\" fill=\"#f57900\"/>\n";
+      s += "<text x=\"" + fmt("%.1f", left + pt * scale + 4) + "\" y=\"" + std::to_string(y + 21) + "\">" +
+           fmt("%.0f", pt) + "</text>\n";
+    }
+    double peak = h.peak.for_type(r.bench.type);
+    if (peak > 0) {
+      std::string px = fmt("%.1f", left + peak * scale);
+      s += "<line class=\"peak\" x1=\"" + px + "\" x2=\"" + px + "\" y1=\"" + std::to_string(y) + "\" y2=\"" +
+           std::to_string(y + 2 * bar_h + 4) + "\" stroke=\"#cc0000\" stroke-width=\"2\"/>\n";
+    }
+    y += group_h;
+  }
+  s += "<line x1=\"" + std::to_string(left) + "\" x2=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(top - 4) +
+       "\" y2=\"" + std::to_string(y) + "\" stroke=\"black\"/>\n";
+  s += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y + 20) + "\">0</text>\n";
+  s += "<text x=\"" + fmt("%.1f", left + max_value * scale) + "\" y=\"" + std::to_string(y + 20) +
+       "\" text-anchor=\"end\">" + fmt("%.0f", max_value) + " TFLOP/s</text>\n";
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace cudnnup

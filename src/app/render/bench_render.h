@@ -1,0 +1,23 @@
+// Rendering of bench results: the text table and the SVG plot (TFLOP/s per case against the
+// GPU's peak, cudnnup next to PyTorch when its numbers are attached).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpu/bench_model.h"
+
+namespace cudnnup {
+
+struct BenchHeader {
+  std::string lib_dir;
+  std::string cudnn_version;
+  std::string gpu_name;
+  int gpu = 0;
+  PeakRates peak;
+};
+
+std::string render_bench_text(const BenchHeader& header, const std::vector<BenchRow>& rows);
+std::string render_bench_svg(const BenchHeader& header, const std::vector<BenchRow>& rows);
+
+}  // namespace cudnnup

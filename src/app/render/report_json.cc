@@ -1,0 +1,113 @@
+#include "app/render/report_json.h"
+
+namespace cudnnup {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+json version_or_null(const Version& v) { return v.known() ? json(v.str()) : json(nullptr); }
+}  // namespace
+
+FindingCounts count_findings(const std::vector<Finding>& findings) {
+  FindingCounts c;
+  for (const auto& f : findings) {
+    if (f.severity == Severity::kError) ++c.errors;
+    else if (f.severity == Severity::kWarning) ++c.warnings;
+    else ++c.infos;
+  }
+  return c;
+}
+
+json finding_to_json(const Finding& f) {
+  return {{"id", f.id},           {"severity", severity_name(f.severity)}, {"subject", f.subject},
+          {"title", f.title},     {"detail", f.detail},                     {"evidence", f.evidence},
+          {"fix", f.fix}};
+}
+
+json copy_to_json(const CudnnCopy& c) {
+  json libs = json::array();
+  for (const auto& l : c.libraries) {
+    libs.push_back({{"component", l.component},
+                    {"path", l.path},
+                    {"real_path", l.real_path},
+                    {"major", l.major},
+                    {"version_from_name", version_or_null(l.version_from_name)},
+                    {"soname", l.soname},
+                    {"size", l.size},
+                    {"is_link", l.is_link},
+                    {"dangling", l.dangling},
+                    {"problems", l.problems}});
+  }
+  json probe = nullptr;
+  if (c.probe.attempted) {
+    probe = {{"loaded", c.probe.loaded},
+             {"failure", c.probe.failure},
+             {"version", version_or_null(c.probe.version)},
+             {"version_number", c.probe.version_number},
+             {"cudart_version", version_or_null(c.probe.cudart_version)},
+             {"max_device_version", c.probe.max_device_version}};
+  }
+  return {{"root", c.root},
+          {"lib_dir", c.lib_dir},
+          {"include_dir", c.include_dir},
+          {"form", package_form_name(c.form)},
+          {"package", c.package},
+          {"found_via", c.found_via},
+          {"version", version_or_null(c.library_version.known() ? c.library_version : c.header_version)},
+          {"library_version", version_or_null(c.library_version)},
+          {"library_version_source", c.library_version_source},
+          {"header_version", version_or_null(c.header_version)},
+          {"header_path", c.header_path},
+          {"cuda_major", c.cuda_major == 0 ? json(nullptr) : json(c.cuda_major)},
+          {"cuda_major_source", c.cuda_major_source},
+          {"libraries", libs},
+          {"probe", probe}};
+}
+
+json report_to_json(const Report& r, int exit_code) {
+  json gpus = json::array();
+  for (const auto& g : r.driver.gpus) {
+    gpus.push_back({{"index", g.index},
+                    {"name", g.name},
+                    {"compute_capability", version_or_null(g.compute_capability)},
+                    {"memory_bytes", g.memory_bytes}});
+  }
+  json toolkits = json::array();
+  for (const auto& t : r.toolkits) {
+    toolkits.push_back({{"root", t.root},
+                        {"aliases", t.aliases},
+                        {"version", version_or_null(t.version)},
+                        {"version_source", t.version_source},
+                        {"nvcc", t.nvcc},
+                        {"found_via", t.found_via}});
+  }
+  json copies = json::array();
+  for (const auto& c : r.copies) copies.push_back(copy_to_json(c));
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(finding_to_json(f));
+  json issues = json::array();
+  for (const auto& i : r.scan_issues) issues.push_back({{"path", i.path}, {"message", i.message}});
+  FindingCounts counts = count_findings(r.findings);
+  return {{"schema", "cudnnup.doctor/1"},
+          {"cudnnup_version", CUDNNUP_VERSION},
+          {"os", r.os},
+          {"rules_version", r.rules_version},
+          {"driver",
+           {{"present", r.driver.present},
+            {"version", r.driver.version_text.empty() ? json(nullptr) : json(r.driver.version_text)},
+            {"cuda_version", version_or_null(r.driver.cuda_version)},
+            {"source", r.driver.source},
+            {"libcuda_path", r.driver.libcuda_path},
+            {"nvml_path", r.driver.nvml_path},
+            {"problem", r.driver.problem},
+            {"gpus", gpus}}},
+          {"toolkits", toolkits},
+          {"copies", copies},
+          {"findings", findings},
+          {"summary", {{"errors", counts.errors}, {"warnings", counts.warnings}, {"infos", counts.infos},
+                       {"exit_code", exit_code}}},
+          {"searched_dirs", r.searched_dirs},
+          {"scan_issues", issues}};
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,50 @@
+// A read-through cache in front of another FileSystem, for commands that only look (doctor,
+// which, explain). Discovery, the loader model and the framework model ask about the same paths
+// many times (realpath alone costs a readlink per path component); answering repeats from
+// memory cut doctor's system calls by more than half. Any write clears the cache, so it is
+// never stale for its own changes; changes made by other processes during one run are not seen.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "base/filesystem.h"
+
+namespace cudnnup {
+
+class CachingFileSystem final : public FileSystem {
+ public:
+  explicit CachingFileSystem(const FileSystem& inner) : inner_(inner), writable_(nullptr) {}
+  explicit CachingFileSystem(FileSystem& inner) : inner_(inner), writable_(&inner) {}
+
+  Result<FileInfo> stat(const std::string& path) const override;
+  Result<FileInfo> lstat(const std::string& path) const override;
+  Result<std::vector<DirEntry>> list_dir(const std::string& path) const override;
+  Result<std::string> read_link(const std::string& path) const override;
+  Result<std::string> read_range(const std::string& path, uint64_t offset, size_t max_bytes) const override;
+  Result<std::string> canonical(const std::string& path) const override;
+
+  Status make_dir(const std::string& path) override;
+  Status write_file(const std::string& path, const std::string& contents, bool sync) override;
+  Status rename(const std::string& from, const std::string& to) override;
+  Status remove(const std::string& path) override;
+  Status symlink(const std::string& target, const std::string& link) override;
+  Status create_dir_link(const std::string& target, const std::string& link) override;
+
+ private:
+  // Reads larger than this go straight through: headers are small, library bodies are not.
+  static constexpr size_t kMaxCachedRead = 256 << 10;
+  Status writable_or_error(const std::string& path) const;
+  void clear();
+
+  const FileSystem& inner_;
+  FileSystem* writable_;
+  mutable std::mutex mu_;  // probes run on threads; discovery may too
+  mutable std::map<std::string, Result<FileInfo>> stat_, lstat_;
+  mutable std::map<std::string, Result<std::vector<DirEntry>>> dirs_;
+  mutable std::map<std::string, Result<std::string>> links_, canonical_;
+  mutable std::map<std::tuple<std::string, uint64_t, size_t>, Result<std::string>> reads_;
+};
+
+}  // namespace cudnnup

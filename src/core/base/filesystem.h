@@ -1,0 +1,94 @@
+// The narrow filesystem interface that all discovery and install logic goes through, so tests
+// can swap in an in-memory fake with injected failures (see tests/support/memory_fs.h).
+// The real implementation lives in platform/real_filesystem_{posix,win32}.cc.
+//
+// Paths are UTF-8 strings. Inside cudnnup they use '/' as separator on every OS (Windows accepts
+// it); a Windows path looks like "C:/Program Files/NVIDIA". core/paths.h joins and splits them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace cudnnup {
+
+enum class FileType { kRegular, kDirectory, kSymlink, kOther };
+
+struct FileInfo {
+  FileType type = FileType::kOther;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+};
+
+struct DirEntry {
+  std::string name;
+  FileType type = FileType::kOther;  // as the directory reports it; kSymlink is not followed
+};
+
+// A file being written in chunks (install streams libraries of hundreds of MB; nothing is
+// buffered whole). The file is complete only once close() succeeds.
+class FileWriter {
+ public:
+  virtual ~FileWriter() = default;
+  virtual Status write(std::string_view bytes) = 0;
+  virtual Status close(bool sync) = 0;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // Reading.
+  virtual Result<FileInfo> stat(const std::string& path) const = 0;   // follows links
+  virtual Result<FileInfo> lstat(const std::string& path) const = 0;  // does not
+  virtual Result<std::vector<DirEntry>> list_dir(const std::string& path) const = 0;
+  virtual Result<std::string> read_link(const std::string& path) const = 0;
+  // Reads up to `max_bytes` from `offset`; a short result means end of file.
+  virtual Result<std::string> read_range(const std::string& path, uint64_t offset,
+                                         size_t max_bytes) const = 0;
+  // Resolves every link and "..": the identity used to de-duplicate copies.
+  virtual Result<std::string> canonical(const std::string& path) const = 0;
+
+  // Writing (install, use, link). Each is one OS call; transactions are built on top.
+  virtual Status make_dir(const std::string& path) = 0;  // parent must exist; ok if it exists
+  virtual Status write_file(const std::string& path, const std::string& contents, bool sync) = 0;
+  virtual Status rename(const std::string& from, const std::string& to) = 0;  // replaces `to`
+  virtual Status remove(const std::string& path) = 0;  // file, link or empty directory
+  virtual Status symlink(const std::string& target, const std::string& link) = 0;
+  // A link to a directory that needs no special rights, used for the store's `current` link
+  // (core/current_link.h). `target` is an absolute path. POSIX: a symlink. Windows: a directory
+  // junction, since symlinks there need admin rights or developer mode; read_link must return a
+  // junction's target and rename must be able to replace an existing link with it.
+  // The default makes a symlink; platform/real_filesystem_win32.cc overrides it with a junction.
+  virtual Status create_dir_link(const std::string& target, const std::string& link) { return symlink(target, link); }
+  // Streams a new file (replacing one). The default collects the bytes and calls write_file at
+  // close, so a fake filesystem counts the whole file as one write; real ones stream.
+  virtual Result<std::unique_ptr<FileWriter>> create_file(const std::string& path);
+  // Makes the entries of a directory (renames, creations) durable: fsync of the directory.
+  virtual Status sync_dir(const std::string& /*path*/) { return ok_status(); }
+  // Makes every write on the filesystem holding `path` durable, in one call (syncfs).
+  virtual Status sync_filesystem(const std::string& /*path*/) { return ok_status(); }
+
+  // Helpers built on the primitives above.
+  bool exists(const std::string& path) const { return lstat(path).ok(); }
+  bool is_dir(const std::string& path) const {
+    auto info = stat(path);
+    return info.ok() && info->type == FileType::kDirectory;
+  }
+  bool is_file(const std::string& path) const {
+    auto info = stat(path);
+    return info.ok() && info->type == FileType::kRegular;
+  }
+  Result<std::string> read_file(const std::string& path, size_t max_bytes = 16 << 20) const {
+    return read_range(path, 0, max_bytes);
+  }
+  Status make_dirs(const std::string& path);
+  // Removes a file, link or whole directory tree (links are removed, never followed).
+  Status remove_tree(const std::string& path);
+};
+
+}  // namespace cudnnup

@@ -1,0 +1,170 @@
+#include "binfmt/elf.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+constexpr uint32_t kPtLoad = 1, kPtDynamic = 2;
+constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtSoname = 14,
+                  kDtRpath = 15, kDtRunpath = 29;
+constexpr size_t kMaxProgramHeaders = 4096;
+constexpr size_t kMaxDynamicBytes = 1 << 20;
+constexpr size_t kMaxStrtabBytes = 64 << 20;
+constexpr size_t kMaxStringBytes = 4096;  // longest SONAME/NEEDED/RPATH string we read
+
+// Little-endian only: every platform cuDNN ships for (x86_64, sbsa, aarch64, ppc64le) is LE.
+template <typename T>
+T load(const std::string& bytes, size_t offset) {
+  T value{};
+  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+struct Segment {
+  uint32_t type;
+  uint64_t offset, vaddr, filesz;
+};
+
+}  // namespace
+
+std::string elf_machine_name(uint16_t machine) {
+  switch (machine) {
+    case 3: return "x86";
+    case 62: return "x86-64";
+    case 183: return "aarch64";
+    case 21: return "ppc64";
+    case 40: return "arm";
+    default: return "machine " + std::to_string(machine);
+  }
+}
+
+Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
+  auto header = read(0, 64);
+  if (!header) return header.error();
+  const std::string& h = *header;
+  if (h.size() < 16 || h.compare(0, 4, "\x7f" "ELF") != 0) {
+    return make_error(ErrorCode::kCorrupt,
+                      file_size == 0 ? "the file is empty (0 bytes)" : "not an ELF file (bad magic bytes)");
+  }
+  ElfInfo info;
+  info.is_64bit = h[4] == 2;
+  if (h[5] != 1) return make_error(ErrorCode::kUnsupported, "big-endian ELF files are not supported");
+  size_t need = info.is_64bit ? 64 : 52;
+  if (h.size() < need) return make_error(ErrorCode::kCorrupt, "the ELF header is cut short");
+  info.type = load<uint16_t>(h, 16);
+  info.machine = load<uint16_t>(h, 18);
+  uint64_t phoff, shoff;
+  uint16_t phentsize, phnum, shentsize, shnum;
+  if (info.is_64bit) {
+    phoff = load<uint64_t>(h, 32);
+    shoff = load<uint64_t>(h, 40);
+    phentsize = load<uint16_t>(h, 54);
+    phnum = load<uint16_t>(h, 56);
+    shentsize = load<uint16_t>(h, 58);
+    shnum = load<uint16_t>(h, 60);
+  } else {
+    phoff = load<uint32_t>(h, 28);
+    shoff = load<uint32_t>(h, 32);
+    phentsize = load<uint16_t>(h, 42);
+    phnum = load<uint16_t>(h, 44);
+    shentsize = load<uint16_t>(h, 46);
+    shnum = load<uint16_t>(h, 48);
+  }
+  // The section table sits at the very end of a normal shared object, so a file that was cut
+  // short loses it first: the cheapest reliable truncation check there is.
+  if (shnum > 0 && shoff + uint64_t(shnum) * shentsize > file_size) {
+    info.problems.push_back("truncated: the section table ends at byte " +
+                            std::to_string(shoff + uint64_t(shnum) * shentsize) + " but the file has " +
+                            std::to_string(file_size) + " bytes");
+  }
+  if (phnum == 0 || phnum > kMaxProgramHeaders || phentsize < (info.is_64bit ? 56 : 32)) {
+    info.problems.push_back("no usable program headers");
+    return info;
+  }
+  auto ph = read(phoff, size_t(phnum) * phentsize);
+  if (!ph) return ph.error();
+  if (ph->size() < size_t(phnum) * phentsize) {
+    info.problems.push_back("truncated: the program headers run past the end of the file");
+    return info;
+  }
+  std::vector<Segment> segments;
+  for (size_t i = 0; i < phnum; ++i) {
+    size_t o = i * phentsize;
+    Segment s;
+    s.type = load<uint32_t>(*ph, o);
+    if (info.is_64bit) {
+      s.offset = load<uint64_t>(*ph, o + 8);
+      s.vaddr = load<uint64_t>(*ph, o + 16);
+      s.filesz = load<uint64_t>(*ph, o + 32);
+    } else {
+      s.offset = load<uint32_t>(*ph, o + 4);
+      s.vaddr = load<uint32_t>(*ph, o + 8);
+      s.filesz = load<uint32_t>(*ph, o + 16);
+    }
+    if (s.type == kPtLoad && s.offset + s.filesz > file_size) {
+      info.problems.push_back("truncated: a loadable segment ends at byte " + std::to_string(s.offset + s.filesz) +
+                              " but the file has " + std::to_string(file_size) + " bytes");
+    }
+    segments.push_back(s);
+  }
+  const Segment* dynamic = nullptr;
+  for (const auto& s : segments) {
+    if (s.type == kPtDynamic) dynamic = &s;
+  }
+  if (!dynamic) return info;  // a static executable or a non-library: nothing more to read
+  if (dynamic->filesz > kMaxDynamicBytes || dynamic->offset + dynamic->filesz > file_size) {
+    info.problems.push_back("the dynamic section lies outside the file");
+    return info;
+  }
+  auto dyn = read(dynamic->offset, size_t(dynamic->filesz));
+  if (!dyn) return dyn.error();
+  uint64_t strtab_vaddr = 0, strsz = 0;
+  std::vector<std::pair<int64_t, uint64_t>> string_tags;
+  size_t entsize = info.is_64bit ? 16 : 8;
+  for (size_t o = 0; o + entsize <= dyn->size(); o += entsize) {
+    int64_t tag = info.is_64bit ? load<int64_t>(*dyn, o) : load<int32_t>(*dyn, o);
+    uint64_t val = info.is_64bit ? load<uint64_t>(*dyn, o + 8) : load<uint32_t>(*dyn, o + 4);
+    if (tag == kDtNull) break;
+    if (tag == kDtStrtab) strtab_vaddr = val;
+    if (tag == kDtStrsz) strsz = val;
+    if (tag == kDtNeeded || tag == kDtSoname || tag == kDtRpath || tag == kDtRunpath) string_tags.emplace_back(tag, val);
+    if (tag == kDtRunpath) info.has_runpath_tag = true;
+  }
+  if (string_tags.empty()) return info;
+  // DT_STRTAB is a virtual address; map it to a file offset through the PT_LOAD segments.
+  uint64_t strtab_offset = UINT64_MAX;
+  for (const auto& s : segments) {
+    if (s.type == kPtLoad && strtab_vaddr >= s.vaddr && strtab_vaddr < s.vaddr + s.filesz) {
+      strtab_offset = s.offset + (strtab_vaddr - s.vaddr);
+    }
+  }
+  if (strtab_offset == UINT64_MAX || strsz == 0 || strsz > kMaxStrtabBytes) {
+    info.problems.push_back("the dynamic string table cannot be located");
+    return info;
+  }
+  // Read each string where it lies rather than the whole table: the big cuDNN and cuBLAS
+  // libraries carry megabytes of symbol names, and we need a handful of short strings.
+  auto string_at = [&](uint64_t index) -> Result<std::string> {
+    if (index >= strsz) return std::string();
+    size_t window = size_t(std::min<uint64_t>(strsz - index, kMaxStringBytes));
+    auto bytes = read(strtab_offset + index, window);
+    if (!bytes) return bytes.error();
+    return std::string(bytes->data(), strnlen(bytes->data(), bytes->size()));
+  };
+  for (const auto& [tag, val] : string_tags) {
+    auto str = string_at(val);
+    if (!str) return str.error();
+    const std::string& s = *str;
+    if (tag == kDtNeeded) info.needed.push_back(s);
+    if (tag == kDtSoname) info.soname = s;
+    if (tag == kDtRpath) info.rpath = paths::split_list(s, ':');
+    if (tag == kDtRunpath) info.runpath = paths::split_list(s, ':');
+  }
+  return info;
+}
+
+}  // namespace cudnnup

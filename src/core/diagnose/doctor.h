@@ -1,0 +1,43 @@
+// `cudnnup doctor` as a pure function of the machine: discovery -> records -> checks -> findings.
+#pragma once
+
+#include <vector>
+
+#include "base/environment.h"
+#include "loader/frameworks.h"
+#include "base/filesystem.h"
+#include "diagnose/install_integrity.h"
+#include "base/model.h"
+#include "diagnose/prober.h"
+#include "facts/rules.h"
+#include "loader/windows/which_windows.h"
+
+namespace cudnnup {
+
+struct DoctorInputs {
+  const FileSystem& fs;
+  const Environment& env;
+  Prober& prober;
+  const Rules& rules;
+  // `doctor --deep`: also compare the sha256 of every installed file with its install manifest.
+  // Null (the default): existence and size only, which keeps doctor fast.
+  const FileHasher* hasher = nullptr;
+};
+
+// Everything doctor knows: the machine's Report (findings included) plus the answers of the
+// loader model: what a plain program loads, and what each framework loads and whether it accepts it.
+struct DoctorOutcome {
+  Report report;
+  std::vector<WhichReport> plain_program;    // one per cuDNN major found, as `-lcudnn` would load
+  std::vector<FrameworkReport> frameworks;
+  // Windows: the plain program per major and the active Python (core/windows_dll_checks.h).
+  std::vector<WindowsWhichReport> windows_loads;
+};
+
+DoctorOutcome run_doctor_full(const DoctorInputs& inputs);
+Report run_doctor(const DoctorInputs& inputs);  // run_doctor_full(...).report
+
+// Findings about frameworks: a framework that would load a cuDNN its own check refuses, or none.
+std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& frameworks);
+
+}  // namespace cudnnup

@@ -1,0 +1,176 @@
+#include "diagnose/install_integrity.h"
+
+#include "install/install_manifest.h"
+#include "base/paths.h"
+#include "store/store_layout.h"
+
+namespace cudnnup {
+namespace {
+
+constexpr size_t kMaxManifestBytes = 8 << 20;
+constexpr size_t kNamedFiles = 8;  // files named in the title's evidence; the rest counted
+
+std::string describe(const DamagedFile& d) {
+  switch (d.damage) {
+    case FileDamage::kMissing: return d.path + ": missing";
+    case FileDamage::kEmpty: return d.path + ": 0 bytes (was " + std::to_string(d.expected_size) + ")";
+    case FileDamage::kSizeChanged:
+      return d.path + ": " + std::to_string(d.actual_size) + " bytes, was " + std::to_string(d.expected_size);
+    case FileDamage::kContentChanged: return d.path + ": same size, different sha256";
+    case FileDamage::kNotAFile: return d.path + ": no longer a regular file";
+    case FileDamage::kLinkChanged: return d.path + ": the symbolic link is gone or points elsewhere";
+  }
+  return d.path;
+}
+
+}  // namespace
+
+const char* file_damage_name(FileDamage d) {
+  switch (d) {
+    case FileDamage::kMissing: return "missing";
+    case FileDamage::kEmpty: return "empty";
+    case FileDamage::kSizeChanged: return "size_changed";
+    case FileDamage::kContentChanged: return "content_changed";
+    case FileDamage::kNotAFile: return "not_a_file";
+    case FileDamage::kLinkChanged: return "link_changed";
+  }
+  return "unknown";
+}
+
+std::vector<ManifestRef> find_install_manifests(const FileSystem& fs, const std::string& store_root,
+                                                const std::vector<std::string>& toolkit_roots) {
+  std::vector<ManifestRef> out;
+  if (!store_root.empty()) {
+    std::string versions = store_root + "/versions";
+    if (auto entries = fs.list_dir(versions)) {
+      for (const auto& e : *entries) {
+        if (e.type != FileType::kDirectory || e.name.empty() || e.name[0] == '.') continue;
+        std::string dir = versions + "/" + e.name;
+        std::string manifest = dir + "/" + StoreLayout::kManifestName;
+        if (fs.is_file(manifest)) out.push_back({manifest, dir, "store"});
+      }
+    }
+  }
+  for (const auto& root : toolkit_roots) {
+    std::string manifest = root + "/.cudnnup/manifest.json";
+    if (fs.is_file(manifest)) out.push_back({manifest, root, "merge"});
+  }
+  return out;
+}
+
+IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef& ref, const FileHasher* hasher) {
+  IntegrityReport report;
+  report.ref = ref;
+  report.hashed = hasher != nullptr;
+  auto text = fs.read_file(ref.manifest_path, kMaxManifestBytes);
+  if (!text) {
+    report.error = text.error().message;
+    return report;
+  }
+  auto manifest = manifest_from_json(*text, ref.manifest_path);
+  if (!manifest) {
+    report.error = manifest.error().message;
+    return report;
+  }
+  report.id = manifest->id;
+  for (const auto& f : manifest->files) {
+    if (f.kind == EntryKind::kDirectory) continue;
+    ++report.files_checked;
+    DamagedFile d;
+    d.path = paths::join(ref.root, f.path);
+    d.expected_size = f.size;
+    if (f.kind == EntryKind::kSymlink) {
+      auto target = fs.read_link(d.path);
+      if (!target || (!f.link_target.empty() && *target != f.link_target)) {
+        d.damage = fs.lstat(d.path) ? FileDamage::kLinkChanged : FileDamage::kMissing;
+        report.damaged.push_back(d);
+      }
+      continue;
+    }
+    auto info = fs.stat(d.path);
+    if (!info) {
+      d.damage = FileDamage::kMissing;
+      report.damaged.push_back(d);
+      continue;
+    }
+    d.actual_size = info->size;
+    if (info->type != FileType::kRegular) {
+      d.damage = FileDamage::kNotAFile;
+    } else if (info->size == 0 && f.size > 0) {
+      d.damage = FileDamage::kEmpty;
+    } else if (info->size != f.size) {
+      d.damage = FileDamage::kSizeChanged;
+    } else if (hasher && !f.sha256.empty()) {
+      auto sum = (*hasher)(d.path);
+      if (sum && *sum == f.sha256) continue;
+      d.damage = sum ? FileDamage::kContentChanged : FileDamage::kMissing;  // unreadable now: as good as gone
+    } else {
+      continue;
+    }
+    report.damaged.push_back(d);
+  }
+  return report;
+}
+
+std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& reports, bool windows) {
+  std::vector<Finding> out;
+  for (const auto& r : reports) {
+    std::string shown_root = paths::to_native(r.ref.root, windows);
+    std::string what = r.ref.mode == "merge" ? "cuDNN " + r.id + " installed into the toolkit " + shown_root
+                                             : "the store's cuDNN " + r.id + " (" + shown_root + ")";
+    if (!r.error.empty()) {
+      Finding f;
+      f.id = "install.manifest_unreadable";
+      f.severity = Severity::kWarning;
+      f.subject = r.ref.root;
+      f.title = "The install manifest " + paths::to_native(r.ref.manifest_path, windows) + " cannot be read";
+      f.detail = "cudnnup cannot tell whether files of this install vanished or changed: " + r.error;
+      f.fix = {"cudnnup install again (it rewrites the manifest), or remove the version with cudnnup uninstall"};
+      out.push_back(f);
+      continue;
+    }
+    if (r.damaged.empty()) continue;
+    size_t missing = 0;
+    for (const auto& d : r.damaged) missing += d.damage == FileDamage::kMissing || d.damage == FileDamage::kEmpty;
+    Finding f;
+    f.id = "install.files_changed";
+    f.severity = Severity::kError;
+    f.subject = r.ref.root;
+    f.title = std::to_string(r.damaged.size()) + " of " + std::to_string(r.files_checked) + " files of " + what +
+              " vanished or changed after install";
+    f.detail = "The install manifest (" + paths::to_native(r.ref.manifest_path, windows) +
+               ") records every file with its size and sha256; these no longer match. Programs that load this copy "
+               "fail to find a library (Windows error 126 / \"cannot open shared object file\") or crash.";
+    if (windows && missing > 0) {
+      f.detail += " Files that vanish right after install on Windows are almost always taken by antivirus "
+                  "(Windows Defender quarantines DLLs it mistakes for threats).";
+    }
+    if (!r.hashed) f.detail += " Sizes were compared; `cudnnup doctor --deep` also compares every sha256.";
+    for (size_t i = 0; i < r.damaged.size() && i < kNamedFiles; ++i) {
+      DamagedFile d = r.damaged[i];
+      d.path = paths::to_native(d.path, windows);
+      f.evidence.push_back(describe(d));
+    }
+    if (r.damaged.size() > kNamedFiles) {
+      f.evidence.push_back("and " + std::to_string(r.damaged.size() - kNamedFiles) + " more");
+    }
+    std::string version = r.id.substr(0, r.id.find('+'));
+    std::string cuda = r.id.find("+cuda") != std::string::npos ? " --cuda " + r.id.substr(r.id.find("+cuda") + 5) : "";
+    std::string reinstall = r.ref.mode == "merge"
+                                ? "cudnnup uninstall --into " + shown_root + " --force && cudnnup install " + version +
+                                      " --into " + shown_root
+                                : "cudnnup uninstall " + r.id + " && cudnnup install " + version + cuda;
+    if (windows) {
+      f.fix = {"Windows Security > Virus & threat protection > Protection history: restore the quarantined files",
+               "Add an exclusion for " + shown_root + " (Virus & threat protection settings > Exclusions) so it does "
+               "not happen again",
+               "or put the files back: " + reinstall};
+    } else {
+      f.fix = {"Put the files back: " + reinstall};
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace cudnnup

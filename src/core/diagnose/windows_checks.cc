@@ -1,0 +1,117 @@
+#include "diagnose/windows_checks.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+// Windows paths compare without case and without a trailing separator.
+std::string key(const std::string& path) {
+  std::string k = paths::normalize(path);
+  std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return k;
+}
+
+std::set<std::string> path_keys(const std::vector<std::string>& entries) {
+  std::set<std::string> out;
+  for (const auto& e : entries) {
+    if (!e.empty()) out.insert(key(e));
+  }
+  return out;
+}
+
+bool found_only_via_path(const CudnnCopy& c) {
+  return std::all_of(c.found_via.begin(), c.found_via.end(), [](const std::string& w) { return w == "PATH"; });
+}
+
+// setx and old installers cut values at 1024 characters (nvm-windows #224, volta #1931).
+constexpr size_t kSetxLimit = 1024;
+// cmd.exe cannot handle command lines (and so `set PATH=...`) beyond 8191 characters.
+constexpr size_t kCmdLineLimit = 8191;
+
+}  // namespace
+
+std::vector<Finding> check_windows_paths(const Report& report, const Environment& env) {
+  std::vector<Finding> out;
+  if (!env.windows()) return out;
+  const std::string session_path = env.get("PATH").value_or("");
+  const auto session = path_keys(paths::split_list(session_path, ';'));
+
+  // 1. The registry's PATH changed after this terminal started (an installer added CUDA/cuDNN).
+  if (env.persistent_machine_path || env.persistent_user_path) {
+    std::vector<std::string> persistent = paths::split_list(env.persistent_machine_path.value_or(""), ';');
+    auto user = paths::split_list(env.persistent_user_path.value_or(""), ';');
+    persistent.insert(persistent.end(), user.begin(), user.end());
+    std::vector<std::string> missing;
+    for (const auto& dir : persistent) {
+      if (dir.empty() || session.count(key(dir))) continue;
+      std::string k = key(dir);
+      bool relevant = k.find("cuda") != std::string::npos || k.find("cudnn") != std::string::npos;
+      for (const auto& c : report.copies) relevant |= key(c.lib_dir) == k;
+      if (relevant) missing.push_back(dir);
+    }
+    if (!missing.empty()) {
+      Finding f;
+      f.id = "windows.stale_session_path";
+      f.severity = Severity::kWarning;
+      f.subject = "PATH";
+      f.title = "This terminal's PATH is older than the system's: it lacks " + std::to_string(missing.size()) +
+                " CUDA/cuDNN director" + (missing.size() == 1 ? "y" : "ies") + " added since it started";
+      f.detail = "Windows gives each program the PATH of the moment it started. Terminals, Jupyter, VS Code and "
+                 "their children keep the old one until restarted, so `cudnn64_9.dll` is \"not found\" there.";
+      for (const auto& m : missing) f.evidence.push_back(paths::to_native(m, true));
+      f.fix = {"Close and reopen the terminal (and restart Jupyter / the IDE that started it)",
+               "or for this session only: $env:PATH = [Environment]::GetEnvironmentVariable('PATH','Machine') + ';' + "
+               "[Environment]::GetEnvironmentVariable('PATH','User')"};
+      out.push_back(f);
+    }
+    if (env.persistent_user_path && env.persistent_user_path->size() == kSetxLimit) {
+      Finding f;
+      f.id = "windows.path_truncated";
+      f.severity = Severity::kWarning;
+      f.subject = "PATH";
+      f.title = "The user PATH in the registry is exactly 1024 characters long: probably cut short by setx";
+      f.detail = "setx and some installers truncate values at 1024 characters; the entries after the cut are lost.";
+      f.fix = {"Edit the user PATH in System Properties > Environment Variables and restore the lost entries",
+               "Never use `setx PATH %PATH%...`; use `cudnnup env --persist` or the Environment Variables dialog"};
+      out.push_back(f);
+    }
+  }
+  if (session_path.size() > kCmdLineLimit) {
+    Finding f;
+    f.id = "windows.path_too_long";
+    f.severity = Severity::kWarning;
+    f.subject = "PATH";
+    f.title = "PATH is " + std::to_string(session_path.size()) + " characters long; cmd.exe handles at most 8191";
+    f.detail = "Batch files and `set PATH=%PATH%;...` fail or truncate beyond that.";
+    f.fix = {"Remove stale entries (old CUDA versions, uninstalled tools) from PATH"};
+    out.push_back(f);
+  }
+
+  // 2. A copy reachable only through PATH: Python 3.8+ extension modules never look there.
+  for (const auto& c : report.copies) {
+    if (!found_only_via_path(c)) continue;
+    Finding f;
+    f.id = "windows.path_only_copy";
+    f.severity = Severity::kWarning;
+    f.subject = c.lib_dir;
+    f.title = "cuDNN in " + paths::to_native(c.lib_dir, true) +
+              " is found through PATH only, which Python 3.8+ ignores for extension modules";
+    f.detail = "Plain programs find it; PyTorch, TensorFlow and ONNX Runtime imported in Python 3.8+ do not, unless "
+               "the directory is added with os.add_dll_directory() or the DLLs sit next to the module "
+               "(LoadLibraryExW with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS). The load then fails with error 126.";
+    f.evidence = {"found via PATH"};
+    f.fix = {"pip install nvidia-cudnn-cu12   # a copy Python frameworks find on their own",
+             "or in Python before importing the framework: os.add_dll_directory(r\"" + paths::to_native(c.lib_dir, true) +
+                 "\")",
+             "cudnnup which --for python   # what a Python 3.8+ extension module loads, and why PATH loses"};
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,149 @@
+#include "diagnose/windows_dll_checks.h"
+
+#include <algorithm>
+
+#include "base/paths.h"
+#include "binfmt/pe.h"
+
+namespace cudnnup {
+namespace {
+
+Version copy_version(const CudnnCopy& c) { return c.library_version.known() ? c.library_version : c.header_version; }
+
+std::string native(const std::string& p) { return paths::to_native(p, true); }
+
+std::string error_text(int code) {
+  switch (code) {
+    case 126: return "error 126 (ERROR_MOD_NOT_FOUND)";
+    case 127: return "error 127 (ERROR_PROC_NOT_FOUND)";
+    case 193: return "error 193 (ERROR_BAD_EXE_FORMAT)";
+    default: return "error " + std::to_string(code);
+  }
+}
+
+}  // namespace
+
+std::vector<WindowsWhichReport> model_windows_loads(const FileSystem& fs, const Environment& env, const Report& report) {
+  std::vector<WindowsWhichReport> out;
+  if (!env.windows()) return out;
+  std::vector<int> majors;
+  std::vector<std::string> places;
+  for (const auto& c : report.copies) {
+    if (c.major() > 0 && std::find(majors.begin(), majors.end(), c.major()) == majors.end()) majors.push_back(c.major());
+    places.push_back(c.lib_dir);
+  }
+  std::sort(majors.rbegin(), majors.rend());
+  for (int m : majors) {
+    WindowsWhichTarget plain;
+    if (auto r = which_windows(fs, env, plain, std::to_string(m), places)) out.push_back(std::move(*r));
+  }
+  if (!majors.empty()) {
+    for (const char* var : {"CONDA_PREFIX", "VIRTUAL_ENV"}) {
+      auto prefix = env.get(var);
+      if (!prefix || prefix->empty()) continue;
+      WindowsWhichTarget py;
+      py.kind = "python";
+      py.python_prefix = *prefix;
+      if (auto r = which_windows(fs, env, py, std::to_string(majors.front()), places)) out.push_back(std::move(*r));
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& loads) {
+  std::vector<Finding> out;
+  for (const auto& w : loads) {
+    const DllResolution& r = w.resolution;
+    if (r.winner && !r.loads) {
+      Finding f;
+      f.id = "windows.dll_load_fails";
+      f.severity = Severity::kError;
+      f.subject = r.winner->path;
+      f.title = r.name + " for " + w.target + " fails with " + error_text(r.win32_error) + ": " +
+                native(r.winner->path) + " " + r.winner->problem_detail;
+      f.detail = "Windows takes the first " + r.name + " in the search order (" + r.winner->rule +
+                 ") and does not try the next one when it cannot load it. ";
+      if (r.win32_error == 193) {
+        f.detail += "193 means the file is not a loadable 64-bit DLL: 0 bytes, cut short, or built for another "
+                    "machine (a 32-bit DLL in a 64-bit process).";
+      } else if (r.win32_error == 126) {
+        f.detail += "126 means the DLL or one of the DLLs it imports was not found.";
+      }
+      f.evidence.push_back(r.explanation);
+      for (const auto& l : r.losers) {
+        if (l.problem == DllLoadProblem::kNone && l.search_position > r.winner->search_position) {
+          f.evidence.push_back("would load instead: " + native(l.path) + " (" + l.rule + ")");
+        }
+      }
+      f.fix = {"Replace or remove " + native(r.winner->path) + " (a whole x64 copy of the same cuDNN set belongs there)",
+               "cudnnup which " + r.name + " -v   # every copy and why it lost"};
+      out.push_back(f);
+    }
+    if (w.mixed) {
+      Finding f;
+      f.id = "windows.mixed_cudnn_dlls";
+      f.severity = Severity::kWarning;
+      f.subject = r.winner ? r.winner->path : r.name;
+      f.title = "cuDNN for " + w.target + " would take sub-libraries from another folder than " +
+                (r.winner ? native(r.winner->path) : r.name);
+      f.detail = "Different cuDNN versions mixed in one process fail with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, "
+                 "or with error 127 (ERROR_PROC_NOT_FOUND) when an entry point is missing.";
+      for (const auto& s : w.sub_libraries) {
+        if (s.from_other_copy && s.resolution.winner) {
+          f.evidence.push_back(s.component + ": " + native(s.resolution.winner->path) + " (" + s.resolution.winner->rule + ")");
+        }
+      }
+      f.fix = {"Keep one cuDNN folder on PATH, or copy the whole cuDNN bin set next to the program"};
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+bool cudnn_needs_zlibwapi(const Version& v) {
+  return v.known() && v >= Version::parse("8.3.0").value() && v < Version::parse("9.2.0").value();
+}
+
+std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env, const Report& report) {
+  std::vector<Finding> out;
+  if (!env.windows()) return out;
+  for (const auto& c : report.copies) {
+    Version v = copy_version(c);
+    if (!cudnn_needs_zlibwapi(v)) continue;
+    // A DLL's imports are found by module name: the copy's own folder counts when the loading
+    // process searches it (an app shipping cuDNN, torch's preload); otherwise the standard
+    // search (System32, Windows, current dir, PATH).
+    DllSearchContext ctx = windows_base_context(env);
+    ctx.application_dir = c.lib_dir;
+    DllResolution r = resolve_dll(fs, "zlibwapi.dll", ctx);
+    Finding f;
+    f.subject = c.lib_dir;
+    f.severity = Severity::kError;
+    f.evidence.push_back("cuDNN " + v.str() + " in " + native(c.lib_dir));
+    f.detail = "cuDNN 8.3 to 9.1 on Windows import zlibwapi.dll (zlib's Windows API build); from 9.2 zlib is linked in. "
+               "Without a 64-bit zlibwapi.dll, loading cuDNN's sub-libraries fails with error 126 (\"Could not load "
+               "library cudnn_cnn_infer64_8.dll. Error code 126\" / \"Could not locate zlibwapi.dll\").";
+    f.fix = {"Put the 64-bit zlibwapi.dll (NVIDIA's cuDNN 8 install guide, \"Installing Zlib\": zlib123dllx64.zip, "
+             "dll_x64\\zlibwapi.dll) next to cudnn64_8.dll in " + native(c.lib_dir),
+             "or move to cuDNN 9.2 or newer, which no longer needs it"};
+    if (!r.winner) {
+      f.id = "windows.zlibwapi_missing";
+      f.title = "zlibwapi.dll, which cuDNN " + v.str() + " needs, is neither next to it nor on the DLL search path";
+      f.evidence.push_back("searched: " + native(c.lib_dir) + ", System32, the Windows folder, the current folder and " +
+                           std::to_string(ctx.path.size()) + " PATH entries");
+      out.push_back(f);
+    } else if (r.winner->problem == DllLoadProblem::kWrongMachine || r.winner->problem == DllLoadProblem::kEmpty ||
+               r.winner->problem == DllLoadProblem::kNotPe || r.winner->problem == DllLoadProblem::kTruncated) {
+      f.id = "windows.zlibwapi_wrong_machine";
+      f.title = "The zlibwapi.dll cuDNN " + v.str() + " would load cannot load: " + r.winner->problem_detail +
+                " (error 193, ERROR_BAD_EXE_FORMAT)";
+      f.evidence.push_back(native(r.winner->path) + " (" + r.winner->rule + ")");
+      f.fix[0] = "Replace " + native(r.winner->path) + " with the 64-bit zlibwapi.dll (zlib123dllx64.zip, dll_x64)";
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+}  // namespace cudnnup

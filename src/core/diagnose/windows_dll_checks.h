@@ -1,0 +1,30 @@
+// Doctor on Windows: what a plain program and the active Python load (core/which_windows.h), the
+// findings when that load fails (with the Windows error code it gives), and zlibwapi.dll for
+// the cuDNN versions that need it.
+#pragma once
+
+#include <vector>
+
+#include "base/environment.h"
+#include "base/filesystem.h"
+#include "base/model.h"
+#include "loader/windows/which_windows.h"
+
+namespace cudnnup {
+
+// One plain-program answer per cuDNN major found (highest first), plus, when a Python environment
+// is active (CONDA_PREFIX, VIRTUAL_ENV), its extension-module answer for the highest major.
+// Copies doctor found outside the search are listed as losers.
+std::vector<WindowsWhichReport> model_windows_loads(const FileSystem& fs, const Environment& env, const Report& report);
+
+// "windows.dll_load_fails" (error 126 or 193, with the cause) and "windows.mixed_cudnn_dlls".
+std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& loads);
+
+// cuDNN 8.3 up to 9.1 on Windows imports zlibwapi.dll (9.2 links zlib in): facts
+// cudnn-packaging.md §2.2/§2.4 (cupy #6226, pytorch/builder; conda-forge meta.yaml quoting the
+// 9.2.0 release notes). "windows.zlibwapi_missing" when neither the copy's folder nor the
+// standard search has it, "windows.zlibwapi_wrong_machine" when the one found is not x64.
+bool cudnn_needs_zlibwapi(const Version& v);
+std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env, const Report& report);
+
+}  // namespace cudnnup

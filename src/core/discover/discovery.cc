@@ -1,0 +1,541 @@
+#include "discover/discovery.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "facts/cudnn_files.h"
+#include "binfmt/dll_inspect.h"
+#include "binfmt/elf.h"
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+std::string multiarch_triplet(const std::string& arch) {
+  if (arch == "aarch64") return "aarch64-linux-gnu";
+  if (arch == "ppc64le") return "powerpc64le-linux-gnu";
+  return "x86_64-linux-gnu";
+}
+
+uint16_t elf_machine_for(const std::string& arch) {
+  if (arch == "aarch64") return 183;
+  if (arch == "ppc64le") return 21;
+  return 62;
+}
+
+std::vector<std::string> sorted_children(const FileSystem& fs, const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  auto listing = fs.list_dir(dir);
+  if (!listing) return out;
+  for (const auto& e : *listing) {
+    if (e.name.compare(0, prefix.size(), prefix) == 0) out.push_back(dir + "/" + e.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Toolkits
+
+void read_toolkit_version(const FileSystem& fs, Toolkit& tk) {
+  if (auto text = fs.read_file(tk.root + "/version.json", 1 << 20)) {
+    auto doc = nlohmann::json::parse(*text, nullptr, false);
+    if (!doc.is_discarded() && doc.contains("cuda") && doc["cuda"].contains("version")) {
+      if (auto v = Version::parse(doc["cuda"]["version"].get<std::string>())) {
+        tk.version = *v;
+        tk.version_source = "version.json";
+        return;
+      }
+    }
+  }
+  if (auto text = fs.read_file(tk.root + "/version.txt", 4096)) {
+    static const std::regex re(R"(CUDA Version\s+(\d+\.\d+(\.\d+)?))");
+    std::smatch m;
+    if (std::regex_search(*text, m, re)) {
+      tk.version = *Version::parse(m[1].str());
+      tk.version_source = "version.txt";
+      return;
+    }
+  }
+  std::vector<std::string> headers = {tk.root + "/include/cuda.h"};
+  for (const auto& t : sorted_children(fs, tk.root + "/targets", "")) headers.push_back(t + "/include/cuda.h");
+  for (const auto& h : headers) {
+    auto text = fs.read_file(h, 64 << 10);  // CUDA_VERSION sits near the top of cuda.h
+    if (!text) continue;
+    // A plain search: std::regex over 64 KB of cuda.h is slow.
+    for (size_t pos = text->find("CUDA_VERSION"); pos != std::string::npos; pos = text->find("CUDA_VERSION", pos + 1)) {
+      size_t line = text->rfind('\n', pos);
+      std::string_view before(text->data() + (line == std::string::npos ? 0 : line + 1),
+                              pos - (line == std::string::npos ? 0 : line + 1));
+      if (before.find("define") == std::string_view::npos) continue;
+      size_t i = pos + 12;
+      while (i < text->size() && ((*text)[i] == ' ' || (*text)[i] == '\t')) ++i;
+      size_t start = i;
+      while (i < text->size() && std::isdigit(static_cast<unsigned char>((*text)[i]))) ++i;
+      if (i == start || i - start > 9) continue;
+      tk.version = decode_cuda_version_number(std::stoll(text->substr(start, i - start)));
+      tk.version_source = "cuda.h";
+      return;
+    }
+  }
+  // Toolkits assembled from pip wheels keep the wheels' dist-info: nvidia_cuda_runtime-13.0.96.
+  for (const auto& d : sorted_children(fs, tk.root + "/dist-info", "nvidia_cuda_runtime")) {
+    static const std::regex re(R"(nvidia_cuda_runtime(_cu\d+)?-(\d+)\.(\d+))");
+    std::smatch m;
+    std::string name(paths::basename(d));
+    if (std::regex_search(name, m, re)) {
+      tk.version = Version{std::stoi(m[2].str()), std::stoi(m[3].str())};
+      tk.version_source = "dist-info";
+      return;
+    }
+  }
+}
+
+// An nvcc alone is not enough: /usr/local/bin holds wrapper scripts on some images.
+bool looks_like_toolkit(const FileSystem& fs, const std::string& root) {
+  return fs.exists(root + "/include/cuda.h") || fs.exists(root + "/version.json") || fs.exists(root + "/version.txt") ||
+         fs.exists(root + "/include/cuda_runtime_api.h") || fs.is_dir(root + "/nvvm");
+}
+
+// The toolkit an nvcc on PATH belongs to. Follows links, and wrapper scripts of the form
+// `exec /usr/local/cuda-13.0/bin/nvcc "$@"`.
+std::string toolkit_root_of_nvcc(const FileSystem& fs, const std::string& nvcc) {
+  auto real = fs.canonical(nvcc);
+  std::string path = real ? *real : nvcc;
+  auto head = fs.read_file(path, 4096);
+  if (head && head->compare(0, 2, "#!") == 0) {
+    // The first absolute path in the script that ends in /bin/nvcc.
+    for (size_t pos = head->find("/bin/nvcc"); pos != std::string::npos; pos = head->find("/bin/nvcc", pos + 1)) {
+      size_t start = pos;
+      while (start > 0 && !std::isspace(static_cast<unsigned char>((*head)[start - 1])) && (*head)[start - 1] != '"' &&
+             (*head)[start - 1] != '\'') {
+        --start;
+      }
+      if ((*head)[start] == '/' && start < pos) return head->substr(start, pos - start);
+    }
+  }
+  return paths::parent(paths::parent(path));
+}
+
+}  // namespace
+
+std::vector<Toolkit> find_toolkits(const FileSystem& fs, const Environment& env, std::vector<ScanIssue>* issues) {
+  std::vector<std::pair<std::string, std::string>> roots;  // (path, why)
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR"}) {
+    if (auto v = env.get(var); v && !v->empty()) roots.emplace_back(*v, var);
+  }
+  if (env.windows()) {
+    for (const auto& [k, v] : env.vars) {
+      if (k.compare(0, 11, "CUDA_PATH_V") == 0) roots.emplace_back(v, k);
+    }
+    for (const auto& d : env.registry_cuda_dirs) roots.emplace_back(d, "registry");
+  }
+  for (const auto& dir : env.get_list("PATH")) {
+    if (dir.empty()) continue;
+    std::string d = paths::normalize(dir);
+    std::string nvcc = d + (env.windows() ? "/nvcc.exe" : "/nvcc");
+    if (fs.exists(nvcc)) roots.emplace_back(toolkit_root_of_nvcc(fs, nvcc), "nvcc on PATH");
+  }
+  if (env.windows()) {
+    for (const char* pf : {"C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA"}) {
+      for (const auto& d : sorted_children(fs, pf, "v")) roots.emplace_back(d, "Program Files");
+    }
+  } else {
+    roots.emplace_back("/usr/local/cuda", "/usr/local/cuda");
+    for (const auto& d : sorted_children(fs, "/usr/local", "cuda-")) roots.emplace_back(d, "/usr/local");
+    for (const auto& d : sorted_children(fs, "/opt", "cuda")) roots.emplace_back(d, "/opt");
+    for (const auto& d : sorted_children(fs, "/opt/nvidia", "cuda")) roots.emplace_back(d, "/opt/nvidia");
+  }
+
+  std::vector<Toolkit> toolkits;
+  std::map<std::string, size_t> index;
+  for (const auto& [raw, why] : roots) {
+    std::string path = paths::normalize(raw);
+    auto canonical = fs.canonical(path);
+    if (!canonical) {
+      if (why.compare(0, 4, "CUDA") == 0 && issues) {
+        issues->push_back({path, why + " points to " + path + ", which does not exist"});
+      }
+      continue;
+    }
+    if (auto it = index.find(*canonical); it != index.end()) {
+      Toolkit& tk = toolkits[it->second];
+      if (path != tk.root && std::find(tk.aliases.begin(), tk.aliases.end(), path) == tk.aliases.end()) {
+        tk.aliases.push_back(path);
+      }
+      if (std::find(tk.found_via.begin(), tk.found_via.end(), why) == tk.found_via.end()) tk.found_via.push_back(why);
+      continue;
+    }
+    if (!looks_like_toolkit(fs, *canonical)) continue;
+    Toolkit tk;
+    tk.root = *canonical;
+    if (path != tk.root) tk.aliases.push_back(path);
+    tk.found_via.push_back(why);
+    std::string nvcc = tk.root + (env.windows() ? "/bin/nvcc.exe" : "/bin/nvcc");
+    if (fs.exists(nvcc)) tk.nvcc = nvcc;
+    read_toolkit_version(fs, tk);
+    index[tk.root] = toolkits.size();
+    toolkits.push_back(std::move(tk));
+  }
+  return toolkits;
+}
+
+// -----------------------------------------------------------------------------------------------
+// Candidate directories
+
+std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in) {
+  std::vector<CandidateDir> out;
+  auto add = [&](const std::string& path, const std::string& why) {
+    if (!path.empty()) out.push_back({paths::normalize(path), why});
+  };
+  const bool win = in.env.windows();
+  for (const auto& d : in.env.get_list(win ? "PATH" : "LD_LIBRARY_PATH")) {
+    if (!d.empty()) add(d, win ? "PATH" : "LD_LIBRARY_PATH");
+  }
+  for (const auto& d : in.loader_dirs) add(d, "ld.so.cache");
+  if (!win) {
+    std::string triplet = multiarch_triplet(in.env.arch);
+    for (const std::string& d : {"/lib/" + triplet, "/usr/lib/" + triplet, std::string("/lib64"), std::string("/usr/lib64"),
+                                std::string("/lib"), std::string("/usr/lib"), std::string("/usr/local/lib")}) {
+      add(d, "system library directory");
+    }
+  }
+  for (const auto& tk : in.toolkits) {
+    std::string why = "toolkit " + tk.root;
+    if (win) {
+      add(tk.root + "/bin", why);
+      add(tk.root + "/bin/x64", why);
+    } else {
+      add(tk.root + "/lib64", why);
+      add(tk.root + "/lib", why);
+      for (const auto& t : sorted_children(in.fs, tk.root + "/targets", "")) add(t + "/lib", why);
+    }
+  }
+  for (const auto& pe : in.python_envs) {
+    std::string why = pe.kind + " env " + pe.prefix;
+    for (const auto& sp : pe.site_packages) {
+      add(sp + (win ? "/nvidia/cudnn/bin" : "/nvidia/cudnn/lib"), why);
+      add(sp + "/torch/lib", why);
+    }
+    if (pe.kind == "conda") add(pe.prefix + (win ? "/Library/bin" : "/lib"), why);
+  }
+  if (win) {
+    // NVIDIA's graphical installer: C:/Program Files/NVIDIA/CUDNN/v9.4/bin/12.6/ (older) and
+    // .../v9.19/bin/12.9/x64/ (newer), one sub-directory per CUDA version it was built for.
+    for (const auto& v : sorted_children(in.fs, "C:/Program Files/NVIDIA/CUDNN", "v")) {
+      for (const auto& cuda : sorted_children(in.fs, v + "/bin", "")) {
+        add(cuda, "cuDNN installer " + v);
+        add(cuda + "/x64", "cuDNN installer " + v);
+      }
+    }
+  }
+  if (!in.store_root.empty()) {
+    for (const auto& v : sorted_children(in.fs, in.store_root + "/versions", "")) {
+      add(v + (win ? "/bin" : "/lib"), "cudnnup store");
+      if (win) add(v + "/bin/x64", "cudnnup store");
+    }
+  }
+  return out;
+}
+
+// -----------------------------------------------------------------------------------------------
+// Scanning
+
+namespace {
+
+struct DirScan {
+  std::string dir;  // canonical
+  std::vector<std::string> reasons;
+};
+
+RangeReader reader_for(const FileSystem& fs, const std::string& path) {
+  return [&fs, path](uint64_t offset, size_t n) { return fs.read_range(path, offset, n); };
+}
+
+void inspect_file(const FileSystem& fs, const Environment& env, CudnnLibrary& lib,
+                  std::map<std::string, std::pair<std::string, std::vector<std::string>>>& elf_cache) {
+  auto info = fs.stat(lib.path);
+  if (!info) {
+    lib.dangling = lib.is_link;
+    lib.problems.push_back(lib.is_link ? "dangling link: its target does not exist" : info.error().message);
+    return;
+  }
+  lib.size = info->size;
+  auto real = fs.canonical(lib.path);
+  lib.real_path = real ? *real : lib.path;
+  if (info->type != FileType::kRegular) {
+    lib.problems.push_back("not a regular file");
+    return;
+  }
+  if (env.windows()) {
+    // DLLs: the PE reader's verdict, and the version from the VERSIONINFO resource, which makes
+    // sub-libraries of different releases visible on Windows too.
+    auto dll = inspect_dll(fs, lib.real_path);
+    for (const auto& p : dll.problems) lib.problems.push_back(p);
+    if (dll.file_version) {
+      const auto& v = *dll.file_version;
+      lib.version_from_name = Version{v[0], v[1], v[2], v[3]};
+    }
+    return;
+  }
+  auto cached = elf_cache.find(lib.real_path);
+  if (cached == elf_cache.end()) {
+    std::vector<std::string> problems;
+    std::string soname;
+    if (info->size == 0) {
+      problems.push_back("empty file (0 bytes): a failed copy, download or unzip");
+    } else {
+      auto elf = parse_elf(reader_for(fs, lib.real_path), info->size);
+      if (!elf) {
+        problems.push_back(elf.error().message);
+      } else {
+        soname = elf->soname;
+        problems = elf->problems;
+        if (elf->machine != elf_machine_for(env.arch)) {
+          problems.push_back("built for " + elf_machine_name(elf->machine) + ", but this machine is " + env.arch);
+        }
+        if (!elf->is_64bit) problems.push_back("a 32-bit library; cuDNN is 64-bit only");
+      }
+    }
+    cached = elf_cache.emplace(lib.real_path, std::make_pair(soname, problems)).first;
+  }
+  lib.soname = cached->second.first;
+  for (const auto& p : cached->second.second) lib.problems.push_back(p);
+}
+
+// Reads the header that belongs to a copy of `major` from `include_dir`.
+bool read_header(const FileSystem& fs, const std::string& include_dir, int major, CudnnCopy& copy) {
+  std::vector<std::string> names;
+  if (major > 0) names.push_back("cudnn_version_v" + std::to_string(major) + ".h");
+  names.push_back("cudnn_version.h");
+  if (major > 0) names.push_back("cudnn_v" + std::to_string(major) + ".h");
+  names.push_back("cudnn.h");
+  for (const auto& n : names) {
+    std::string path = include_dir + "/" + n;
+    auto text = fs.read_file(path, 1 << 20);
+    if (!text) continue;
+    auto hv = parse_cudnn_header_version(*text);
+    if (!hv) continue;  // 8.x/9.x cudnn.h has no version macros: keep looking
+    copy.header_version = hv->version;
+    copy.header_path = path;
+    copy.include_dir = include_dir;
+    return true;
+  }
+  return false;
+}
+
+const Toolkit* toolkit_owning(const std::vector<Toolkit>& toolkits, const std::string& dir) {
+  for (const auto& tk : toolkits) {
+    if (dir.compare(0, tk.root.size() + 1, tk.root + "/") == 0) return &tk;
+  }
+  return nullptr;
+}
+
+void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
+  const FileSystem& fs = in.fs;
+  const std::string& dir = copy.lib_dir;
+  const int major = copy.libraries.empty() ? 0 : copy.libraries.front().major;
+  // Compiled on first use only: building a std::regex costs more than scanning a directory.
+  auto installer_re = []() -> const std::regex& {
+    static const std::regex re(R"(^(.*/NVIDIA/CUDNN/v[\d.]+)/bin/(\d+)\.(\d+)(/x64)?$)", std::regex::icase);
+    return re;
+  };
+  auto archive_re = []() -> const std::regex& {
+    static const std::regex re(R"(cudnn-[a-z0-9_-]+-(\d+\.\d+\.\d+\.\d+)_cuda(\d+)(\.\d+)?-archive)");
+    return re;
+  };
+  std::smatch m;
+  std::string up = paths::parent(dir);
+  auto ends_with = [&](std::string_view suffix) {
+    return dir.size() >= suffix.size() && dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("/site-packages/nvidia/cudnn/lib") || ends_with("/site-packages/nvidia/cudnn/bin")) {
+    copy.form = PackageForm::kPipWheel;
+    copy.root = up;
+    std::string site = paths::parent(paths::parent(up));
+    for (const auto& d : sorted_children(fs, site, "nvidia_cudnn_cu")) {
+      if (auto dist = parse_cudnn_dist_info(paths::basename(d))) {
+        copy.package = "nvidia-cudnn-cu" + std::to_string(dist->cuda_major) + " " + dist->version.str();
+        copy.cuda_major = dist->cuda_major;
+        copy.cuda_major_source = "pip package name";
+      }
+    }
+  } else if (const Toolkit* tk = toolkit_owning(in.toolkits, dir)) {
+    copy.form = PackageForm::kToolkitMerged;
+    copy.root = tk->root;
+    // Toolkits assembled from wheels keep the cuDNN wheel's dist-info.
+    for (const auto& d : sorted_children(fs, tk->root + "/dist-info", "nvidia_cudnn_cu")) {
+      if (auto dist = parse_cudnn_dist_info(paths::basename(d))) {
+        copy.package = "nvidia-cudnn-cu" + std::to_string(dist->cuda_major) + " " + dist->version.str();
+      }
+    }
+  } else if (!in.store_root.empty() && dir.compare(0, in.store_root.size() + 1, in.store_root + "/") == 0) {
+    copy.form = PackageForm::kStore;
+    copy.root = up.size() > 4 && paths::basename(up) == "bin" ? paths::parent(up) : up;
+    std::string id(paths::basename(copy.root));
+    copy.package = "cudnnup " + id;
+    if (auto plus = id.find("+cuda"); plus != std::string::npos) {
+      copy.cuda_major = std::atoi(id.c_str() + plus + 5);
+      copy.cuda_major_source = "store entry name";
+    }
+  } else if (fs.is_dir(up + "/conda-meta") || fs.is_dir(paths::parent(up) + "/conda-meta")) {
+    copy.form = PackageForm::kConda;
+    copy.root = fs.is_dir(up + "/conda-meta") ? up : paths::parent(up);
+  } else if (dir.find("-archive") != std::string::npos && std::regex_search(dir, m, archive_re())) {
+    copy.form = PackageForm::kArchiveTree;
+    copy.root = up;
+    copy.package = m[0].str();
+    copy.cuda_major = std::stoi(m[2].str());
+    copy.cuda_major_source = "archive name";
+  } else if (in.env.windows() && std::regex_search(dir, m, installer_re())) {
+    // C:/Program Files/NVIDIA/CUDNN/v9.19/bin/12.9/x64: headers in include/12.9.
+    copy.form = PackageForm::kInstaller;
+    copy.root = m[1].str();
+    copy.package = "cuDNN installer " + std::string(paths::basename(copy.root));
+    copy.cuda_major = std::stoi(m[2].str());
+    copy.cuda_major_source = "installer directory";
+    read_header(fs, copy.root + "/include/" + m[2].str() + "." + m[3].str(), major, copy);
+  } else if (dir == "/usr/lib/" + multiarch_triplet(in.env.arch) || dir == "/usr/lib64" || dir == "/usr/lib" ||
+             dir == "/lib/" + multiarch_triplet(in.env.arch) || dir == "/lib64" || dir == "/lib") {
+    copy.form = PackageForm::kSystemPackage;
+    copy.root = dir;
+    // Debian/Ubuntu: /var/lib/dpkg/info/libcudnn9-cuda-13:amd64.list names the package.
+    auto listing = fs.list_dir("/var/lib/dpkg/info");
+    if (listing) {
+      static const std::regex deb_re(R"(^(libcudnn(\d+)(-cuda-(\d+))?)(:[a-z0-9]+)?\.list$)");
+      for (const auto& e : *listing) {
+        std::smatch dm;
+        if (!std::regex_match(e.name, dm, deb_re) || std::stoi(dm[2].str()) != major) continue;
+        copy.package = dm[1].str();
+        if (dm[4].matched) {
+          copy.cuda_major = std::stoi(dm[4].str());
+          copy.cuda_major_source = "Debian package name";
+        }
+      }
+    }
+  } else {
+    copy.form = PackageForm::kUnknown;
+    std::string_view leaf = paths::basename(dir);
+    if (leaf == "x64" && paths::basename(up) == "bin") copy.root = paths::parent(up);  // archive's bin/x64 (9.18+)
+    else copy.root = leaf == "lib64" || leaf == "lib" || leaf == "bin" ? up : dir;
+  }
+
+  // Headers: next to the libraries for most forms; Debian keeps them in the multiarch include dir.
+  std::vector<std::string> include_dirs = {copy.root + "/include"};
+  if (copy.form == PackageForm::kToolkitMerged) {
+    for (const auto& t : sorted_children(fs, copy.root + "/targets", "")) include_dirs.push_back(t + "/include");
+  }
+  if (copy.form == PackageForm::kConda && in.env.windows()) include_dirs.insert(include_dirs.begin(), copy.root + "/Library/include");
+  if (copy.form == PackageForm::kSystemPackage) {
+    include_dirs = {"/usr/include/" + multiarch_triplet(in.env.arch), "/usr/include"};
+  }
+  if (up != copy.root) include_dirs.push_back(up + "/include");
+  if (copy.form == PackageForm::kInstaller) include_dirs.clear();  // read above
+  for (const auto& inc : include_dirs) {
+    if (read_header(fs, inc, major, copy)) break;
+  }
+}
+
+}  // namespace
+
+std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::vector<CandidateDir>& candidates,
+                                         std::vector<std::string>* searched, std::vector<ScanIssue>* issues) {
+  const FileSystem& fs = in.fs;
+  std::vector<DirScan> dirs;
+  std::map<std::string, size_t> dir_index;
+  for (const auto& c : candidates) {
+    auto canonical = fs.canonical(c.path);
+    if (!canonical) {
+      if (canonical.error().code == ErrorCode::kPermission) issues->push_back({c.path, canonical.error().message});
+      continue;
+    }
+    if (auto it = dir_index.find(*canonical); it != dir_index.end()) {
+      auto& r = dirs[it->second].reasons;
+      if (std::find(r.begin(), r.end(), c.reason) == r.end()) r.push_back(c.reason);
+      continue;
+    }
+    dir_index[*canonical] = dirs.size();
+    dirs.push_back({*canonical, {c.reason}});
+  }
+
+  std::vector<CudnnCopy> copies;
+  std::map<std::string, std::pair<std::string, std::vector<std::string>>> elf_cache;
+  for (const auto& d : dirs) {
+    auto listing = fs.list_dir(d.dir);
+    if (!listing) {
+      if (listing.error().code != ErrorCode::kNotFound) {
+        issues->push_back({d.dir, listing.error().message + " — skipped; the scan carried on"});
+      }
+      continue;
+    }
+    searched->push_back(d.dir);
+    // Group the cuDNN files of this directory by major version.
+    std::map<int, std::vector<CudnnLibrary>> by_major;
+    std::vector<CudnnLibrary> dev_links;
+    std::vector<DirEntry> entries = *listing;
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const auto& e : entries) {
+      auto name = parse_cudnn_library_name(e.name);
+      if (!name || name->windows != in.env.windows()) continue;
+      CudnnLibrary lib;
+      lib.component = name->component;
+      lib.path = d.dir + "/" + e.name;
+      lib.major = name->major;
+      lib.version_from_name = name->version;
+      lib.is_link = e.type == FileType::kSymlink;
+      inspect_file(fs, in.env, lib, elf_cache);
+      if (name->dev_link) {
+        // libcudnn.so: its major is that of what it points to.
+        auto target = fs.canonical(lib.path);
+        auto tname = target ? parse_cudnn_library_name(paths::basename(*target)) : std::nullopt;
+        lib.major = tname ? tname->major : 0;
+        dev_links.push_back(std::move(lib));
+        continue;
+      }
+      by_major[lib.major].push_back(std::move(lib));
+    }
+    for (auto& link : dev_links) {
+      int major = link.major;
+      if (major == 0 && by_major.size() == 1) major = by_major.begin()->first;
+      by_major[major].push_back(std::move(link));
+    }
+    // Highest major first: the one a user most likely cares about.
+    for (auto it = by_major.rbegin(); it != by_major.rend(); ++it) {
+      CudnnCopy copy;
+      copy.lib_dir = d.dir;
+      copy.found_via = d.reasons;
+      copy.libraries = std::move(it->second);
+      for (auto& lib : copy.libraries) {
+        if (lib.major == 0) lib.major = it->first;
+      }
+      classify_copy(in, copy);
+      // Library version from names until a probe says better.
+      for (const auto& lib : copy.libraries) {
+        if (lib.component == "cudnn" && lib.version_from_name.known()) {
+          copy.library_version = lib.version_from_name;
+          copy.library_version_source = in.env.windows() ? "VERSIONINFO" : "file name";
+        }
+      }
+      if (!copy.library_version.known()) {
+        for (const auto& lib : copy.libraries) {
+          if (!lib.version_from_name.known()) continue;
+          auto real = parse_cudnn_library_name(paths::basename(lib.real_path));
+          if (real && real->version.known()) {
+            copy.library_version = real->version;
+            copy.library_version_source = "file name";
+            break;
+          }
+        }
+      }
+      copies.push_back(std::move(copy));
+    }
+  }
+  return copies;
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,43 @@
+// Finding CUDA toolkits and cuDNN copies: a fixed list of candidate directories derived from the
+// environment (never a crawl of the disk), then a scan of each. Data flows one way:
+// environment -> candidate directories -> scanned files -> Toolkit / CudnnCopy records.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/environment.h"
+#include "base/filesystem.h"
+#include "base/model.h"
+#include "discover/python_envs.h"
+
+namespace cudnnup {
+
+struct CandidateDir {
+  std::string path;
+  std::string reason;  // "LD_LIBRARY_PATH", "toolkit /usr/local/cuda-13.0", "pip env /venv", ...
+};
+
+// Toolkits from CUDA_HOME/CUDA_PATH/CUDA_ROOT, nvcc on PATH, /usr/local/cuda*, /opt (Linux);
+// CUDA_PATH, CUDA_PATH_V*_*, Program Files (Windows). De-duplicated by canonical root.
+std::vector<Toolkit> find_toolkits(const FileSystem& fs, const Environment& env, std::vector<ScanIssue>* issues);
+
+struct DiscoveryInputs {
+  const FileSystem& fs;
+  const Environment& env;
+  const std::vector<Toolkit>& toolkits;
+  const std::vector<PythonEnv>& python_envs;
+  std::vector<std::string> loader_dirs;  // ld.so.conf / ld.so.cache directories, in loader order
+  std::string store_root;                // cudnnup's own store
+};
+
+// Every directory worth looking in, in a stable order, with the reason it is a candidate.
+std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in);
+
+// Scans the candidates and groups what it finds into copies: one copy per (library directory,
+// cuDNN major). Fills files, links, ELF facts, headers, package form and package metadata.
+// Does not load anything; LibraryProbe stays empty.
+std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::vector<CandidateDir>& candidates,
+                                         std::vector<std::string>* searched, std::vector<ScanIssue>* issues);
+
+}  // namespace cudnnup

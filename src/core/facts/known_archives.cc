@@ -1,0 +1,62 @@
+#include "facts/known_archives.h"
+
+#include <nlohmann/json.hpp>
+
+extern const char embedded_known_archives_json[];
+extern const unsigned long long embedded_known_archives_json_size;
+
+namespace cudnnup {
+
+Result<std::vector<KnownArchive>> parse_known_archives(const std::string& text) {
+  auto in = nlohmann::json::parse(text, nullptr, false);
+  if (in.is_discarded() || !in.contains("archives")) return make_error(ErrorCode::kCorrupt, "known_archives.json is not valid");
+  std::vector<KnownArchive> out;
+  for (const auto& a : in["archives"]) {
+    KnownArchive k;
+    k.file_name = a.value("file_name", "");
+    k.sha256 = a.value("sha256", "");
+    if (a.contains("size") && a["size"].is_number()) k.size = a["size"].get<uint64_t>();
+    k.source = a.value("source", "");
+    out.push_back(k);
+  }
+  return out;
+}
+
+const std::vector<KnownArchive>& builtin_known_archives() {
+  static const std::vector<KnownArchive> table = [] {
+    auto parsed = parse_known_archives(std::string(embedded_known_archives_json, embedded_known_archives_json_size));
+    return parsed ? *parsed : std::vector<KnownArchive>{};
+  }();
+  return table;
+}
+
+KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std::string& canonical_name,
+                               const std::string& sha256, uint64_t size) {
+  KnownCheck c;
+  for (const auto& k : table) {
+    if (k.file_name != canonical_name) continue;
+    c.entry = k;
+    if (k.sha256 == sha256 && (k.size == 0 || k.size == size)) {
+      c.match = KnownMatch::kMatches;
+      c.message = "matches NVIDIA's published sha256 for " + k.file_name + " (" + k.source + ")";
+    } else {
+      c.match = KnownMatch::kMismatch;
+      c.message = "does NOT match NVIDIA's published sha256 for " + k.file_name + " (expected " + k.sha256 +
+                  (k.size ? ", " + std::to_string(k.size) + " bytes" : "") +
+                  "): the file is damaged, incomplete, or not the official archive; download it again";
+    }
+    return c;
+  }
+  for (const auto& k : table) {
+    if (k.sha256 == sha256) {
+      c.entry = k;
+      c.match = KnownMatch::kRenamedCopy;
+      c.message = "is NVIDIA's " + k.file_name + " under another name";
+      return c;
+    }
+  }
+  c.message = "not in cudnnup's table of known archives; its contents were checked, its origin cannot be";
+  return c;
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,76 @@
+// The compatibility facts the checks use, loaded from data/rules.json (embedded at build time,
+// replaceable with --db FILE). Each row keeps its source so findings can cite it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "base/version.h"
+
+namespace cudnnup {
+
+struct DriverMinimum {        // CUDA toolkit major.minor -> lowest driver that runs it
+  Version cuda;               // 13.0
+  Version linux_driver;       // 580.65.06
+  Version windows_driver;
+  std::string source;
+};
+
+struct MajorDriverMinimum {   // CUDA major -> lowest driver under minor-version compatibility
+  int cuda_major = 0;
+  Version linux_driver, windows_driver;
+  std::string source;
+};
+
+struct CudaVariantRange {     // cuDNN releases built for a CUDA major
+  int cuda_major = 0;
+  Version first, last;        // inclusive; last empty = still current
+  std::string source;
+};
+
+struct ComputeCapabilityRule {  // lowest GPU compute capability a cuDNN build supports
+  Version cudnn_first, cudnn_last;  // cuDNN range (inclusive)
+  int cuda_major = 0;               // 0 = any
+  Version min_cc;
+  std::string source;
+};
+
+struct KnownBadRelease {
+  Version cudnn;              // prefix match: 9.0 matches 9.0.x
+  std::string platform;       // "linux", "windows", "" = any
+  std::string problem;
+  std::string fix;
+  std::string source;
+};
+
+struct ExpectedLibrary {
+  std::string component;      // "cudnn", "graph", "ops_infer", ...
+  Version since;              // first release that ships it (empty = every release of the major)
+};
+
+struct Rules {
+  int schema = 0;
+  std::string data_version;
+  std::vector<DriverMinimum> driver_minimums;
+  std::vector<MajorDriverMinimum> major_driver_minimums;
+  std::vector<CudaVariantRange> cuda_variants;
+  std::vector<ComputeCapabilityRule> compute_capability;
+  std::vector<KnownBadRelease> known_bad;
+  std::vector<std::pair<int, std::vector<ExpectedLibrary>>> expected_libraries;  // by cuDNN major
+
+  // Components a release must have; empty when the major is unknown to the rules.
+  std::vector<std::string> expected_components(const Version& cudnn) const;
+  const DriverMinimum* driver_minimum_for(const Version& cuda) const;  // exact major.minor row
+  const MajorDriverMinimum* major_driver_minimum_for(int cuda_major) const;
+  const CudaVariantRange* cuda_variant_for(int cuda_major) const;
+  // Lowest compute capability the cuDNN release supports, with the rule that says so.
+  const ComputeCapabilityRule* compute_capability_rule_for(const Version& cudnn, int cuda_major) const;
+};
+
+Result<Rules> parse_rules(std::string_view json_text, const std::string& origin);
+// The rules compiled into the binary.
+const Rules& builtin_rules();
+
+}  // namespace cudnnup

@@ -1,0 +1,133 @@
+#include "gpu/verify_model.h"
+
+namespace cudnnup {
+
+using nlohmann::json;
+
+const char* stage_status_name(StageStatus status) {
+  switch (status) {
+    case StageStatus::kPass: return "pass";
+    case StageStatus::kFail: return "fail";
+    case StageStatus::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+StageResult stage_pass(std::string id, std::string title, std::string summary) {
+  StageResult s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.status = StageStatus::kPass;
+  s.summary = std::move(summary);
+  return s;
+}
+
+StageResult stage_skip(std::string id, std::string title, std::string why) {
+  StageResult s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.status = StageStatus::kSkipped;
+  s.summary = std::move(why);
+  return s;
+}
+
+StageResult stage_fail(std::string id, std::string title, std::string summary, Finding finding) {
+  StageResult s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.status = StageStatus::kFail;
+  s.summary = std::move(summary);
+  if (finding.subject.empty()) finding.subject = s.id;
+  s.finding = std::move(finding);
+  return s;
+}
+
+const StageResult* VerifyReport::find(const std::string& id) const {
+  for (const auto& s : stages) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
+bool VerifyReport::passed() const {
+  for (const auto& s : stages) {
+    if (s.status == StageStatus::kFail) return false;
+  }
+  return true;
+}
+
+int verify_exit_code(const VerifyReport& report) {
+  bool no_gpu = false;
+  for (const auto& s : report.stages) {
+    if (s.status != StageStatus::kFail) continue;
+    if (!s.no_gpu) return 1;  // kExitProblems
+    no_gpu = true;
+  }
+  return no_gpu ? 3 : 0;  // kExitNoGpu : kExitOk
+}
+
+namespace {
+
+Severity severity_from_name(const std::string& name) {
+  if (name == "error") return Severity::kError;
+  if (name == "warning") return Severity::kWarning;
+  return Severity::kInfo;
+}
+
+}  // namespace
+
+json verify_finding_to_json(const Finding& f) {
+  return json{{"id", f.id},         {"severity", severity_name(f.severity)},
+              {"subject", f.subject}, {"title", f.title},
+              {"detail", f.detail}, {"evidence", f.evidence},
+              {"fix", f.fix}};
+}
+
+Finding verify_finding_from_json(const json& j) {
+  Finding f;
+  f.id = j.value("id", "");
+  f.severity = severity_from_name(j.value("severity", "info"));
+  f.subject = j.value("subject", "");
+  f.title = j.value("title", "");
+  f.detail = j.value("detail", "");
+  f.evidence = j.value("evidence", std::vector<std::string>{});
+  f.fix = j.value("fix", std::vector<std::string>{});
+  return f;
+}
+
+json stage_to_json(const StageResult& s) {
+  json j{{"id", s.id},           {"title", s.title},       {"status", stage_status_name(s.status)},
+         {"summary", s.summary}, {"evidence", s.evidence}, {"seconds", s.seconds}};
+  if (s.no_gpu) j["no_gpu"] = true;
+  j["finding"] = s.finding ? verify_finding_to_json(*s.finding) : json(nullptr);
+  return j;
+}
+
+StageResult stage_from_json(const json& j) {
+  StageResult s;
+  s.id = j.value("id", "");
+  s.title = j.value("title", "");
+  std::string status = j.value("status", "skipped");
+  s.status = status == "pass" ? StageStatus::kPass : status == "fail" ? StageStatus::kFail : StageStatus::kSkipped;
+  s.summary = j.value("summary", "");
+  s.evidence = j.value("evidence", std::vector<std::string>{});
+  s.seconds = j.value("seconds", 0.0);
+  s.no_gpu = j.value("no_gpu", false);
+  if (j.contains("finding") && j["finding"].is_object()) s.finding = verify_finding_from_json(j["finding"]);
+  return s;
+}
+
+json verify_report_to_json(const VerifyReport& r) {
+  json stages = json::array();
+  for (const auto& s : r.stages) stages.push_back(stage_to_json(s));
+  return json{{"schema", "cudnnup.verify/1"},
+              {"copy", r.copy},
+              {"lib_dir", r.lib_dir},
+              {"gpu", r.gpu},
+              {"passed", r.passed()},
+              {"exit_code", verify_exit_code(r)},
+              {"seconds", r.seconds},
+              {"stages", stages}};
+}
+
+}  // namespace cudnnup

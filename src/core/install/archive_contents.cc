@@ -1,0 +1,222 @@
+#include "install/archive_contents.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "facts/cudnn_files.h"
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+uint16_t le16(const std::string& s, size_t at) {
+  return static_cast<uint16_t>(static_cast<unsigned char>(s[at]) | (static_cast<unsigned char>(s[at + 1]) << 8));
+}
+uint32_t le32(const std::string& s, size_t at) {
+  return static_cast<uint32_t>(le16(s, at)) | (static_cast<uint32_t>(le16(s, at + 2)) << 16);
+}
+
+std::string machine_for_arch(ArchiveArch a) {
+  switch (a) {
+    case ArchiveArch::kX86_64: return "x86_64";
+    case ArchiveArch::kSbsa:
+    case ArchiveArch::kAarch64Jetson: return "aarch64";
+    case ArchiveArch::kPpc64le: return "ppc64le";
+    case ArchiveArch::kArm64: return "arm64";
+    case ArchiveArch::kUnknown: break;
+  }
+  return {};
+}
+
+// Recognises cuDNN library file names: libcudnn_ops.so.9.1.0, libcudnn.so, cudnn_cnn64_9.dll.
+bool classify_library(const std::string& base, std::string* component, int* major, bool* shared) {
+  static const std::regex so(R"(^libcudnn(?:_([a-z_]+?))?\.so(?:\.(\d+)(?:\.\d+)*)?$)");
+  static const std::regex dll(R"(^cudnn(?:_([a-z_]+?))?64_(\d+)\.dll$)", std::regex::icase);
+  static const std::regex ar(R"(^libcudnn(?:_([a-z_]+?))?(?:_static)?(?:_v(\d+))?\.a$)");
+  static const std::regex lib(R"(^cudnn(?:_([a-z_]+?))?(?:64_(\d+))?\.lib$)", std::regex::icase);
+  std::smatch m;
+  for (const auto* re : {&so, &dll, &ar, &lib}) {
+    if (std::regex_match(base, m, *re)) {
+      *component = m[1].matched ? m[1].str() : "cudnn";
+      *major = m[2].matched ? std::stoi(m[2].str()) : 0;
+      *shared = re == &so || re == &dll;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+BinaryFormat sniff_binary(const std::string& head, std::string* machine) {
+  machine->clear();
+  if (head.size() >= 20 && head.compare(0, 4, "\x7f" "ELF") == 0) {
+    bool little = head[5] == 1;
+    uint16_t m = little ? le16(head, 18)
+                        : static_cast<uint16_t>((static_cast<unsigned char>(head[18]) << 8) | static_cast<unsigned char>(head[19]));
+    if (m == 62) *machine = "x86_64";
+    else if (m == 183) *machine = "aarch64";
+    else if (m == 21) *machine = little ? "ppc64le" : "ppc64";
+    else *machine = "elf-machine-" + std::to_string(m);
+    return BinaryFormat::kElf;
+  }
+  if (head.size() >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
+    uint32_t pe = le32(head, 0x3c);
+    if (pe + 6 <= head.size() && head.compare(pe, 4, std::string("PE\0\0", 4)) == 0) {
+      uint16_t m = le16(head, pe + 4);
+      if (m == 0x8664) *machine = "x86_64";
+      else if (m == 0xAA64) *machine = "arm64";
+      else if (m == 0x014c) *machine = "i386";
+      else *machine = "pe-machine-" + std::to_string(m);
+      return BinaryFormat::kPe;
+    }
+    return BinaryFormat::kNone;
+  }
+  if (head.compare(0, 8, "!<arch>\n") == 0) return BinaryFormat::kArStatic;
+  return BinaryFormat::kNone;
+}
+
+std::vector<std::string> required_components(const Version& v) {
+  if (v.major() >= 9) return {"cudnn", "graph", "ops", "cnn", "adv", "heuristic", "engines_precompiled", "engines_runtime_compiled"};
+  if (v.major() == 8) return {"cudnn", "ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
+  return {"cudnn"};
+}
+
+std::string merge_destination(const std::string& rel, bool windows, const std::string& linux_lib_dir) {
+  std::string first = rel.substr(0, rel.find('/'));
+  std::string rest = rel.find('/') == std::string::npos ? std::string() : rel.substr(rel.find('/') + 1);
+  if (rest.empty()) return {};  // LICENSE and other top-level files stay out of the toolkit
+  if (first == "include") return rel;
+  if (windows) {
+    if (first == "bin") return rel;
+    if (first == "lib") return rest.rfind("x64/", 0) == 0 ? rel : "lib/x64/" + rest;
+    return {};
+  }
+  if (first == "lib" || first == "lib64") return linux_lib_dir + "/" + rest;
+  return {};
+}
+
+ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::string& top_dir,
+                             const std::optional<ArchiveName>& name) {
+  ContentReport r;
+  r.top_dir = top_dir;
+  std::map<std::string, const ArchiveItem*> by_rel;
+  for (const auto& item : items) by_rel[item.rel] = &item;
+
+  // 1. The top folder agrees with the name.
+  if (name) {
+    if (name->era == ArchiveEra::kLegacy) {
+      if (top_dir != "cuda") r.errors.push_back("the name says a legacy archive, whose files sit under 'cuda/', but the top folder is '" + top_dir + "/'");
+    } else if (top_dir != name->expected_top_dir()) {
+      auto inner = parse_archive_name(top_dir + name->extension);
+      if (!inner.ok()) {
+        r.warnings.push_back("the top folder '" + top_dir + "/' does not name the archive (expected '" + name->expected_top_dir() + "/')");
+      } else {
+        if (!(inner->version == name->version)) r.errors.push_back("the file name says cuDNN " + name->version.str() + " but the top folder says " + inner->version.str());
+        if (inner->platform_key() != name->platform_key()) r.errors.push_back("the file name says " + name->platform_key() + " but the top folder says " + inner->platform_key());
+        if (inner->cuda_variant != name->cuda_variant) r.errors.push_back("the file name says CUDA " + name->cuda_variant + " but the top folder says CUDA " + inner->cuda_variant);
+      }
+    }
+  }
+
+  // 2. The header version.
+  for (const char* candidate : {"include/cudnn_version.h", "include/cudnn.h"}) {
+    auto it = by_rel.find(candidate);
+    if (it == by_rel.end() || it->second->kind != EntryKind::kFile) continue;
+    if (auto v = parse_cudnn_header_version(it->second->head)) {
+      r.header_version = v->version;
+      r.header_path = candidate;
+      break;
+    }
+  }
+  if (!r.header_version.known()) {
+    r.errors.push_back("no include/cudnn_version.h (or cudnn.h with CUDNN_MAJOR) in the archive: it is not a complete cuDNN archive");
+  } else if (name && !(name->version.truncated(3) == r.header_version)) {
+    r.errors.push_back("the file name says cuDNN " + name->version.str() + " but include/" + paths::basename(r.header_path).data() +
+                       " says " + r.header_version.str());
+  }
+
+  // 3. Libraries: names, formats, machines.
+  std::set<std::string> formats;
+  std::set<std::string> machines;
+  std::set<int> majors;
+  std::set<std::string> shared_components;
+  for (const auto& item : items) {
+    if (item.kind == EntryKind::kDirectory) continue;
+    std::string base(paths::basename(item.rel));
+    LibraryCheck lib;
+    bool shared = false;
+    if (!classify_library(base, &lib.component, &lib.major, &shared)) continue;
+    lib.rel = item.rel;
+    lib.is_link = item.kind == EntryKind::kSymlink;
+    if (lib.major) majors.insert(lib.major);
+    if (!lib.is_link) {
+      if (item.size == 0) {
+        r.errors.push_back(item.rel + " is empty (0 bytes): a broken download or unpack");
+      } else {
+        lib.format = sniff_binary(item.head, &lib.machine);
+        bool is_import_or_static = base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.substr(base.size() - 4) == ".lib");
+        if (shared && lib.format != BinaryFormat::kElf && lib.format != BinaryFormat::kPe) {
+          r.errors.push_back(item.rel + " is not a shared library (neither ELF nor PE header)");
+        } else if (is_import_or_static && lib.format != BinaryFormat::kArStatic && lib.format != BinaryFormat::kPe) {
+          r.errors.push_back(item.rel + " is not a static or import library (no '!<arch>' header)");
+        }
+        if (lib.format == BinaryFormat::kElf) formats.insert("elf");
+        if (lib.format == BinaryFormat::kPe) formats.insert("pe");
+        if (!lib.machine.empty()) machines.insert(lib.machine);
+      }
+    }
+    if (shared) shared_components.insert(lib.component);
+    r.libraries.push_back(lib);
+  }
+  if (formats.size() > 1) r.errors.push_back("the archive mixes Linux (ELF) and Windows (PE) libraries");
+  if (formats.count("elf")) r.platform = ArchivePlatform::kLinux;
+  if (formats.count("pe") && !formats.count("elf")) r.platform = ArchivePlatform::kWindows;
+  if (machines.size() > 1) r.errors.push_back("the libraries are built for several machines: " + *machines.begin() + " and " + *machines.rbegin());
+  if (!machines.empty()) r.machine = *machines.begin();
+  if (majors.size() > 1) {
+    r.errors.push_back("the archive mixes cuDNN " + std::to_string(*majors.begin()) + " and " +
+                       std::to_string(*majors.rbegin()) + " libraries");
+  }
+  if (!majors.empty()) r.library_major = *majors.rbegin();
+  if (r.libraries.empty()) r.errors.push_back("the archive holds no cuDNN libraries (libcudnn*.so* or cudnn*.dll)");
+
+  if (name && r.platform != ArchivePlatform::kUnknown && name->platform != r.platform) {
+    r.errors.push_back(std::string("wrong platform: the file name says ") + archive_platform_name(name->platform) +
+                       " but the libraries are " + (r.platform == ArchivePlatform::kLinux ? "Linux ELF" : "Windows PE") + " files");
+  }
+  if (name && !r.machine.empty() && machine_for_arch(name->arch) != r.machine) {
+    r.errors.push_back("wrong architecture: the file name says " + std::string(archive_arch_name(name->arch)) +
+                       " but the libraries are built for " + r.machine);
+  }
+  if (r.header_version.known() && r.library_major && r.library_major != r.header_version.major()) {
+    r.errors.push_back("the header says cuDNN " + r.header_version.str() + " but the libraries are major " + std::to_string(r.library_major));
+  }
+
+  // 4. The library set expected for this major.
+  if (r.header_version.known()) {
+    for (const auto& c : required_components(r.header_version)) {
+      if (!shared_components.count(c)) r.missing.push_back(c);
+    }
+    for (const auto& c : r.missing) {
+      r.errors.push_back("the " + (c == "cudnn" ? std::string("shim library (libcudnn / cudnn64_N)") : "'" + c + "' sub-library") +
+                         " of cuDNN " + std::to_string(r.header_version.major()) + " is missing");
+    }
+    auto required = required_components(r.header_version);
+    std::set<std::string> known(required.begin(), required.end());
+    if (r.header_version.major() >= 9) {
+      known.insert({"engines_tensor_ir", "ext"});
+      if (r.header_version >= Version{9, 21} && !shared_components.count("engines_tensor_ir")) {
+        r.warnings.push_back("cuDNN 9.21+ normally ships libcudnn_engines_tensor_ir; this archive does not");
+      }
+    }
+    for (const auto& c : shared_components) {
+      if (!known.count(c)) r.warnings.push_back("unknown cuDNN sub-library '" + c + "' (newer than cudnnup knows?)");
+    }
+  }
+  return r;
+}
+
+}  // namespace cudnnup

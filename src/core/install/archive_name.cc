@@ -1,0 +1,152 @@
+#include "install/archive_name.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return out;
+}
+
+// Browsers and download managers append " (1)", "(2)" to repeated downloads.
+std::string strip_duplicate_suffix(std::string s) {
+  static const std::regex dup(R"(\s*\(\d+\)\s*$)");
+  return std::regex_replace(s, dup, "");
+}
+
+const char* kFormsHelp =
+    "expected an official cuDNN archive name such as cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz, "
+    "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip or cudnn-11.2-linux-x64-v8.1.1.33.tgz";
+
+}  // namespace
+
+const char* archive_platform_name(ArchivePlatform p) {
+  switch (p) {
+    case ArchivePlatform::kLinux: return "linux";
+    case ArchivePlatform::kWindows: return "windows";
+    case ArchivePlatform::kMacos: return "macos";
+    case ArchivePlatform::kUnknown: break;
+  }
+  return "unknown";
+}
+
+const char* archive_arch_name(ArchiveArch a) {
+  switch (a) {
+    case ArchiveArch::kX86_64: return "x86_64";
+    case ArchiveArch::kSbsa: return "sbsa";
+    case ArchiveArch::kAarch64Jetson: return "aarch64";
+    case ArchiveArch::kPpc64le: return "ppc64le";
+    case ArchiveArch::kArm64: return "arm64";
+    case ArchiveArch::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string ArchiveName::platform_key() const {
+  if (platform != ArchivePlatform::kLinux && platform != ArchivePlatform::kWindows) return {};
+  return std::string(archive_platform_name(platform)) + "-" + archive_arch_name(arch);
+}
+
+std::string ArchiveName::expected_top_dir() const {
+  if (era == ArchiveEra::kLegacy) return "cuda";
+  auto [base, ext] = split_archive_extension(canonical_name);
+  return base;
+}
+
+std::pair<std::string, std::string> split_archive_extension(std::string_view file_name) {
+  static const char* kExts[] = {".tar.xz", ".tar.gz", ".tar.bz2", ".tgz", ".txz", ".tar", ".zip"};
+  std::string low = lower(file_name);
+  for (const char* ext : kExts) {
+    std::string e(ext);
+    if (low.size() > e.size() && low.compare(low.size() - e.size(), e.size(), e) == 0) {
+      return {std::string(file_name.substr(0, file_name.size() - e.size())), std::string(file_name.substr(file_name.size() - e.size()))};
+    }
+  }
+  return {std::string(file_name), {}};
+}
+
+Result<ArchiveName> parse_archive_name(std::string_view path) {
+  ArchiveName out;
+  out.file_name = std::string(paths::basename(paths::normalize(path)));
+  auto [base, ext] = split_archive_extension(out.file_name);
+  out.extension = lower(ext);
+  out.base_name = base;
+  std::string name = lower(strip_duplicate_suffix(base));
+
+  if (name.rfind("cudnn_samples", 0) == 0 || name.rfind("cudnn-samples", 0) == 0) {
+    return make_error(ErrorCode::kUnsupported,
+                      "'" + out.file_name + "' is a cuDNN samples archive, not the library; download the "
+                      "cudnn-<platform>-<version>_cuda<M>-archive file instead", std::string(path));
+  }
+  if (name.rfind("cudnn_jit", 0) == 0 || name.rfind("cudnn-jit", 0) == 0) {
+    return make_error(ErrorCode::kUnsupported,
+                      "'" + out.file_name + "' is the cuDNN-JIT subset archive; cudnnup installs the full "
+                      "cudnn-<platform>-<version>_cuda<M>-archive", std::string(path));
+  }
+
+  // 8.3 and later: cudnn-<os>-<arch>-<4-part>_cuda<M[.m]>-archive. Hand-renamed variants use '-'
+  // and '_' interchangeably, write x86-64, or drop "-archive".
+  static const std::regex modern(
+      R"(^cudnn[-_ ](linux|windows)[-_ ](x86[-_]?64|x64|amd64|sbsa|aarch64|ppc64le|arm64)[-_ ]v?(\d+\.\d+\.\d+(?:\.\d+)?)[-_ ]cuda[-_]?(\d+(?:\.\d+)?)(?:[-_ ]archive)?$)");
+  // <= 8.2: cudnn-<cuda M.m>-<os>-<arch>-v<4-part>
+  static const std::regex legacy(
+      R"(^cudnn[-_ ](\d+\.\d+)[-_ ](linux|windows10|windows|osx)[-_ ](x64|x86[-_]?64|ppc64le|aarch64sbsa|sbsa)[-_ ]v(\d+\.\d+\.\d+(?:\.\d+)?)$)");
+  std::smatch m;
+  if (std::regex_match(name, m, modern)) {
+    out.era = ArchiveEra::kArchive;
+    out.platform = m[1] == "linux" ? ArchivePlatform::kLinux : ArchivePlatform::kWindows;
+    std::string arch = m[2];
+    if (arch.rfind("x86", 0) == 0 || arch == "x64" || arch == "amd64") out.arch = ArchiveArch::kX86_64;
+    else if (arch == "sbsa") out.arch = ArchiveArch::kSbsa;
+    else if (arch == "aarch64") out.arch = ArchiveArch::kAarch64Jetson;
+    else if (arch == "ppc64le") out.arch = ArchiveArch::kPpc64le;
+    else if (arch == "arm64") out.arch = ArchiveArch::kArm64;
+    out.version = *Version::parse(m[3].str());
+    out.cuda_variant = m[4];
+    bool ok_combo = out.platform == ArchivePlatform::kLinux
+                        ? out.arch != ArchiveArch::kArm64
+                        : (out.arch == ArchiveArch::kX86_64 || out.arch == ArchiveArch::kArm64);
+    if (!ok_combo) {
+      return make_error(ErrorCode::kUnsupported,
+                        "'" + out.file_name + "' names " + archive_platform_name(out.platform) + " on " + arch +
+                            ", which NVIDIA does not ship (Linux: x86_64, sbsa, aarch64, ppc64le; Windows: x86_64, arm64)",
+                        std::string(path));
+    }
+    out.canonical_name = "cudnn-" + out.platform_key() + "-" + out.version.str() + "_cuda" + out.cuda_variant +
+                         "-archive" + (out.platform == ArchivePlatform::kWindows ? ".zip" : ".tar.xz");
+  } else if (std::regex_match(name, m, legacy)) {
+    out.era = ArchiveEra::kLegacy;
+    out.cuda_variant = m[1];
+    std::string os = m[2];
+    out.platform = os == "linux" ? ArchivePlatform::kLinux : os == "osx" ? ArchivePlatform::kMacos : ArchivePlatform::kWindows;
+    std::string arch = m[3];
+    if (arch == "ppc64le") out.arch = ArchiveArch::kPpc64le;
+    else if (arch == "aarch64sbsa" || arch == "sbsa") out.arch = ArchiveArch::kSbsa;
+    else out.arch = ArchiveArch::kX86_64;
+    out.version = *Version::parse(m[4].str());
+    std::string arch_word = out.arch == ArchiveArch::kX86_64 ? "x64" : out.arch == ArchiveArch::kSbsa ? "aarch64sbsa" : "ppc64le";
+    out.canonical_name = "cudnn-" + out.cuda_variant + "-" + os + "-" + arch_word + "-v" + out.version.str() +
+                         (out.platform == ArchivePlatform::kWindows ? ".zip" : ".tgz");
+  } else {
+    return make_error(ErrorCode::kUsage, "'" + out.file_name + "' is not a cuDNN archive name: " + kFormsHelp,
+                      std::string(path));
+  }
+  if (out.version.parts.size() != 4 || out.version.major() < 7) {
+    return make_error(ErrorCode::kUsage,
+                      "'" + out.file_name + "' has version " + out.version.str() +
+                          "; official archives carry a 4-part version of cuDNN 7 or later (e.g. 9.1.0.70)",
+                      std::string(path));
+  }
+  out.cuda_major = std::stoi(out.cuda_variant.substr(0, out.cuda_variant.find('.')));
+  out.canonical = out.file_name == out.canonical_name;
+  return out;
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,234 @@
+#include "install/archive_policy.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string_view>
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+std::string lower(const std::string& s) {
+  std::string out = s;
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return out;
+}
+
+std::vector<std::string> split_components(const std::string& path) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : path) {
+    if (c == '/' || c == '\\') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool looks_absolute(const std::string& p) {
+  if (p.empty()) return false;
+  if (p[0] == '/' || p[0] == '\\') return true;
+  if (p.size() >= 2 && std::isalpha(static_cast<unsigned char>(p[0])) && p[1] == ':') return true;  // C: or C:\x
+  return false;
+}
+
+Error refuse(const std::string& entry, const std::string& why) {
+  return make_error(ErrorCode::kCorrupt, "refusing archive entry '" + entry + "': " + why, entry);
+}
+
+}  // namespace
+
+const char* entry_kind_name(EntryKind k) {
+  switch (k) {
+    case EntryKind::kFile: return "file";
+    case EntryKind::kDirectory: return "directory";
+    case EntryKind::kSymlink: return "symlink";
+    case EntryKind::kHardlink: return "hard link";
+    case EntryKind::kDevice: return "device node";
+    case EntryKind::kFifo: return "fifo";
+    case EntryKind::kSocket: return "socket";
+    case EntryKind::kOther: break;
+  }
+  return "special file";
+}
+
+uint64_t ExtractionLimits::bound() const {
+  uint64_t by_ratio = archive_bytes > cap_bytes / (ratio ? ratio : 1) ? cap_bytes : archive_bytes * ratio;
+  return std::min(cap_bytes, std::max(floor_bytes, by_ratio));
+}
+
+bool resolve_inside_tree(const std::string& link_rel, const std::string& target, std::string* out) {
+  if (target.empty() || looks_absolute(target)) return false;
+  std::vector<std::string> stack = split_components(link_rel);
+  stack.pop_back();  // the link's own name
+  for (const std::string& part : split_components(target)) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (stack.empty()) return false;  // climbs out of the top folder
+      stack.pop_back();
+      continue;
+    }
+    stack.push_back(part);
+  }
+  std::string joined;
+  for (const auto& s : stack) joined += (joined.empty() ? "" : "/") + s;
+  if (out) *out = joined;
+  return true;
+}
+
+namespace {
+
+// Names Windows does not store as given: "x.dll:s" writes the alternate data stream "s" of x.dll;
+// a trailing dot or space is dropped ("cudnn64_9.dll." is cudnn64_9.dll, slipping past the
+// duplicate and letter-case checks); CON, NUL, COM1 ... (with any extension) are devices; and
+// <>"|?* and control characters are invalid. Official archives have none, so they are refused on
+// every OS (a Linux store may be shared with Windows through WSL). "" when the name is fine.
+std::string windows_name_hazard(const std::string& part) {
+  for (unsigned char c : part) {
+    if (c == ':') return "':' in a file name (on Windows it names an alternate data stream of another file)";
+    if (c < 0x20 || std::string_view("<>\"|?*").find(char(c)) != std::string_view::npos) {
+      return "a character Windows does not allow in file names";
+    }
+  }
+  if (part.back() == '.' || part.back() == ' ') {
+    return "a name ending in '.' or ' ' (Windows drops it, so it would land on another file)";
+  }
+  std::string stem = lower(part.substr(0, part.find('.')));
+  while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "CON .txt" is CON too
+  // COM/LPT with a superscript 1-3 (UTF-8 C2 B9, C2 B2, C2 B3) are device names as well.
+  static const std::set<std::string> devices = {
+      "con",  "prn",  "aux",  "nul",  "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+      "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9", "com\xc2\xb9", "com\xc2\xb2",
+      "com\xc2\xb3", "lpt\xc2\xb9", "lpt\xc2\xb2", "lpt\xc2\xb3"};
+  if (devices.count(stem)) return "a Windows device name ('" + stem + "')";
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
+  const std::string& raw = e.path;
+  if (++entries_ > limits_.max_entries) {
+    return refuse(raw, "the archive has more than " + std::to_string(limits_.max_entries) +
+                           " entries, far more than any cuDNN release");
+  }
+  if (raw.empty()) return refuse(raw, "empty path");
+  if (raw.size() > limits_.max_path_length) return refuse(raw, "path longer than " + std::to_string(limits_.max_path_length));
+  if (looks_absolute(raw)) return refuse(raw, "absolute path or drive letter (would write outside the target)");
+
+  switch (e.kind) {
+    case EntryKind::kFile:
+    case EntryKind::kDirectory:
+    case EntryKind::kSymlink:
+      break;
+    case EntryKind::kHardlink:
+      return refuse(raw, "hard link to '" + e.link_target + "' (official archives contain none; hard links can escape the target)");
+    default:
+      return refuse(raw, std::string(entry_kind_name(e.kind)) + " (only files, directories and symlinks are installed)");
+  }
+
+  // Components: no "..", "." dropped, empty components (a//b, trailing '/') dropped.
+  std::vector<std::string> parts;
+  for (const std::string& part : split_components(raw)) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") return refuse(raw, "'..' in the path (path traversal)");
+    if (part.size() >= 2 && part[1] == ':') return refuse(raw, "drive letter or alternate stream in a path component");
+    if (auto why = windows_name_hazard(part); !why.empty()) return refuse(raw, why);
+    parts.push_back(part);
+  }
+  if (parts.empty()) return refuse(raw, "path names no file");
+
+  if (top_dir_.empty()) top_dir_ = parts[0];
+  if (parts[0] != top_dir_) {
+    return refuse(raw, "outside the single top folder '" + top_dir_ + "/' (official archives have exactly one)");
+  }
+  if (parts.size() == 1) {
+    if (e.kind != EntryKind::kDirectory) return refuse(raw, "the top folder must be a directory");
+    return std::string();
+  }
+  std::string rel;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (i > 1) {
+      // Every parent must be a directory (seen or implied), never a link or file in the archive.
+      // Looked up without case: on Windows and macOS "D/x" is written through the link "d".
+      auto spelled = folded_.find(lower(rel));
+      auto parent = kinds_.find(spelled != folded_.end() ? spelled->second : rel);
+      if (parent != kinds_.end() && parent->second != EntryKind::kDirectory) {
+        return refuse(raw, "its parent '" + rel + "' is a " + entry_kind_name(parent->second) +
+                               " in the archive (writing through it could escape the target)");
+      }
+    }
+    rel += (rel.empty() ? "" : "/") + parts[i];
+  }
+
+  auto seen = kinds_.find(rel);
+  if (seen != kinds_.end()) {
+    if (seen->second == EntryKind::kDirectory && e.kind == EntryKind::kDirectory) return rel;  // harmless repeat
+    return refuse(raw, "duplicate entry (a later copy would silently replace the first)");
+  }
+  std::string folded = lower(rel);
+  auto twin = folded_.find(folded);
+  if (twin != folded_.end() && twin->second != rel) {
+    return refuse(raw, "differs only in letter case from '" + twin->second +
+                           "' (one would overwrite the other on Windows and macOS)");
+  }
+  if (e.kind == EntryKind::kSymlink) {
+    std::string resolved;
+    if (!resolve_inside_tree(rel, e.link_target, &resolved)) {
+      return refuse(raw, "symlink to '" + e.link_target + "' leads outside the archive's folder");
+    }
+    links_[rel] = e.link_target;
+  }
+  if (e.kind == EntryKind::kFile && e.size_known && e.size > limits_.bound()) {
+    return refuse(raw, "declares " + std::to_string(e.size) + " bytes, more than the " + std::to_string(limits_.bound()) +
+                           "-byte limit for this archive (a decompression bomb?)");
+  }
+  // Implied parent directories become known directories, so a later "x" file cannot replace one.
+  std::string prefix;
+  for (size_t i = 1; i + 1 < parts.size(); ++i) {
+    prefix += (prefix.empty() ? "" : "/") + parts[i];
+    kinds_.emplace(prefix, EntryKind::kDirectory);
+    folded_.emplace(lower(prefix), prefix);
+  }
+  kinds_[rel] = e.kind;
+  folded_[folded] = rel;
+  return rel;
+}
+
+Status EntryPolicy::count_bytes(uint64_t n) {
+  total_bytes_ += n;
+  if (total_bytes_ > limits_.bound()) {
+    return make_error(ErrorCode::kCorrupt,
+                      "refusing archive: it unpacks to more than " + std::to_string(limits_.bound()) +
+                          " bytes, the limit for an archive of " + std::to_string(limits_.archive_bytes) +
+                          " bytes (a decompression bomb, or the wrong file)");
+  }
+  return ok_status();
+}
+
+Status EntryPolicy::finish() const {
+  for (const auto& [link, target] : links_) {
+    std::string at = link;
+    std::string where;
+    for (int hops = 0;; ++hops) {
+      if (hops > 40) return refuse(link, "symlink loop");
+      auto it = links_.find(at);
+      if (it == links_.end()) break;
+      if (!resolve_inside_tree(at, it->second, &where)) return refuse(link, "symlink chain leaves the archive's folder");
+      at = where;
+    }
+    auto kind = kinds_.find(at);
+    if (kind == kinds_.end()) {
+      return refuse(link, "symlink to '" + target + "', which is not in the archive (dangling link)");
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace cudnnup

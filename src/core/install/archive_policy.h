@@ -1,0 +1,71 @@
+// The rules an archive entry must pass before cudnnup writes a byte of it (facts:
+// loaders-and-managers.md §C). Pure logic: the reader (adapters/archive_reader.h) describes each
+// entry, EntryPolicy says yes (with the entry's path inside the single top folder) or no (with a
+// message naming the entry and the attack it looks like).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace cudnnup {
+
+enum class EntryKind { kFile, kDirectory, kSymlink, kHardlink, kDevice, kFifo, kSocket, kOther };
+const char* entry_kind_name(EntryKind k);
+
+struct ArchiveEntryInfo {
+  std::string path;         // as stored in the archive
+  EntryKind kind = EntryKind::kOther;
+  uint64_t size = 0;        // declared size of a regular file
+  bool size_known = true;   // zip entries written by a stream may not declare one
+  std::string link_target;  // symlink or hard-link target as stored
+};
+
+// How much an archive may unpack to. A zip bomb or a lying header is stopped when the bytes
+// actually produced pass bound(); the bound follows the compressed size so a 900 MB cuDNN
+// archive (about 2.5x) passes while a 40 kB archive claiming gigabytes does not.
+struct ExtractionLimits {
+  uint64_t archive_bytes = 0;              // compressed size (the file, or the manifest's "size")
+  uint64_t ratio = 20;                     // allowed expansion over archive_bytes
+  uint64_t floor_bytes = 256ull << 20;     // small archives may still unpack to this much
+  uint64_t cap_bytes = 16ull << 30;        // never more than this, whatever the ratio says
+  size_t max_entries = 20000;
+  size_t max_path_length = 1024;
+  uint64_t bound() const;
+};
+
+class EntryPolicy {
+ public:
+  explicit EntryPolicy(ExtractionLimits limits) : limits_(limits) {}
+
+  // Checks one entry. On success returns its path below the top folder ("" for the top folder
+  // itself), with '/' separators and no "." components.
+  Result<std::string> admit(const ArchiveEntryInfo& entry);
+  // Counts bytes as they are produced; fails once the total passes the bound.
+  Status count_bytes(uint64_t n);
+  // After the last entry: every symlink must lead, inside the tree, to an entry that exists.
+  Status finish() const;
+
+  const std::string& top_dir() const { return top_dir_; }
+  uint64_t total_bytes() const { return total_bytes_; }
+  const ExtractionLimits& limits() const { return limits_; }
+
+ private:
+  ExtractionLimits limits_;
+  std::string top_dir_;
+  size_t entries_ = 0;
+  uint64_t total_bytes_ = 0;
+  std::map<std::string, EntryKind> kinds_;        // relative path -> kind
+  std::map<std::string, std::string> folded_;     // lower-cased path -> path as stored
+  std::map<std::string, std::string> links_;      // relative link path -> target
+};
+
+// Lexical resolution of a symlink target relative to the link's directory, inside the tree;
+// nullopt-like "" with ok=false when it leaves the tree or is absolute.
+bool resolve_inside_tree(const std::string& link_rel, const std::string& target, std::string* out);
+
+}  // namespace cudnnup

@@ -1,0 +1,139 @@
+#include "loader/which.h"
+
+#include "facts/cudnn_files.h"
+
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+constexpr uint16_t kHostMachine = kHostElfMachine;
+
+bool is_cudnn_file(const std::string& path) {
+  std::string base(paths::basename(path));
+  return base.rfind("libcudnn", 0) == 0 && base.find(".so") != std::string::npos;
+}
+
+}  // namespace
+
+std::string normalize_library_name(const std::string& lib) {
+  if (lib.empty() || lib == "cudnn" || lib == "libcudnn") return "libcudnn.so.9";
+  if (all_digits(lib)) return "libcudnn.so." + lib;
+  if (lib.rfind("cudnn", 0) == 0 && all_digits(std::string_view(lib).substr(5))) return "libcudnn.so." + lib.substr(5);
+  return lib;
+}
+
+bool is_cudnn_shim_name(const std::string& name) {
+  auto parsed = parse_cudnn_library_name(paths::basename(name));
+  return parsed && !parsed->windows && parsed->component == "cudnn" && parsed->major > 0;
+}
+
+WhichReport finish_which(const FileSystem& fs, LoaderSimulation& sim, const std::string& lib, int fallback_caller,
+                         WhichReport report) {
+  report.library = lib;
+  // Mapped during start-up (DT_NEEDED / LD_PRELOAD)?
+  const Resolution* found = nullptr;
+  for (const Resolution& r : sim.log()) {
+    if (r.name == lib && r.found) {
+      found = &r;
+      break;
+    }
+  }
+  if (found) {
+    report.resolution = *found;
+    report.how_requested = found->kind == "DT_NEEDED" ? "DT_NEEDED of " + found->requester : found->kind;
+  } else {
+    for (const Resolution& r : sim.log()) {
+      if (r.name == lib) {  // requested but not found at start-up: that is the answer
+        found = &r;
+        break;
+      }
+    }
+    if (found) {
+      report.resolution = *found;
+      report.how_requested = "DT_NEEDED of " + found->requester;
+    } else {
+      report.resolution = sim.dlopen(lib, fallback_caller);
+      report.how_requested = "dlopen from " + (fallback_caller >= 0 ? sim.objects()[fallback_caller].path : std::string("?"));
+      report.notes.push_back(lib + " is not a DT_NEEDED of " + report.target +
+                             ": modelled as dlopen(\"" + lib + "\") called from " +
+                             (fallback_caller >= 0 ? sim.objects()[fallback_caller].path : std::string("?")));
+    }
+  }
+  if (is_cudnn_shim_name(lib) && report.resolution.found) {
+    report.cudnn = model_cudnn_loading(fs, sim, report.resolution);
+    for (const auto& n : report.cudnn->notes) report.notes.push_back(n);
+  }
+  for (const auto& o : sim.objects()) {
+    if (is_cudnn_file(o.path)) report.loaded_cudnn_files.push_back(o.canonical);
+  }
+  for (const auto& n : report.resolution.notes) report.notes.push_back(n);
+  // ld.so refuses to start a program (and dlopen fails) when any DT_NEEDED is missing.
+  int missing = 0;
+  for (const Resolution& r : sim.log()) {
+    if (r.kind != "DT_NEEDED" || r.found || r.name == lib) continue;
+    if (++missing <= 3) {
+      report.notes.push_back("DT_NEEDED " + r.name + " of " + r.requester + " is not found (" + r.error +
+                             "): the real load would fail there");
+    }
+  }
+  if (missing > 3) report.notes.push_back(std::to_string(missing - 3) + " more DT_NEEDED entries are not found");
+  return report;
+}
+
+WhichReport which_plain_program(const FileSystem& fs, const Environment& env, const std::string& lib) {
+  std::string name = normalize_library_name(lib);
+  WhichReport report;
+  report.target = "a plain program linked with -l" + name.substr(3, name.find(".so") - 3) + " (no RPATH/RUNPATH)";
+  report.target_kind = "plain";
+  LoaderSystem sys = loader_system_from(fs, env, true, kHostMachine, &report.problems);
+  LoaderSimulation sim(fs, sys);
+  ElfInfo program;
+  program.is_64bit = true;
+  program.machine = kHostMachine;
+  program.needed = {name};
+  sim.start_synthetic("(plain program)", program, env.cwd.empty() ? "/" : env.cwd);
+  return finish_which(fs, sim, name, 0, std::move(report));
+}
+
+Result<WhichReport> which_for_file(const FileSystem& fs, const Environment& env, const std::string& path,
+                                   const std::string& lib) {
+  std::string name = normalize_library_name(lib);
+  auto info = fs.stat(path);
+  if (!info) return make_error(ErrorCode::kNotFound, "no such file: " + path + " (give the path to a program or .so)", path);
+  auto elf = parse_elf([&](uint64_t offset, size_t n) { return fs.read_range(path, offset, n); }, info->size);
+  if (!elf) {
+    return make_error(ErrorCode::kUsage, path + " is not an ELF program or shared object: " + elf.error().message, path);
+  }
+  WhichReport report;
+  report.target = path;
+  LoaderSystem sys = loader_system_from(fs, env, elf->is_64bit, elf->machine, &report.problems);
+  LoaderSimulation sim(fs, sys);
+  constexpr uint16_t kEtExec = 2, kEtDyn = 3;
+  bool is_library = elf->type == kEtDyn && !elf->soname.empty();
+  if (elf->type == kEtExec || !is_library) {
+    report.target_kind = "executable";
+    auto started = sim.start_executable(path);
+    if (!started) return started.error();
+    return finish_which(fs, sim, name, 0, std::move(report));
+  }
+  report.target_kind = "library";
+  ElfInfo host;
+  host.is_64bit = elf->is_64bit;
+  host.machine = elf->machine;
+  sim.start_synthetic("(a program that dlopen()s " + path + ")", host, env.cwd.empty() ? "/" : env.cwd);
+  Resolution self = sim.dlopen(path, 0);
+  if (!self.found) {
+    report.problems.push_back(self.error);
+    report.resolution = self;
+    return report;
+  }
+  int caller = -1;
+  for (size_t i = 0; i < sim.objects().size(); ++i) {
+    if (sim.objects()[i].canonical == self.canonical) caller = static_cast<int>(i);
+  }
+  return finish_which(fs, sim, name, caller, std::move(report));
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,71 @@
+// `cudnnup which` on Windows: which cudnn64_N.dll a given kind of process loads, by the Windows
+// search order modelled in core/windows_loader.h (resolve_dll), the rule that picked it, every
+// other copy and why it lost, and cuDNN's sub-libraries (looked up by module name with the same
+// search, as the loader does for a DLL's dependencies).
+//
+// Kinds of process:
+//  * plain       LoadLibrary("cudnn64_9.dll") by a program whose folder holds no cuDNN: standard
+//                order with SafeDllSearchMode (System32, System, Windows, current dir, PATH).
+//  * executable  the same, with that program's folder first (`--for app.exe`; a 32-bit program
+//                makes every 64-bit DLL the wrong machine, error 193).
+//  * python      an extension module (.pyd) of Python >= 3.8: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS |
+//                DLL_LOAD_DIR: the module's folder, python.exe's folder, os.add_dll_directory
+//                dirs (conda Python adds Library\bin etc. itself), System32. PATH is ignored.
+//  * torch       `import torch`: its os.add_dll_directory dirs (torch\lib, Library\bin, the CUDA
+//                toolkit when torch has no cudart) and every torch\lib\*.dll preloaded.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/environment.h"
+#include "base/filesystem.h"
+#include "loader/windows/windows_loader.h"
+
+namespace cudnnup {
+
+struct WindowsWhichTarget {
+  std::string kind = "plain";           // plain | executable | python | torch
+  std::string program;                  // executable: the .exe
+  std::string python_prefix;            // python/torch: the environment's folder (python.exe's folder)
+  std::string module_dir;               // python: the .pyd's folder (DLL_LOAD_DIR); empty: none
+  std::vector<std::string> dll_dirs;    // python/torch: more os.add_dll_directory dirs, in call order
+};
+
+struct WindowsSubLibrary {
+  std::string component;  // "graph", "ops_infer", ...
+  DllResolution resolution;
+  bool from_other_copy = false;  // found, but not in the shim's folder
+};
+
+struct WindowsWhichReport {
+  std::string target;         // "a program without cuDNN in its folder", "C:/app/train.exe", ...
+  std::string target_kind;    // plain | executable | python | torch
+  std::string library;        // "cudnn64_9.dll"
+  std::string how_requested;  // "LoadLibrary(\"cudnn64_9.dll\")", "import table of X", ...
+  std::string search_mode;    // "standard (SafeDllSearchMode)" | "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS"
+  DllResolution resolution;
+  std::vector<WindowsSubLibrary> sub_libraries;  // when `library` is a cuDNN shim that is found
+  bool mixed = false;                            // a sub-library comes from another folder
+  std::vector<std::string> notes;
+  std::vector<std::string> problems;
+};
+
+// "cudnn64_9.dll" for "", "cudnn", "9", "cudnn9", "libcudnn"; "cudnn64_8.dll" for "8"; else as given.
+std::string normalize_dll_name(const std::string& lib);
+
+// The cuDNN sub-library components of a major: 9 -> graph, ops, cnn, adv, engines_*, heuristic;
+// 8 -> ops_infer, ops_train, cnn_infer, cnn_train, adv_infer, adv_train.
+std::vector<std::string> cudnn_windows_components(int major);
+
+// The parts of every Windows process's search that come from the machine: System32 and the
+// Windows folder from %SYSTEMROOT%, PATH, the current dir.
+DllSearchContext windows_base_context(const Environment& env);
+
+// `extra_places`: folders outside the search whose copies should be listed as losers too (the
+// copies doctor found). Errors: the program does not exist or is not a PE image; no torch in
+// the environment.
+Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment& env, const WindowsWhichTarget& target,
+                                         const std::string& lib, const std::vector<std::string>& extra_places = {});
+
+}  // namespace cudnnup

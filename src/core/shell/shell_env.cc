@@ -1,0 +1,236 @@
+#include "shell/shell_env.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+enum class ListKind { kLoader, kLinkTime, kHeaders };
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return out;
+}
+
+// Is this file one of the things the list is searched for, and is it cuDNN?
+struct Relevance {
+  bool relevant = false;
+  bool cudnn = false;
+};
+
+Relevance classify(std::string_view raw_name, ListKind kind, bool windows) {
+  std::string name = lower(raw_name);
+  Relevance r;
+  switch (kind) {
+    case ListKind::kLoader:
+    case ListKind::kLinkTime:
+      if (windows) {
+        r.relevant = ends_with(name, kind == ListKind::kLoader ? ".dll" : ".lib");
+        r.cudnn = r.relevant && starts_with(name, "cudnn");
+      } else {
+        r.relevant = starts_with(name, "lib") && (name.find(".so") != std::string::npos || ends_with(name, ".a"));
+        r.cudnn = r.relevant && starts_with(name, "libcudnn");
+      }
+      break;
+    case ListKind::kHeaders:
+      r.relevant = ends_with(name, ".h");
+      r.cudnn = r.relevant && starts_with(name, "cudnn");
+      break;
+  }
+  return r;
+}
+
+struct DirContents {
+  bool has_cudnn = false;
+  bool has_others = false;
+};
+
+DirContents look_into(const FileSystem& fs, const std::string& dir, ListKind kind, bool windows) {
+  DirContents out;
+  auto entries = fs.list_dir(dir);
+  if (!entries) return out;
+  for (const auto& e : *entries) {
+    if (e.type == FileType::kDirectory) continue;
+    Relevance r = classify(e.name, kind, windows);
+    if (!r.relevant) continue;
+    (r.cudnn ? out.has_cudnn : out.has_others) = true;
+  }
+  return out;
+}
+
+// A path and, where it resolves, its canonical form: how two spellings of one dir are matched.
+std::set<std::string> identities(const FileSystem& fs, const std::string& path) {
+  std::set<std::string> out{paths::normalize(path)};
+  if (auto c = fs.canonical(path); c) out.insert(paths::normalize(*c));
+  return out;
+}
+
+bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) > 0; });
+}
+
+std::string join_list(const std::vector<std::string>& entries, char sep) {
+  std::string out;
+  for (size_t i = 0; i < entries.size(); ++i) out += (i ? std::string(1, sep) : "") + entries[i];
+  return out;
+}
+
+void plan_list(const FileSystem& fs, const Environment& env, const std::string& var, const std::string& selected,
+               ListKind kind, const std::set<std::string>& others, EnvPlan& plan) {
+  auto selected_ids = identities(fs, selected);
+  std::vector<std::string> result{selected};
+  for (const std::string& entry : env.get_list(var)) {
+    if (entry.empty()) {
+      result.push_back(entry);  // the user's choice; `cudnnup doctor` reports it
+      continue;
+    }
+    auto ids = identities(fs, entry);
+    if (intersects(ids, selected_ids)) continue;  // already first
+    if (intersects(ids, others)) {
+      plan.removed.push_back(var + ": " + entry + " (another cuDNN copy)");
+      continue;
+    }
+    DirContents contents = look_into(fs, entry, kind, env.windows());
+    if (contents.has_cudnn && !contents.has_others) {
+      plan.removed.push_back(var + ": " + entry + " (holds only another cuDNN copy)");
+      continue;
+    }
+    if (contents.has_cudnn) {
+      plan.notes.push_back(var + ": kept " + entry +
+                           " after the selected dir: it holds another cuDNN next to other libraries "
+                           "(removing it would hide those too)");
+    }
+    result.push_back(entry);
+  }
+  plan.changes.push_back({var, join_list(result, env.list_separator())});
+}
+
+std::string quote_posix(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string quote_fish(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string quote_pwsh(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::optional<Shell> parse_shell(std::string_view name) {
+  if (name == "bash") return Shell::kBash;
+  if (name == "zsh") return Shell::kZsh;
+  if (name == "fish") return Shell::kFish;
+  if (name == "pwsh" || name == "powershell") return Shell::kPwsh;
+  if (name == "cmd") return Shell::kCmd;
+  return std::nullopt;
+}
+
+const char* shell_name(Shell shell) {
+  switch (shell) {
+    case Shell::kBash: return "bash";
+    case Shell::kZsh: return "zsh";
+    case Shell::kFish: return "fish";
+    case Shell::kPwsh: return "pwsh";
+    case Shell::kCmd: return "cmd";
+  }
+  return "bash";
+}
+
+VersionDirs VersionDirs::of(const std::string& version_dir, bool windows) {
+  VersionDirs d;
+  d.root = version_dir;
+  d.include = version_dir + "/include";
+  d.lib = version_dir + (windows ? "/lib/x64" : "/lib");
+  if (windows) d.bin = version_dir + "/bin";
+  return d;
+}
+
+EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs) {
+  bool windows = env.windows();
+  VersionDirs selected = VersionDirs::of(inputs.version_dir, windows);
+
+  std::set<std::string> others;
+  auto add_other = [&](const std::string& dir) {
+    auto ids = identities(fs, dir);
+    others.insert(ids.begin(), ids.end());
+  };
+  for (const auto& dir : inputs.other_version_dirs) {
+    VersionDirs d = VersionDirs::of(dir, windows);
+    for (const auto& p : {d.lib, d.include, d.bin}) {
+      if (!p.empty()) add_other(p);
+    }
+  }
+  for (const auto& dir : inputs.other_copy_dirs) add_other(dir);
+  // Never remove the selected version through an alias of it (`current` may point at it).
+  for (const auto& p : {selected.lib, selected.include, selected.bin}) {
+    if (p.empty()) continue;
+    for (const auto& id : identities(fs, p)) others.erase(id);
+  }
+
+  EnvPlan plan;
+  plan_list(fs, env, windows ? "PATH" : "LD_LIBRARY_PATH", selected.loader_dir(), ListKind::kLoader, others, plan);
+  plan_list(fs, env, "LIBRARY_PATH", selected.lib, ListKind::kLinkTime, others, plan);
+  plan_list(fs, env, "CPATH", selected.include, ListKind::kHeaders, others, plan);
+  plan.changes.push_back({"CUDNN_PATH", selected.root});
+  plan.changes.push_back({"CUDNN_HOME", selected.root});
+  return plan;
+}
+
+std::string render_environment(const EnvPlan& plan, Shell shell) {
+  std::string comment = shell == Shell::kCmd ? "REM " : "# ";
+  std::string out;
+  for (const auto& r : plan.removed) out += comment + "removed " + r + "\n";
+  for (const auto& n : plan.notes) out += comment + n + "\n";
+  for (const auto& c : plan.changes) {
+    switch (shell) {
+      case Shell::kBash:
+      case Shell::kZsh:
+        out += c.value ? "export " + c.name + "=" + quote_posix(*c.value) + ";\n" : "unset " + c.name + ";\n";
+        break;
+      case Shell::kFish:
+        out += c.value ? "set -gx " + c.name + " " + quote_fish(*c.value) + ";\n" : "set -e " + c.name + ";\n";
+        break;
+      case Shell::kPwsh:
+        out += c.value ? "$env:" + c.name + " = " + quote_pwsh(*c.value) + "\n"
+                       : "Remove-Item Env:" + c.name + " -ErrorAction SilentlyContinue\n";
+        break;
+      case Shell::kCmd:
+        out += c.value ? "set \"" + c.name + "=" + *c.value + "\"\n" : "set " + c.name + "=\n";
+        break;
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> apply_environment(const Environment& env, const EnvPlan& plan) {
+  std::map<std::string, std::string> vars = env.vars;
+  for (const auto& c : plan.changes) {
+    std::string key = c.name;
+    if (env.windows()) std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return char(std::toupper(ch)); });
+    if (c.value) vars[key] = *c.value;
+    else vars.erase(key);
+  }
+  return vars;
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,59 @@
+// The environment that makes one store version the cuDNN that programs load and build against,
+// and its rendering for each shell (`cudnnup env`, `cudnnup exec`, the `cudnnup init` hook).
+//
+// Library search list (LD_LIBRARY_PATH on Linux, PATH on Windows), CPATH and LIBRARY_PATH get the
+// selected version's dir first. Entries of other cuDNN copies are removed so nothing shadows it:
+// every other store version (and the store's `current` alias), the extra dirs the caller names
+// (copies the doctor found), and any entry that holds cuDNN files and nothing else. An entry that
+// holds cuDNN next to other libraries (a CUDA toolkit's lib64 with cuDNN copied in) is kept, after
+// the selected dir, because removing it would also hide cudart/cuBLAS; the plan notes it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/environment.h"
+#include "base/filesystem.h"
+
+namespace cudnnup {
+
+enum class Shell { kBash, kZsh, kFish, kPwsh, kCmd };
+std::optional<Shell> parse_shell(std::string_view name);  // "bash", "zsh", "fish", "pwsh"/"powershell", "cmd"
+const char* shell_name(Shell shell);
+
+// The dirs of one store version as this OS lays them out (docs/design.md).
+struct VersionDirs {
+  std::string root, lib, include, bin;  // bin: Windows only (DLLs); empty on Linux
+  static VersionDirs of(const std::string& version_dir, bool windows);
+  std::string loader_dir() const { return bin.empty() ? lib : bin; }  // where the loader looks
+};
+
+struct EnvChange {
+  std::string name;
+  std::optional<std::string> value;  // nullopt: unset
+};
+
+struct EnvPlan {
+  std::vector<EnvChange> changes;
+  std::vector<std::string> removed;  // "LD_LIBRARY_PATH: /dir (why)"
+  std::vector<std::string> notes;    // entries kept on purpose, and why
+};
+
+struct EnvInputs {
+  std::string version_dir;                      // the selected store version
+  std::vector<std::string> other_version_dirs;  // the other store versions, and `current`
+  std::vector<std::string> other_copy_dirs;     // lib/include/bin dirs of copies found elsewhere
+};
+
+EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs);
+
+// Shell code that applies the plan: `export`/`set -gx`/`$env:`/`set "..."` lines, notes as comments.
+std::string render_environment(const EnvPlan& plan, Shell shell);
+
+// The variables a child gets under the plan (for exec).
+std::map<std::string, std::string> apply_environment(const Environment& env, const EnvPlan& plan);
+
+}  // namespace cudnnup

@@ -1,0 +1,127 @@
+#include "store/selection.h"
+
+#include <cctype>
+
+#include "base/paths.h"
+
+namespace cudnnup {
+namespace {
+
+std::string trim(std::string s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+}  // namespace
+
+const char* selection_source_name(SelectionSource source) {
+  switch (source) {
+    case SelectionSource::kCommandLine: return "command-line";
+    case SelectionSource::kEnvironment: return "environment";
+    case SelectionSource::kPinFile: return "pin-file";
+    case SelectionSource::kGlobal: return "global";
+    case SelectionSource::kNone: return "none";
+  }
+  return "none";
+}
+
+std::string SelectionRequest::describe() const {
+  switch (source) {
+    case SelectionSource::kCommandLine: return "set by --version on the command line";
+    case SelectionSource::kEnvironment: return std::string("set by the ") + kVersionEnvVar + " environment variable";
+    case SelectionSource::kPinFile: return "set by " + origin;
+    case SelectionSource::kGlobal: return "the global default, recorded in " + origin;
+    case SelectionSource::kNone: return "nothing selected";
+  }
+  return {};
+}
+
+std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string& dir) {
+  if (dir.empty()) return std::nullopt;
+  std::string at = paths::normalize(dir);
+  for (int depth = 0; depth < 256; ++depth) {
+    std::string candidate = paths::join(at, kPinFileName);
+    if (fs.exists(candidate)) return candidate;
+    std::string up = paths::parent(at);
+    if (up == at || up.empty() || up == ".") break;
+    at = up;
+  }
+  return std::nullopt;
+}
+
+Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path) {
+  auto text = fs.read_file(path, 64 * 1024);
+  if (!text) {
+    const Error& e = text.error();
+    return make_error(e.code == ErrorCode::kNotFound ? ErrorCode::kIo : e.code,
+                      "cannot read the pin file " + path + " (" + e.message +
+                          "); fix its permissions, or remove it to fall back to the global default",
+                      path);
+  }
+  size_t pos = 0;
+  while (pos <= text->size()) {
+    size_t end = text->find('\n', pos);
+    if (end == std::string::npos) end = text->size();
+    std::string line = trim(text->substr(pos, end - pos));
+    pos = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    if (auto spec = VersionSpec::parse(line); !spec) {
+      return make_error(ErrorCode::kUsage,
+                        "the pin file " + path + " says '" + line + "', which is not a cuDNN version spec; " +
+                            "write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
+                        path);
+    }
+    return line;
+  }
+  return make_error(ErrorCode::kUsage,
+                    "the pin file " + path + " names no version; write one into it (cudnnup use --local VERSION) "
+                    "or remove it",
+                    path);
+}
+
+std::string pin_file_contents(const std::string& spec) { return spec + "\n"; }
+
+Result<SelectionRequest> find_request(const FileSystem& fs, const Environment& env, const StoreState& state,
+                                      const StoreLayout& layout, const std::optional<std::string>& command_line) {
+  SelectionRequest request;
+  if (command_line) {
+    request = {SelectionSource::kCommandLine, *command_line, "--version"};
+  } else if (auto value = env.get(kVersionEnvVar); value && !trim(*value).empty()) {
+    request = {SelectionSource::kEnvironment, trim(*value), kVersionEnvVar};
+  } else if (auto pin = find_pin_file(fs, env.cwd)) {
+    auto spec = read_pin_file(fs, *pin);
+    if (!spec) return spec.error();
+    request = {SelectionSource::kPinFile, *spec, *pin};
+  } else if (state.global) {
+    request = {SelectionSource::kGlobal, *state.global, layout.state_file()};
+  }
+  if (request.source == SelectionSource::kCommandLine || request.source == SelectionSource::kEnvironment) {
+    if (auto spec = VersionSpec::parse(request.spec); !spec) {
+      return make_error(ErrorCode::kUsage, spec.error().message + " (" + request.describe() + ")");
+    }
+  }
+  return request;
+}
+
+Result<Selection> resolve_request(const SelectionRequest& request, const std::vector<StoreVersionId>& installed,
+                                  const StoreLayout& layout) {
+  if (request.source == SelectionSource::kNone) {
+    std::string hint = installed.empty() ? "install one with `cudnnup install VERSION`, then choose it with `cudnnup use VERSION`"
+                                         : "choose one with `cudnnup use VERSION` (installed: " +
+                                               describe_installed(installed) + ")";
+    return make_error(ErrorCode::kNotFound, std::string("no cuDNN version is selected: ") + hint);
+  }
+  auto spec = VersionSpec::parse(request.spec);
+  if (!spec) return make_error(ErrorCode::kUsage, spec.error().message + " (" + request.describe() + ")", request.origin);
+  auto id = resolve_spec(*spec, installed);
+  if (!id) {
+    return make_error(id.error().code, "cuDNN " + request.spec + " is selected (" + request.describe() + ") but " +
+                                           id.error().message,
+                      request.source == SelectionSource::kPinFile ? request.origin : std::string());
+  }
+  return Selection{request, *id, layout.version_dir(id->id)};
+}
+
+}  // namespace cudnnup

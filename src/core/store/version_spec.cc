@@ -1,0 +1,114 @@
+#include "store/version_spec.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace cudnnup {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// "cuda12" -> 12
+std::optional<int> parse_cuda_suffix(std::string_view s) {
+  if (s.substr(0, 4) != "cuda") return std::nullopt;
+  s.remove_prefix(4);
+  if (s.empty() || s.size() > 3) return std::nullopt;
+  int value = 0;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  if (value == 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<StoreVersionId> StoreVersionId::parse(std::string_view name) {
+  size_t plus = name.find('+');
+  if (plus == std::string_view::npos) return std::nullopt;
+  auto version = Version::parse(name.substr(0, plus));
+  auto cuda = parse_cuda_suffix(name.substr(plus + 1));
+  if (!version || !cuda) return std::nullopt;
+  return StoreVersionId{*version, *cuda, std::string(name)};
+}
+
+bool StoreVersionId::better_than(const StoreVersionId& other) const {
+  auto order = version <=> other.version;
+  if (order != 0) return order > 0;
+  if (cuda_major != other.cuda_major) return cuda_major > other.cuda_major;
+  return id > other.id;  // only for a stable order of "9.1+cuda12" vs "9.1.0+cuda12"
+}
+
+Result<VersionSpec> VersionSpec::parse(std::string_view raw) {
+  std::string_view text = trim(raw);
+  VersionSpec spec;
+  spec.text = std::string(text);
+  auto bad = [&] {
+    return make_error(ErrorCode::kUsage,
+                      "'" + std::string(raw) +
+                          "' is not a cuDNN version spec; write a version or its start (9, 9.1, 9.1.0.70), "
+                          "optionally with a CUDA major (9.1+cuda12), or just +cuda12");
+  };
+  if (text.empty()) return bad();
+  size_t plus = text.find('+');
+  std::string_view version_part = text.substr(0, plus);
+  if (plus != std::string_view::npos) {
+    auto cuda = parse_cuda_suffix(text.substr(plus + 1));
+    if (!cuda) return bad();
+    spec.cuda_major = *cuda;
+  }
+  if (!version_part.empty()) {
+    auto version = Version::parse(version_part);
+    if (!version || version->parts.size() > 4) return bad();
+    spec.prefix = *version;
+  } else if (!spec.cuda_major) {
+    return bad();
+  }
+  return spec;
+}
+
+bool VersionSpec::matches(const StoreVersionId& id) const {
+  if (cuda_major && *cuda_major != id.cuda_major) return false;
+  return !prefix.known() || id.version.has_prefix(prefix);
+}
+
+Result<std::vector<StoreVersionId>> list_installed(const FileSystem& fs, const StoreLayout& layout) {
+  std::vector<StoreVersionId> out;
+  if (!fs.exists(layout.versions_dir())) return out;
+  auto entries = fs.list_dir(layout.versions_dir());
+  if (!entries) return entries.error();
+  for (const auto& entry : *entries) {
+    if (entry.type != FileType::kDirectory) continue;
+    if (auto id = StoreVersionId::parse(entry.name)) out.push_back(*id);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.better_than(b); });
+  return out;
+}
+
+std::string describe_installed(const std::vector<StoreVersionId>& installed) {
+  if (installed.empty()) return "nothing";
+  std::string out;
+  for (const auto& id : installed) out += (out.empty() ? "" : ", ") + id.id;
+  return out;
+}
+
+Result<StoreVersionId> resolve_spec(const VersionSpec& spec, const std::vector<StoreVersionId>& installed) {
+  for (const auto& id : installed) {  // best first, so the first match is the best one
+    if (spec.matches(id)) return id;
+  }
+  if (installed.empty()) {
+    return make_error(ErrorCode::kNotFound, "cuDNN " + spec.text +
+                                                " is not installed, and no cuDNN is installed in the store yet; "
+                                                "install one with `cudnnup install " + spec.text + "`");
+  }
+  return make_error(ErrorCode::kNotFound, "no installed cuDNN matches '" + spec.text + "' (installed: " +
+                                              describe_installed(installed) + "); install it with `cudnnup install " +
+                                              spec.text + "` or pick one of those");
+}
+
+}  // namespace cudnnup

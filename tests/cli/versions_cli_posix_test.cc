@@ -1,0 +1,308 @@
+// End-to-end checks of list/use/current/env/exec/init: the real cudnnup binary on a temporary
+// store holding stub cuDNN sets (tests/fixtures), `env` output evaluated by real bash, zsh and fish,
+// and a program that dlopens libcudnn.so.9 run through `cudnnup exec`. POSIX only (the Windows
+// build leaves *_posix_test.cc out).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "base/paths.h"
+#include "platform/process.h"
+#include "support/fixture_libs.h"
+
+namespace cudnnup {
+namespace {
+
+using namespace cudnnup::testing;
+
+const char* const kV919 = "9.19.0.56+cuda13";
+const char* const kV914 = "9.14.0.64+cuda13";
+const char* const kV91 = "9.1.0.70+cuda12";
+
+class VersionsCli : public ::testing::Test {
+ public:
+  void SetUp() override {
+    add_version(kV919, "v9.19.0", 9, 19, 0);
+    add_version(kV914, "v9.14.0", 9, 14, 0);
+    add_version(kV91, "v9.1.0", 9, 1, 0);
+    // Not in the store: a dir with only another cuDNN (removed from the search path), and a
+    // toolkit-like dir with cuDNN next to other libraries (kept, after the selected dir).
+    install_stub_set("v9.1.0", tmp / "other/lib", true);
+    copy_file(fixture_lib("v9.1.0", "libcudnn.so.9"), tmp / "toolkit/lib64/libcudnn.so.9");
+    write_text(tmp / "toolkit/lib64/libcudart.so.13", "not a real cudart");
+    make_dirs(tmp / "home");
+    make_dirs(tmp / "proj/sub");
+  }
+
+  void add_version(const std::string& id, const std::string& variant, int major, int minor, int patch) {
+    std::string dir = store() + "/versions/" + id;
+    install_stub_set(variant, dir + "/lib", /*versioned_names=*/true);
+    write_text(dir + "/include/cudnn_version.h", cudnn_version_header(major, minor, patch));
+  }
+
+  std::string store() const { return tmp / "store"; }
+
+  std::map<std::string, std::string> base_env() const {
+    return {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+            {"HOME", tmp / "home"},
+            {"CUDNNUP_HOME", store()},
+            {"LD_LIBRARY_PATH", tmp / "other/lib" + ":" + store() + "/versions/" + kV914 + "/lib:" + tmp / "toolkit/lib64"}};
+  }
+
+  // Runs `script` in `shell` from `cwd`, with $CUDNNUP naming the binary.
+  ProcessResult shell(const std::string& shell_path, const std::string& script, const std::string& cwd,
+                      std::map<std::string, std::string> extra = {}) {
+    auto env = base_env();
+    env["CUDNNUP"] = CUDNNUP_BINARY;
+    for (auto& [k, v] : extra) env[k] = v;
+    std::string full = "cd '" + cwd + "' && " + script;
+    if (shell_path.find("fish") != std::string::npos) full = "cd '" + cwd + "'; and " + script;
+    auto r = run_process({shell_path, "-c", full}, ProcessOptions{20000, 1 << 20, env, true});
+    EXPECT_TRUE(r.ok());
+    return r.value_or(ProcessResult{});
+  }
+
+  ProcessResult cli(const std::string& args, const std::string& cwd = {}, std::map<std::string, std::string> extra = {}) {
+    return shell("/bin/sh", "\"$CUDNNUP\" " + args, cwd.empty() ? tmp.path() : cwd, std::move(extra));
+  }
+
+  std::string lib_of(const std::string& id) const { return store() + "/versions/" + id + "/lib"; }
+
+  TempDir tmp;
+};
+
+TEST_F(VersionsCli, UseRefusesWhatIsNotInstalledAndTouchesNothing) {
+  std::filesystem::remove_all(store());
+  auto r = cli("use 9");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no cuDNN is installed"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(store()));
+}
+
+TEST_F(VersionsCli, EnvPersistIsWindowsOnlyAndPointsToInitHere) {
+  auto r = cli("env --persist --version 9.19");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Windows only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cudnnup init bash"), std::string::npos) << r.err;
+  auto j = cli("--json env --unpersist");
+  EXPECT_EQ(j.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["error"]["code"], "unsupported") << j.out;
+  EXPECT_EQ(cli("env --dry-run").exit_code, 2) << "--dry-run alone is a usage error";
+  EXPECT_FALSE(std::filesystem::exists(store() + "/state.json")) << "nothing written";
+}
+
+TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
+  auto missing = cli("use 9.2");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find(std::string("installed: ") + kV919), std::string::npos) << missing.err;
+
+  ASSERT_EQ(cli("use 9").exit_code, 0);
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").generic_string(), store() + "/versions/" + kV919);
+  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n");
+
+  ASSERT_EQ(cli("use --local 9.14", tmp / "proj").exit_code, 0);
+  auto nested = cli("--json current", tmp / "proj/sub");
+  auto j = nlohmann::json::parse(nested.out);
+  EXPECT_EQ(j["version"], kV914);
+  EXPECT_EQ(j["source"], "pin-file");
+  EXPECT_EQ(j["origin"], tmp / "proj/.cudnn-version");
+  EXPECT_EQ(j["schema"], "cudnnup.current/1");
+
+  auto by_env = cli("--json current", tmp / "proj/sub", {{"CUDNNUP_VERSION", "+cuda12"}});
+  j = nlohmann::json::parse(by_env.out);
+  EXPECT_EQ(j["version"], kV91);
+  EXPECT_EQ(j["source"], "environment");
+
+  auto list = cli("--json list --store-only", tmp / "proj");
+  j = nlohmann::json::parse(list.out);
+  EXPECT_EQ(j["schema"], "cudnnup.list/1");
+  ASSERT_EQ(j["versions"].size(), 3u);
+  EXPECT_EQ(j["versions"][0]["id"], kV919);
+  EXPECT_EQ(j["versions"][0]["global_default"], true);
+  EXPECT_EQ(j["versions"][0]["selected"], false);
+  EXPECT_EQ(j["versions"][1]["selected"], true);
+  EXPECT_EQ(j["selected"]["source"], "pin-file");
+
+  // Undo the pin, then the global default.
+  ASSERT_EQ(cli("use --undo").exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(tmp / "proj/.cudnn-version"));
+  ASSERT_EQ(cli("use --undo").exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(store() + "/current"));
+  EXPECT_EQ(cli("current").exit_code, 2);
+}
+
+// Evaluates `cudnnup env` in a real shell and reads what a child process of that shell sees.
+void check_env_in_shell(VersionsCli& t, const std::string& shell_path, const std::string& eval_line) {
+  ASSERT_TRUE(std::filesystem::exists(shell_path)) << shell_path << " is missing: run scripts/install-deps.sh";
+  auto r = t.shell(shell_path, eval_line + " && printenv LD_LIBRARY_PATH CPATH CUDNN_PATH CUDNN_HOME", t.tmp.path(),
+                   {{"CPATH", t.tmp / "other/include"}});
+  ASSERT_EQ(r.exit_code, 0) << shell_path << ": " << r.err;
+  std::vector<std::string> lines = paths::split_list(r.out, '\n');
+  ASSERT_GE(lines.size(), 4u) << r.out;
+  auto ld = paths::split_list(lines[0], ':');
+  ASSERT_FALSE(ld.empty());
+  EXPECT_EQ(ld[0], t.store() + "/versions/" + kV919 + "/lib") << shell_path;
+  for (const auto& entry : ld) {
+    EXPECT_NE(entry, t.tmp / "other/lib") << shell_path << ": another copy left in " << lines[0];
+    EXPECT_NE(entry, t.store() + "/versions/" + kV914 + "/lib") << shell_path << ": " << lines[0];
+  }
+  EXPECT_EQ(ld.back(), t.tmp / "toolkit/lib64") << "a toolkit dir with other libraries stays, after";
+  EXPECT_EQ(lines[1].substr(0, lines[1].find(':')), t.store() + "/versions/" + kV919 + "/include");
+  EXPECT_EQ(lines[2], t.store() + "/versions/" + kV919);
+  EXPECT_EQ(lines[3], t.store() + "/versions/" + kV919);
+}
+
+TEST_F(VersionsCli, EnvEvaluatedInBashZshAndFish) {
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  check_env_in_shell(*this, "/bin/bash", "eval \"$(\"$CUDNNUP\" env --shell bash)\"");
+  check_env_in_shell(*this, "/usr/bin/zsh", "eval \"$(\"$CUDNNUP\" env --shell zsh)\"");
+  check_env_in_shell(*this, "/usr/bin/fish", "$CUDNNUP env --shell fish | source");
+}
+
+TEST_F(VersionsCli, InitHookFollowsTheDirectory) {
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  ASSERT_EQ(cli("use --local 9.1", tmp / "proj").exit_code, 0);
+  std::string expect_global = store() + "/versions/" + kV919 + "\n";
+  std::string expect_pinned = store() + "/versions/" + kV91 + "\n";
+  // bash and zsh run the hook from the prompt; a script calls it as the prompt would.
+  for (std::string sh : {"/bin/bash", "/usr/bin/zsh"}) {
+    auto name = sh.substr(sh.rfind('/') + 1);
+    auto r = shell(sh, "eval \"$(\"$CUDNNUP\" init " + name + ")\" && printenv CUDNN_PATH && cd proj/sub && "
+                   "_cudnnup_hook && printenv CUDNN_PATH", tmp.path());
+    ASSERT_EQ(r.exit_code, 0) << sh << ": " << r.err;
+    EXPECT_EQ(r.out, expect_global + expect_pinned) << sh;
+  }
+  // fish runs it on every change of PWD by itself.
+  auto r = shell("/usr/bin/fish", "$CUDNNUP init fish | source; and printenv CUDNN_PATH; and cd proj/sub; and "
+                 "printenv CUDNN_PATH", tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expect_global + expect_pinned);
+}
+
+TEST_F(VersionsCli, ExecLoadsTheSelectedCopy) {
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  // Without cudnnup the loader finds the other copy first: the environment is what decides.
+  auto plain = shell("/bin/sh", "'" + probe + "'", tmp.path());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "90100\n");
+
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  auto global = cli("exec -- '" + probe + "'");
+  ASSERT_EQ(global.exit_code, 0) << global.err;
+  EXPECT_EQ(global.out, "91900\n");
+
+  ASSERT_EQ(cli("use --local 9.14", tmp / "proj").exit_code, 0);
+  auto pinned = cli("exec -- '" + probe + "'", tmp / "proj/sub");
+  EXPECT_EQ(pinned.out, "91400\n") << pinned.err;
+
+  auto explicit_version = cli("exec --version 9.1 -- '" + probe + "'", tmp / "proj/sub");
+  EXPECT_EQ(explicit_version.out, "90100\n") << explicit_version.err;
+
+  auto missing = cli("exec --version 8 -- '" + probe + "'");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no installed cuDNN matches '8'"), std::string::npos) << missing.err;
+  // The command's own exit code comes back.
+  EXPECT_EQ(cli("exec -- /bin/sh -c 'exit 7'").exit_code, 7);
+}
+
+TEST_F(VersionsCli, ListShowsOtherCopiesAsNotManaged) {
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  auto r = cli("--json list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["other_copies_scanned"], true) << j.dump(2);
+  std::set<std::string> dirs;
+  for (const auto& c : j["other_copies"]) {
+    EXPECT_EQ(c["managed"], false);
+    dirs.insert(c["lib_dir"].get<std::string>());
+    EXPECT_EQ(c["lib_dir"].get<std::string>().rfind(store(), 0), std::string::npos) << "a store version listed as unmanaged";
+  }
+  // Both are in LD_LIBRARY_PATH, where the doctor's scan starts.
+  EXPECT_TRUE(dirs.count(tmp / "other/lib")) << j.dump(2);
+  EXPECT_TRUE(dirs.count(tmp / "toolkit/lib64")) << j.dump(2);
+  EXPECT_EQ(j["versions"].size(), 3u);
+}
+
+// The image's real cuDNN 9.19 as a store entry, selected with `use`, loaded through `exec`.
+// The entry links to the toolkit's files instead of copying 400 MB; the acceptance test with
+// `cudnnup install` filling the store comes with the install command.
+TEST_F(VersionsCli, RealCudnnInTheStoreIsWhatExecLoads) {
+  const std::string real_lib = "/usr/local/cuda-13.0/lib64";
+  if (!std::filesystem::exists(real_lib + "/libcudnn.so.9")) GTEST_SKIP() << "no real cuDNN 9 in " << real_lib;
+  std::string dir = store() + "/versions/9.19.0.56+cuda13-real";  // not an id: must be ignored
+  std::string id_dir = store() + "/versions/9.19.0.99+cuda13";
+  make_dirs(id_dir + "/lib");
+  for (const auto& entry : std::filesystem::directory_iterator(real_lib)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("libcudnn", 0) == 0) make_symlink(entry.path().string(), id_dir + "/lib/" + name);
+  }
+  make_dirs(dir);
+  ASSERT_EQ(cli("use 9.19.0.99").exit_code, 0);
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  auto r = cli("exec -- '" + probe + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "91900\n");
+  // And the stub 9.14 for contrast, by CUDNNUP_VERSION.
+  auto stub = cli("exec -- '" + probe + "'", tmp.path(), {{"CUDNNUP_VERSION", "9.14"}});
+  EXPECT_EQ(stub.out, "91400\n") << stub.err;
+}
+
+TEST_F(VersionsCli, ConcurrentUseCallsAllLandInTheLog) {
+  // Eight processes switch at once; the store lock serialises them, so no change is lost and
+  // state.json and `current` agree at the end.
+  auto r = shell("/bin/bash",
+                 "for v in 9.19 9.14 9.1 9.19 9.14 9.1 9.19 9.14; do \"$CUDNNUP\" use $v >/dev/null & done; wait",
+                 tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto history = cli("--json use --history");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  auto j = nlohmann::json::parse(history.out);
+  ASSERT_EQ(j["history"].size(), 8u);
+  for (size_t i = 1; i < 8; ++i) {
+    EXPECT_EQ(j["history"][i]["from"], j["history"][i - 1]["to"]) << "change " << i << " did not see the one before";
+  }
+  EXPECT_EQ(j["global"], j["history"][7]["to"]);
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").filename().string(), j["global"].get<std::string>());
+  EXPECT_FALSE(std::filesystem::exists(store() + "/current.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(store() + "/state.json.tmp"));
+}
+
+TEST_F(VersionsCli, LinkMakesAToolkitFollowUseAndUndoPutsItBack) {
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  std::string cuda = tmp / "cuda-12.4";
+  install_stub_set("v9.1.0", cuda + "/lib64", /*versioned_names=*/true);
+  write_text(cuda + "/lib64/libcudart.so.12", "cudart");
+  write_text(cuda + "/include/cudnn_version.h", cudnn_version_header(9, 1, 0));
+  auto load_via_toolkit = [&] {
+    auto r = shell("/bin/sh", "'" + probe + "'", tmp.path(), {{"LD_LIBRARY_PATH", cuda + "/lib64"}});
+    return r.out;
+  };
+  ASSERT_EQ(load_via_toolkit(), "90100\n");
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+
+  auto refused = cli("link --into '" + cuda + "'");
+  EXPECT_EQ(refused.exit_code, 4);
+  EXPECT_NE(refused.err.find("--move-aside"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(cuda + "/.cudnnup-link.json"));
+  EXPECT_EQ(load_via_toolkit(), "90100\n");
+
+  auto linked = cli("link --into '" + cuda + "' --move-aside");
+  ASSERT_EQ(linked.exit_code, 0) << linked.err;
+  EXPECT_EQ(load_via_toolkit(), "91900\n");
+  ASSERT_EQ(cli("use 9.14").exit_code, 0);
+  EXPECT_EQ(load_via_toolkit(), "91400\n");  // the toolkit follows `current`
+  EXPECT_TRUE(std::filesystem::is_symlink(cuda + "/include/cudnn_version.h"));
+
+  auto undone = cli("link --undo --into '" + cuda + "'");
+  ASSERT_EQ(undone.exit_code, 0) << undone.err;
+  EXPECT_EQ(load_via_toolkit(), "90100\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(cuda + "/include/cudnn_version.h"));
+  EXPECT_FALSE(std::filesystem::exists(cuda + "/.cudnnup-aside"));
+  EXPECT_FALSE(std::filesystem::exists(cuda + "/.cudnnup-link.json"));
+  EXPECT_EQ(std::filesystem::read_symlink(cuda + "/lib64/libcudnn.so.9").generic_string(), "libcudnn.so.9.1.0");
+}
+
+}  // namespace
+}  // namespace cudnnup

@@ -1,0 +1,60 @@
+// Windows PATH problems, judged from data (runs on every OS).
+#include <gtest/gtest.h>
+
+#include "diagnose/windows_checks.h"
+
+namespace cudnnup {
+namespace {
+
+Environment win(const std::string& path) {
+  Environment env;
+  env.os = OsKind::kWindows;
+  env.vars["PATH"] = path;
+  return env;
+}
+
+std::vector<std::string> ids(const std::vector<Finding>& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(f.id);
+  return out;
+}
+
+TEST(WindowsChecks, StaleSessionPathNamesTheMissingCudaDirs) {
+  Environment env = win("C:\\Windows\\System32;C:\\Tools");
+  env.persistent_machine_path = "C:\\Windows\\System32;C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin";
+  env.persistent_user_path = "C:\\tools\\;D:\\cudnn\\bin";
+  Report r;
+  CudnnCopy c;
+  c.lib_dir = "D:/cudnn/bin";
+  c.found_via = {"toolkit"};
+  r.copies.push_back(c);
+  auto f = check_windows_paths(r, env);
+  ASSERT_EQ(ids(f), std::vector<std::string>{"windows.stale_session_path"});
+  EXPECT_EQ(f[0].evidence.size(), 2u) << "C:\\tools\\ matches C:\\Tools: case and trailing slash ignored";
+  EXPECT_EQ(f[0].evidence[0], "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin");
+  // A session that already has them: nothing to say.
+  Environment fresh = win(*env.persistent_machine_path + ";" + *env.persistent_user_path);
+  fresh.persistent_machine_path = env.persistent_machine_path;
+  fresh.persistent_user_path = env.persistent_user_path;
+  EXPECT_TRUE(check_windows_paths(r, fresh).empty());
+}
+
+TEST(WindowsChecks, PathOnlyCopyAndTruncatedOrLongPath) {
+  Report r;
+  CudnnCopy only_path;
+  only_path.lib_dir = "D:/old";
+  only_path.found_via = {"PATH"};
+  CudnnCopy wheel;
+  wheel.lib_dir = "C:/py/Lib/site-packages/nvidia/cudnn/bin";
+  wheel.found_via = {"PATH", "system env C:/py"};
+  r.copies = {only_path, wheel};
+  Environment env = win(std::string(9000, 'x'));
+  env.persistent_user_path = std::string(1024, 'y');
+  auto f = ids(check_windows_paths(r, env));
+  EXPECT_EQ(f, (std::vector<std::string>{"windows.path_truncated", "windows.path_too_long", "windows.path_only_copy"}));
+  Environment linux_env;
+  EXPECT_TRUE(check_windows_paths(r, linux_env).empty());
+}
+
+}  // namespace
+}  // namespace cudnnup

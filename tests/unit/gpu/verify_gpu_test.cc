@@ -1,0 +1,375 @@
+// The GPU stages of verify, run against a fake driver and a fake cuDNN: function tables whose
+// "device memory" is host memory and whose convolutions are the CPU reference (optionally
+// corrupted), so stage reporting, status decoding and cleanup are tested without a GPU.
+#include "gpu/verify_gpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <set>
+
+namespace cudnnup {
+namespace {
+
+namespace fake {
+
+struct Tensor {
+  int format = 0, type = 0, n = 0, c = 0, h = 0, w = 0;
+};
+struct Conv {
+  int pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+};
+
+struct State {
+  int init_result = 0;
+  int device_count = 1;
+  int create_status = 0;
+  int failing_algo = -1;   // this algorithm returns `algo_status`
+  int algo_status = 0;
+  enum class Corruption { kNone, kNaN, kOffset, kNothing } corruption = Corruption::kNone;
+  std::set<void*> descriptors;  // live cuDNN descriptors
+  std::set<void*> allocations;  // live device allocations
+  int handles = 0, streams = 0, contexts = 0;
+  std::vector<int> algos_run;
+};
+State g;
+
+// --- driver
+int Init(unsigned) { return g.init_result; }
+int DriverGetVersion(int* v) { return *v = 13000, 0; }
+int DeviceGetCount(int* n) { return *n = g.device_count, 0; }
+int DeviceGet(int* d, int i) { return *d = i, 0; }
+int DeviceGetName(char* name, int len, int) { return std::snprintf(name, static_cast<size_t>(len), "Fake GPU"), 0; }
+int DeviceGetAttribute(int* v, int attr, int) {
+  *v = attr == nv::kCuDeviceAttributeComputeCapabilityMajor ? 9 : attr == nv::kCuDeviceAttributeComputeCapabilityMinor ? 0 : 100;
+  return 0;
+}
+int DeviceTotalMem(size_t* b, int) { return *b = size_t{1} << 30, 0; }
+int GetErrorString(int, const char** s) { return *s = "fake driver error", 0; }
+int PrimaryCtxRetain(void** ctx, int) { return ++g.contexts, *ctx = &g, 0; }
+int PrimaryCtxRelease(int) { return --g.contexts, 0; }
+int CtxSetCurrent(void*) { return 0; }
+int CtxSynchronize() { return 0; }
+int MemAlloc(nv::CUdeviceptr* p, size_t bytes) {
+  void* m = std::malloc(bytes ? bytes : 1);
+  g.allocations.insert(m);
+  *p = reinterpret_cast<nv::CUdeviceptr>(m);
+  return 0;
+}
+int MemFree(nv::CUdeviceptr p) {
+  void* m = reinterpret_cast<void*>(p);
+  if (!g.allocations.erase(m)) return 1;
+  std::free(m);
+  return 0;
+}
+int MemcpyHtoD(nv::CUdeviceptr d, const void* s, size_t n) { return std::memcpy(reinterpret_cast<void*>(d), s, n), 0; }
+int MemcpyDtoH(void* d, nv::CUdeviceptr s, size_t n) { return std::memcpy(d, reinterpret_cast<void*>(s), n), 0; }
+int MemsetD8(nv::CUdeviceptr d, unsigned char v, size_t n) { return std::memset(reinterpret_cast<void*>(d), v, n), 0; }
+int StreamCreate(void** s, unsigned) { return ++g.streams, *s = &g.streams, 0; }
+int StreamDestroy(void*) { return --g.streams, 0; }
+int StreamSynchronize(void*) { return 0; }
+
+// --- cuDNN
+int Create(void** h) {
+  if (g.create_status) return g.create_status;
+  ++g.handles;
+  *h = &g.handles;
+  return 0;
+}
+int Destroy(void*) { return --g.handles, 0; }
+int SetStream(void*, void*) { return 0; }
+int CreateTensor(void** d) { return *d = new Tensor, g.descriptors.insert(*d), 0; }
+int DestroyTensor(void* d) { return g.descriptors.erase(d), delete static_cast<Tensor*>(d), 0; }
+int SetTensor(void* d, int format, int type, int n, int c, int h, int w) {
+  *static_cast<Tensor*>(d) = Tensor{format, type, n, c, h, w};
+  return 0;
+}
+int SetFilter(void* d, int type, int format, int k, int c, int h, int w) {
+  *static_cast<Tensor*>(d) = Tensor{format, type, k, c, h, w};
+  return 0;
+}
+int CreateConv(void** d) { return *d = new Conv, g.descriptors.insert(*d), 0; }
+int DestroyConv(void* d) { return g.descriptors.erase(d), delete static_cast<Conv*>(d), 0; }
+int SetConv(void* d, int ph, int pw, int sh, int sw, int dh, int dw, int, int) {
+  *static_cast<Conv*>(d) = Conv{ph, pw, sh, sw, dh, dw};
+  return 0;
+}
+int SetMath(void*, int) { return 0; }
+int Algorithms(void*, void*, void*, void*, void*, int requested, int* returned, nv::cudnnConvolutionAlgoPerf* perf) {
+  *returned = std::min(requested, 2);
+  for (int i = 0; i < *returned; ++i) perf[i] = nv::cudnnConvolutionAlgoPerf{i, 0, 0.f, 0, 0, 0, {0, 0, 0}};
+  return 0;
+}
+int Workspace(void*, void*, void*, void*, void*, int, size_t* bytes) { return *bytes = 64, 0; }
+
+DataType type_of(int t) { return t == nv::kCudnnDataHalf ? DataType::kHalf : t == nv::kCudnnDataBfloat16 ? DataType::kBfloat16 : DataType::kFloat; }
+
+enum class Dir { kFwd, kBwdData, kBwdFilter };
+
+// Shape from the input tensor (x or dx), the filter and the conv descriptor.
+ConvShape shape_of(const Tensor& x, const Tensor& w, const Conv& c) {
+  ConvShape s;
+  s.n = x.n, s.c = x.c, s.h = x.h, s.w = x.w, s.k = w.n, s.r = w.h, s.s = w.w;
+  s.pad_h = c.pad_h, s.pad_w = c.pad_w, s.stride_h = c.stride_h, s.stride_w = c.stride_w;
+  s.dilation_h = c.dil_h, s.dilation_w = c.dil_w;
+  return s;
+}
+
+std::vector<float> read(const void* p, size_t count, DataType t) {
+  std::vector<uint8_t> bytes(count * data_type_size(t));
+  std::memcpy(bytes.data(), p, bytes.size());
+  return decode_tensor(bytes, t);
+}
+
+int run(Dir dir, void* a_desc, const void* a, void* b_desc, const void* b, void* conv, int algo, void* out_desc, void* out) {
+  g.algos_run.push_back(algo);
+  if (algo == g.failing_algo) return g.algo_status;
+  if (g.corruption == State::Corruption::kNothing) return 0;
+  const Tensor& ta = *static_cast<Tensor*>(a_desc);
+  const Tensor& tb = *static_cast<Tensor*>(b_desc);
+  const Tensor& to = *static_cast<Tensor*>(out_desc);
+  const Conv& c = *static_cast<Conv*>(conv);
+  DataType t = type_of(ta.type);
+  TensorLayout layout = ta.format == nv::kCudnnTensorNhwc ? TensorLayout::kNhwc : TensorLayout::kNchw;
+  Reference r;
+  if (dir == Dir::kFwd) {
+    ConvShape s = shape_of(ta, tb, c);
+    r = conv_forward_reference(s, layout, read(a, s.x_count(), t), read(b, s.w_count(), t));
+  } else if (dir == Dir::kBwdData) {
+    ConvShape s = shape_of(to, ta, c);
+    r = conv_backward_data_reference(s, layout, read(a, s.w_count(), t), read(b, s.y_count(), t));
+  } else {
+    ConvShape s = shape_of(ta, to, c);
+    r = conv_backward_filter_reference(s, layout, read(a, s.x_count(), t), read(b, s.y_count(), t));
+  }
+  std::vector<float> values(r.value.begin(), r.value.end());
+  if (g.corruption == State::Corruption::kNaN) values[values.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+  // 20% of the sum of |terms|: far beyond every bound, yet a plausible-looking number.
+  if (g.corruption == State::Corruption::kOffset) values[3] += static_cast<float>(0.2 * r.magnitude[3] + 0.01);
+  auto bytes = encode_tensor(values, t);
+  std::memcpy(out, bytes.data(), bytes.size());
+  return 0;
+}
+int Forward(void*, const void*, void* ad, const void* a, void* bd, const void* b, void* conv, int algo, void*, size_t,
+            const void*, void* od, void* o) {
+  return run(Dir::kFwd, ad, a, bd, b, conv, algo, od, o);
+}
+int BackwardData(void*, const void*, void* ad, const void* a, void* bd, const void* b, void* conv, int algo, void*,
+                 size_t, const void*, void* od, void* o) {
+  return run(Dir::kBwdData, ad, a, bd, b, conv, algo, od, o);
+}
+int BackwardFilter(void*, const void*, void* ad, const void* a, void* bd, const void* b, void* conv, int algo, void*,
+                   size_t, const void*, void* od, void* o) {
+  return run(Dir::kBwdFilter, ad, a, bd, b, conv, algo, od, o);
+}
+
+nv::CudaDriverFunctions driver() {
+  nv::CudaDriverFunctions f;
+  f.Init = Init, f.DriverGetVersion = DriverGetVersion, f.DeviceGetCount = DeviceGetCount, f.DeviceGet = DeviceGet;
+  f.DeviceGetName = DeviceGetName, f.DeviceGetAttribute = DeviceGetAttribute, f.DeviceTotalMem = DeviceTotalMem;
+  f.GetErrorString = GetErrorString, f.DevicePrimaryCtxRetain = PrimaryCtxRetain;
+  f.DevicePrimaryCtxRelease = PrimaryCtxRelease, f.CtxSetCurrent = CtxSetCurrent, f.CtxSynchronize = CtxSynchronize;
+  f.MemAlloc = MemAlloc, f.MemFree = MemFree, f.MemcpyHtoD = MemcpyHtoD, f.MemcpyDtoH = MemcpyDtoH;
+  f.MemsetD8 = MemsetD8, f.StreamCreate = StreamCreate, f.StreamDestroy = StreamDestroy;
+  f.StreamSynchronize = StreamSynchronize;
+  return f;
+}
+
+nv::CudnnFunctions cudnn() {
+  nv::CudnnFunctions f;
+  f.Create = Create, f.Destroy = Destroy, f.SetStream = SetStream;
+  f.CreateTensorDescriptor = CreateTensor, f.DestroyTensorDescriptor = DestroyTensor, f.SetTensor4dDescriptor = SetTensor;
+  f.CreateFilterDescriptor = CreateTensor, f.DestroyFilterDescriptor = DestroyTensor, f.SetFilter4dDescriptor = SetFilter;
+  f.CreateConvolutionDescriptor = CreateConv, f.DestroyConvolutionDescriptor = DestroyConv;
+  f.SetConvolution2dDescriptor = SetConv, f.SetConvolutionMathType = SetMath;
+  f.GetConvolutionForwardAlgorithm_v7 = Algorithms, f.GetConvolutionBackwardDataAlgorithm_v7 = Algorithms;
+  f.GetConvolutionBackwardFilterAlgorithm_v7 = Algorithms;
+  f.GetConvolutionForwardWorkspaceSize = Workspace, f.GetConvolutionBackwardDataWorkspaceSize = Workspace;
+  f.GetConvolutionBackwardFilterWorkspaceSize = Workspace;
+  f.ConvolutionForward = Forward, f.ConvolutionBackwardData = BackwardData, f.ConvolutionBackwardFilter = BackwardFilter;
+  return f;
+}
+
+}  // namespace fake
+
+class VerifyGpuStages : public ::testing::Test {
+ protected:
+  void SetUp() override { fake::g = fake::State{}; }
+  void TearDown() override {
+    // Whatever happened, nothing may leak: descriptors, memory, handle, stream, context.
+    EXPECT_TRUE(fake::g.descriptors.empty());
+    EXPECT_TRUE(fake::g.allocations.empty());
+    EXPECT_EQ(fake::g.handles, 0);
+    EXPECT_EQ(fake::g.streams, 0);
+    EXPECT_EQ(fake::g.contexts, 0);
+  }
+
+  VerifyReport run(int cudnn_major = 9, const std::string& unusable = {}) {
+    DriverFacts facts = query_driver(cu, "/fake/libcuda.so.1", 0);
+    GpuSession session;
+    session.cu = &cu;
+    session.dnn = &dnn;
+    session.cudnn_major = cudnn_major;
+    VerifyReport report;
+    std::vector<std::string> events;
+    report.stages = run_gpu_stages(facts, session, default_conv_checks(), unusable,
+                                   [&](const std::string& id, const StageResult* r) {
+                                     events.push_back((r ? "end " : "start ") + id);
+                                   });
+    // Every stage that ran was announced before it ended.
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i].rfind("end ", 0) == 0 && i > 0 && events[i - 1].rfind("start ", 0) == 0) {
+        EXPECT_EQ(events[i - 1].substr(6), events[i].substr(4));
+      }
+    }
+    return report;
+  }
+
+  nv::CudaDriverFunctions cu = fake::driver();
+  nv::CudnnFunctions dnn = fake::cudnn();
+};
+
+TEST_F(VerifyGpuStages, AllPassWithACorrectLibrary) {
+  VerifyReport r = run();
+  ASSERT_EQ(r.stages.size(), 2u + 18u + 1u);
+  for (const auto& s : r.stages) EXPECT_EQ(s.status, StageStatus::kPass) << s.id << ": " << s.summary;
+  EXPECT_EQ(verify_exit_code(r), 0);
+  EXPECT_NE(r.find("driver")->summary.find("Fake GPU"), std::string::npos);
+  EXPECT_NE(r.find("conv.bwd-filter.bf16.nhwc"), nullptr);
+}
+
+TEST_F(VerifyGpuStages, NaNNeverPasses) {
+  fake::g.corruption = fake::State::Corruption::kNaN;
+  VerifyReport r = run();
+  const StageResult* s = r.find("conv.fwd.fp32.nchw");
+  ASSERT_EQ(s->status, StageStatus::kFail);
+  EXPECT_EQ(s->finding->id, "verify.conv.wrong_result");
+  EXPECT_NE(s->summary.find("NaN"), std::string::npos);
+  EXPECT_EQ(r.find("teardown")->status, StageStatus::kPass);
+  EXPECT_EQ(verify_exit_code(r), 1);
+}
+
+TEST_F(VerifyGpuStages, UnwrittenOutputIsCaught) {
+  fake::g.corruption = fake::State::Corruption::kNothing;  // returns success, writes nothing
+  VerifyReport r = run();
+  for (const auto& c : default_conv_checks()) EXPECT_EQ(r.find(c.id())->status, StageStatus::kFail) << c.id();
+}
+
+TEST_F(VerifyGpuStages, WrongValueIsCaughtInEveryTypeAndDirection) {
+  fake::g.corruption = fake::State::Corruption::kOffset;
+  VerifyReport r = run();
+  for (const auto& c : default_conv_checks()) {
+    const StageResult* s = r.find(c.id());
+    ASSERT_EQ(s->status, StageStatus::kFail) << c.id();
+    EXPECT_NE(s->finding->evidence[1].find("worst element 3"), std::string::npos) << s->finding->evidence[1];
+  }
+}
+
+TEST_F(VerifyGpuStages, FailingAlgorithmFallsBackToTheNext) {
+  fake::g.failing_algo = 0;
+  fake::g.algo_status = 3000;  // NOT_SUPPORTED
+  VerifyReport r = run();
+  const StageResult* s = r.find("conv.fwd.fp16.nhwc");
+  EXPECT_EQ(s->status, StageStatus::kPass) << s->summary;
+  EXPECT_NE(s->evidence.front().find("algorithm 1"), std::string::npos);
+}
+
+TEST_F(VerifyGpuStages, EveryAlgorithmFailingIsDecodedByMajor) {
+  fake::g.failing_algo = 0;
+  fake::g.algo_status = 3007;
+  dnn.GetConvolutionForwardAlgorithm_v7 = [](void*, void*, void*, void*, void*, int, int* returned,
+                                              nv::cudnnConvolutionAlgoPerf* perf) {
+    *returned = 1;
+    perf[0] = nv::cudnnConvolutionAlgoPerf{0, 0, 0.f, 0, 0, 0, {0, 0, 0}};
+    return 0;
+  };
+  VerifyReport r = run();
+  const StageResult* s = r.find("conv.fwd.fp32.nchw");
+  ASSERT_EQ(s->status, StageStatus::kFail);
+  EXPECT_NE(s->summary.find("CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"), std::string::npos) << s->summary;
+  EXPECT_NE(s->finding->fix.front().find("newer cuDNN"), std::string::npos);
+}
+
+TEST_F(VerifyGpuStages, HandleFailureSkipsConvolutionsAndStillTearsDown) {
+  fake::g.create_status = 1002;
+  VerifyReport r = run(9);
+  const StageResult* h = r.find("handle");
+  ASSERT_EQ(h->status, StageStatus::kFail);
+  EXPECT_NE(h->summary.find("CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"), std::string::npos);
+  EXPECT_EQ(r.find("conv.fwd.fp32.nchw")->status, StageStatus::kSkipped);
+  EXPECT_EQ(r.find("teardown")->status, StageStatus::kPass);
+}
+
+TEST_F(VerifyGpuStages, StatusDecodedWithTheLibrarysMajor) {
+  fake::g.create_status = 3;
+  VerifyReport r = run(8);
+  EXPECT_NE(r.find("handle")->summary.find("CUDNN_STATUS_BAD_PARAM"), std::string::npos);
+}
+
+TEST_F(VerifyGpuStages, NoDeviceMeansNoGpuExitCode) {
+  fake::g.init_result = 100;
+  VerifyReport r = run();
+  const StageResult* d = r.find("driver");
+  ASSERT_EQ(d->status, StageStatus::kFail);
+  EXPECT_TRUE(d->no_gpu);
+  EXPECT_EQ(d->finding->id, "verify.driver.none");
+  EXPECT_NE(d->summary.find("no NVIDIA driver/GPU"), std::string::npos);
+  EXPECT_EQ(r.find("teardown")->status, StageStatus::kSkipped);
+  EXPECT_EQ(verify_exit_code(r), 3);
+}
+
+TEST_F(VerifyGpuStages, DriverTooOldIsAProblemNotMissingGpu) {
+  fake::g.init_result = 803;
+  VerifyReport r = run();
+  EXPECT_FALSE(r.find("driver")->no_gpu);
+  EXPECT_EQ(verify_exit_code(r), 1);
+}
+
+TEST_F(VerifyGpuStages, NoLibcudaAtAll) {
+  DriverFacts facts;  // no libcuda path
+  GpuSession session;
+  session.cu = &cu;
+  session.dnn = &dnn;
+  VerifyReport r;
+  r.stages = run_gpu_stages(facts, session, default_conv_checks());
+  EXPECT_TRUE(r.find("driver")->no_gpu);
+  EXPECT_EQ(verify_exit_code(r), 3);
+}
+
+TEST_F(VerifyGpuStages, UnusableCudnnSkipsCudnnStagesButChecksTheDriver) {
+  VerifyReport r = run(9, "the library stage failed");
+  EXPECT_EQ(r.find("driver")->status, StageStatus::kPass);
+  EXPECT_EQ(r.find("handle")->status, StageStatus::kSkipped);
+  EXPECT_NE(r.find("conv.fwd.fp32.nchw")->summary.find("library stage failed"), std::string::npos);
+  EXPECT_EQ(r.find("teardown")->status, StageStatus::kPass);
+}
+
+TEST(VerifyModel, JsonRoundTripAndExitCodes) {
+  Finding f{"verify.x", Severity::kError, "library", "t", "d", {"e1"}, {"fix1"}};
+  StageResult s = stage_fail("library", "Library", "broken", f);
+  s.seconds = 0.25;
+  StageResult back = stage_from_json(stage_to_json(s));
+  EXPECT_EQ(back.id, "library");
+  EXPECT_EQ(back.status, StageStatus::kFail);
+  ASSERT_TRUE(back.finding);
+  EXPECT_EQ(back.finding->fix, std::vector<std::string>{"fix1"});
+  EXPECT_DOUBLE_EQ(back.seconds, 0.25);
+  VerifyReport r;
+  r.stages = {stage_pass("a", "A", ""), stage_skip("b", "B", "")};
+  EXPECT_EQ(verify_exit_code(r), 0);
+  StageResult no_gpu = stage_fail("driver", "D", "none", f);
+  no_gpu.no_gpu = true;
+  r.stages.push_back(no_gpu);
+  EXPECT_EQ(verify_exit_code(r), 3);
+  r.stages.push_back(s);
+  EXPECT_EQ(verify_exit_code(r), 1);
+  auto j = verify_report_to_json(r);
+  EXPECT_EQ(j["schema"], "cudnnup.verify/1");
+  EXPECT_EQ(j["stages"].size(), 4u);
+}
+
+}  // namespace
+}  // namespace cudnnup

@@ -1,0 +1,142 @@
+#include "store/selection.h"
+
+#include <gtest/gtest.h>
+
+#include "support/memory_fs.h"
+
+namespace cudnnup {
+namespace {
+
+using testing::MemoryFileSystem;
+
+class SelectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* id : {"9.19.0.56+cuda13", "9.14.0.64+cuda13", "9.1.0.70+cuda12", "8.9.7.29+cuda12"}) {
+      fs.add_dir(layout.version_dir(id) + "/lib");
+    }
+    installed = *list_installed(fs, layout);
+    env.cwd = "/home/u/proj/sub/deeper";
+    fs.add_dir(env.cwd);
+    state.global = "9.14.0.64+cuda13";
+  }
+
+  Result<Selection> select(const std::optional<std::string>& command_line = std::nullopt) {
+    auto request = find_request(fs, env, state, layout, command_line);
+    if (!request) return request.error();
+    return resolve_request(*request, installed, layout);
+  }
+
+  MemoryFileSystem fs;
+  StoreLayout layout{"/store"};
+  Environment env;
+  StoreState state;
+  std::vector<StoreVersionId> installed;
+};
+
+TEST_F(SelectionTest, GlobalDefaultWhenNothingElse) {
+  auto s = select();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->id.id, "9.14.0.64+cuda13");
+  EXPECT_EQ(s->request.source, SelectionSource::kGlobal);
+  EXPECT_EQ(s->request.origin, "/store/state.json");
+  EXPECT_EQ(s->dir, "/store/versions/9.14.0.64+cuda13");
+}
+
+TEST_F(SelectionTest, NearestPinFileBeatsOuterPinAndGlobal) {
+  fs.add_file("/home/u/.cudnn-version", "8\n");
+  auto outer = select();
+  ASSERT_TRUE(outer.ok());
+  EXPECT_EQ(outer->id.id, "8.9.7.29+cuda12");
+  EXPECT_EQ(outer->request.origin, "/home/u/.cudnn-version");
+
+  fs.add_file("/home/u/proj/.cudnn-version", "# this project needs 9.1\n\n  9.1+cuda12  \n");
+  auto inner = select();
+  ASSERT_TRUE(inner.ok());
+  EXPECT_EQ(inner->id.id, "9.1.0.70+cuda12");
+  EXPECT_EQ(inner->request.source, SelectionSource::kPinFile);
+  EXPECT_EQ(inner->request.origin, "/home/u/proj/.cudnn-version");
+  EXPECT_EQ(inner->request.spec, "9.1+cuda12");
+}
+
+TEST_F(SelectionTest, EnvironmentBeatsPinFilesAndCommandLineBeatsAll) {
+  fs.add_file("/home/u/proj/.cudnn-version", "9.1\n");
+  env.vars["CUDNNUP_VERSION"] = "9.19";
+  auto s = select();
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->id.id, "9.19.0.56+cuda13");
+  EXPECT_EQ(s->request.source, SelectionSource::kEnvironment);
+
+  auto c = select(std::string("8"));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->id.id, "8.9.7.29+cuda12");
+  EXPECT_EQ(c->request.source, SelectionSource::kCommandLine);
+}
+
+TEST_F(SelectionTest, EmptyEnvironmentVariableCountsAsUnset) {
+  env.vars["CUDNNUP_VERSION"] = "  ";
+  auto s = select();
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->request.source, SelectionSource::kGlobal);
+}
+
+TEST_F(SelectionTest, UnreadablePinFileIsAnErrorNamingIt) {
+  fs.add_file("/home/u/proj/.cudnn-version", "9.1\n");
+  fs.set_unreadable("/home/u/proj/.cudnn-version");
+  auto s = select();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kPermission);
+  EXPECT_EQ(s.error().path, "/home/u/proj/.cudnn-version");
+  EXPECT_NE(s.error().message.find("/home/u/proj/.cudnn-version"), std::string::npos);
+  // The environment variable still overrides it: the pin file is not read then.
+  env.vars["CUDNNUP_VERSION"] = "9.19";
+  EXPECT_TRUE(select().ok());
+}
+
+TEST_F(SelectionTest, EmptyOrMalformedPinFilesAreErrorsNamingThem) {
+  fs.add_file("/home/u/proj/.cudnn-version", "# nothing yet\n\n");
+  auto empty = select();
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().path, "/home/u/proj/.cudnn-version");
+  EXPECT_NE(empty.error().message.find("names no version"), std::string::npos);
+
+  fs.add_file("/home/u/proj/.cudnn-version", "cudnn nine\n");
+  auto bad = select();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'cudnn nine'"), std::string::npos);
+}
+
+TEST_F(SelectionTest, SelectedButMissingNamesTheSourceAndTheInstalledList) {
+  fs.add_file("/home/u/proj/.cudnn-version", "9.2\n");
+  auto s = select();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(s.error().message.find("/home/u/proj/.cudnn-version"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("9.19.0.56+cuda13, 9.14.0.64+cuda13"), std::string::npos);
+
+  env.vars["CUDNNUP_VERSION"] = "nine";
+  auto bad_env = select();
+  ASSERT_FALSE(bad_env.ok());
+  EXPECT_EQ(bad_env.error().code, ErrorCode::kUsage);
+  EXPECT_NE(bad_env.error().message.find("CUDNNUP_VERSION"), std::string::npos);
+}
+
+TEST_F(SelectionTest, NothingSelected) {
+  state.global.reset();
+  auto s = select();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("no cuDNN version is selected"), std::string::npos);
+}
+
+TEST_F(SelectionTest, WindowsPathsWalkUpToTheDrive) {
+  env.os = OsKind::kWindows;
+  env.cwd = "C:/Users/u/proj/sub";
+  fs.add_dir(env.cwd);
+  fs.add_file("C:/Users/u/.cudnn-version", "9.1\n");
+  auto s = select();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->request.origin, "C:/Users/u/.cudnn-version");
+}
+
+}  // namespace
+}  // namespace cudnnup
