@@ -25,7 +25,9 @@ namespace stdfs = std::filesystem;
 using testing::ArchiveFormat;
 using testing::OfficialLayout;
 
-const std::string kTop = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive";
+// Build 99 of 9.19.0 was never published: a name in NVIDIA's table (data/known_archives.json)
+// would be checked against the real archive's sha256 and refused.
+const std::string kTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";
 const std::string kRealCuda = "/usr/local/cuda-13.0";  // this image's toolkit with cuDNN 9.19
 
 class InstallCli : public ::testing::Test {
@@ -128,7 +130,7 @@ TEST_F(InstallCli, DoctorReportsFilesThatVanishedOrChangedAfterInstall) {
   };
   EXPECT_TRUE(findings_of({}).empty()) << "a fresh install is whole";
 
-  std::string version_dir = store() + "/versions/9.19.0.56+cuda13";
+  std::string version_dir = store() + "/versions/9.19.0.99+cuda13";
   ASSERT_TRUE(stdfs::remove(version_dir + "/lib/libcudnn_graph.so.9.19.0"));
   stdfs::resize_file(cuda + "/lib64/libcudnn_ops.so.9.19.0", 0);
   auto f = findings_of({});
@@ -181,7 +183,7 @@ TEST_F(InstallCli, Sha256GivenOnTheCommandLineIsCheckedBeforeAnythingIsInstalled
   auto bad = cudnnup({"install", archive, "--sha256", wrong_sha});
   EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;  // a damaged archive, as for NVIDIA's own hashes
   EXPECT_NE(bad.err.find("the sha256 given with --sha256 is " + wrong_sha), std::string::npos) << bad.err;
-  EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13")) << "a refused archive must leave no copy";
+  EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13")) << "a refused archive must leave no copy";
 
   auto malformed = cudnnup({"install", archive, "--sha256", "12ab"});
   EXPECT_EQ(malformed.exit_code, 2) << malformed.out << malformed.err;
@@ -225,11 +227,11 @@ TEST_F(InstallCli, ASecondInstallFailsCleanlyWhileTheLockIsHeld) {
     auto r = cudnnup({"install", archive, "--no-wait"});
     EXPECT_EQ(r.exit_code, 4) << r.err;
     EXPECT_NE(r.err.find("another cudnnup"), std::string::npos) << r.err;
-    EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13"));
+    EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13"));
   }
   auto r = cudnnup({"install", archive, "--no-wait"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13/lib/libcudnn.so.9"));
+  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
 }
 
 TEST_F(InstallCli, AWaitingInstallProceedsWhenTheLockIsReleased) {
@@ -267,7 +269,7 @@ class MirrorCli : public InstallCli {
   }
   void write_manifest(const std::string& label, const std::string& hash) {
     nlohmann::json m = {{"release_label", label}, {"release_date", "2026-01-01"}, {"release_product", "cudnn"},
-                        {"cudnn", {{"name", "NVIDIA CUDA Deep Neural Network library"}, {"version", "9.19.0.56"},
+                        {"cudnn", {{"name", "NVIDIA CUDA Deep Neural Network library"}, {"version", "9.19.0.99"},
                                    {"cuda_variant", {"13"}},
                                    {"linux-x86_64", {{"cuda13", {{"relative_path", archive_rel}, {"sha256", hash},
                                                                  {"md5", "0"}, {"size", std::to_string(size)}}}}}}}};
@@ -293,9 +295,9 @@ TEST_F(MirrorCli, VersionResolvesThroughTheRedistribManifestInALocalMirror) {
   auto r = cudnnup({"--json", "install", "9.19.0", "--cuda", "13", "--mirror", mirror()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["id"], "9.19.0.56+cuda13");
+  EXPECT_EQ(j["id"], "9.19.0.99+cuda13");
   EXPECT_TRUE(j["source"]["checked_against_known_hash"].get<bool>());
-  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13/lib/libcudnn.so.9"));
+  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
 
   auto wrong_cuda = cudnnup({"install", "9.19.0", "--cuda", "12", "--mirror", mirror()});
   EXPECT_EQ(wrong_cuda.exit_code, 2);
@@ -311,14 +313,14 @@ TEST_F(MirrorCli, ADroppedDownloadResumesOnTheNextRun) {
   auto first = cudnnup({"install", "9.19.0", "--cuda", "13", "--mirror", url});
   EXPECT_EQ(first.exit_code, 2) << first.err;
   EXPECT_NE(first.err.find("again"), std::string::npos) << first.err;
-  EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13"));
+  EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13"));
   std::string part = store() + "/cache/" + kTop + ".tar.xz.part";
   ASSERT_TRUE(stdfs::exists(part));
   EXPECT_EQ(stdfs::file_size(part), half);
 
   auto second = cudnnup({"install", "9.19.0", "--cuda", "13", "--mirror", url});
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.56+cuda13/lib/libcudnn.so.9"));
+  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
   EXPECT_NE(testing::read_file_bytes(tmp / "requests.log").find("range=bytes=" + std::to_string(half) + "-"), std::string::npos)
       << "the second run asked only for the rest";
   EXPECT_TRUE(stdfs::exists(store() + "/cache/" + kTop + ".tar.xz"));
