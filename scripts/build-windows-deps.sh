@@ -39,7 +39,7 @@ rm -rf "$deps/src" "$deps/build" "$prefix"
 mkdir -p "$deps/src"
 (cd "$deps/src" && apt-get source -qq "libarchive=$version" >/dev/null 2>"$deps/src/apt.log") || {
   cat "$deps/src/apt.log" >&2
-  echo "build-windows-deps: apt-get source libarchive=$version failed (is deb.debian.org reachable?)" >&2
+  echo "build-windows-deps: apt-get source libarchive=$version failed (are the deb-src entries that scripts/install-deps.sh --windows derived from the apt sources reachable?)" >&2
   exit 2
 }
 src=$(find "$deps/src" -mindepth 1 -maxdepth 1 -type d -name 'libarchive-*' | head -1)

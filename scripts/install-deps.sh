@@ -17,26 +17,55 @@ if [[ "${1:-}" == "--windows" ]]; then
              libz-mingw-w64-dev dpkg-dev)
 fi
 
-# The Windows build compiles libarchive from Debian's source package: `apt-get source` needs the
-# deb-src lines of the same Debian archive (same mirrors, suites and keyring as debian.sources).
+# The Windows build compiles libarchive from Debian's source package: `apt-get source` needs deb-src
+# entries. They are derived from this machine's own `deb` entries (same mirrors, suites,
+# components and keyrings, whatever mirror or proxy it is configured for): deb822 stanzas of
+# /etc/apt/sources.list.d/*.sources and one-line entries of sources.list(.d/*.list).
+deb_src_file=/etc/apt/sources.list.d/cudnnup-deb-src.sources
+derive_deb_src() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -f $f && $f != "$deb_src_file" ]] || continue
+    # One stanza per paragraph: keep enabled stanzas whose Types include "deb", as deb-src.
+    awk 'BEGIN { RS = ""; ORS = "\n\n" }
+         /(^|\n)Enabled: *no/ { next }
+         /(^|\n)Types:([^\n]* )?deb( |\n|$)/ {
+           n = split($0, lines, "\n"); out = ""
+           for (i = 1; i <= n; i++) {
+             if (lines[i] ~ /^#/) continue
+             if (lines[i] ~ /^Types:/) lines[i] = "Types: deb-src"
+             out = out lines[i] "\n"
+           }
+           printf "%s", out; printf "\n"
+         }' "$f"
+  done
+  # One-line format: "deb [options] URI SUITE COMPONENTS..." becomes a deb822 stanza.
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f $f ]] || continue
+    awk '$1 == "deb" {
+           opts = ""; i = 2
+           if ($2 ~ /^\[/) { while ($i !~ /\]$/) { opts = opts " " $i; i++ }; opts = opts " " $i; i++ }
+           gsub(/[\[\]]/, "", opts)
+           printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents:", $i, $(i + 1)
+           for (j = i + 2; j <= NF; j++) printf " %s", $j
+           printf "\n"
+           k = split(opts, o, " ")
+           for (j = 1; j <= k; j++) if (o[j] ~ /^signed-by=/) printf "Signed-By: %s\n", substr(o[j], 11)
+           printf "\n"
+         }' "$f"
+  done
+}
 need_update=0
-if [[ "${1:-}" == "--windows" && ! -f /etc/apt/sources.list.d/cudnnup-deb-src.sources ]] &&
+if [[ "${1:-}" == "--windows" && ! -f $deb_src_file ]] &&
    ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
   sudo_cmd=()
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/cudnnup-deb-src.sources >/dev/null <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+  stanzas=$(derive_deb_src)
+  if [[ -z $stanzas ]]; then
+    echo "install-deps: no enabled 'deb' entry in /etc/apt/sources.list or sources.list.d to derive deb-src from" >&2
+    exit 2
+  fi
+  printf '%s\n' "$stanzas" | "${sudo_cmd[@]}" tee "$deb_src_file" >/dev/null
   need_update=1
 fi
 
