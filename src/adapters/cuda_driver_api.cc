@@ -51,18 +51,4 @@ Result<CudaDriverApi> CudaDriverApi::load(const std::string& libcuda_path) {
   return api;
 }
 
-std::vector<std::string> default_libcuda_candidates(bool windows) {
-  if (windows) return {"C:/Windows/System32/nvcuda.dll"};
-  return {
-      "/usr/lib/x86_64-linux-gnu/libcuda.so.1",  // Debian/Ubuntu driver packages
-      "/usr/lib64/libcuda.so.1",                 // RHEL/Fedora/SUSE
-      "/usr/lib/libcuda.so.1",                   // Arch
-      "/usr/local/nvidia/lib64/libcuda.so.1",    // containers with the driver mounted (nvidia-docker)
-      "/usr/local/nvidia/lib/libcuda.so.1",
-      "/usr/lib/wsl/lib/libcuda.so.1",           // WSL2
-      "/usr/lib/aarch64-linux-gnu/libcuda.so.1",
-      "/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1",  // Jetson
-  };
-}
-
 }  // namespace cudnnup

@@ -26,7 +26,4 @@ class CudaDriverApi {
   std::vector<std::string> missing_;
 };
 
-// Where libcuda usually lives, in the order we try them (Linux; Windows: System32).
-std::vector<std::string> default_libcuda_candidates(bool windows);
-
 }  // namespace cudnnup

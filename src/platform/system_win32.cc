@@ -7,14 +7,11 @@
 #include "platform/registry.h"
 #include "platform/system.h"
 #include "platform/win32_text.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-std::string upper_ascii(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(c >= 'a' && c <= 'z' ? c - 32 : c); });
-  return s;
-}
 
 std::string slashes(std::string s) {
   std::replace(s.begin(), s.end(), '\\', '/');
@@ -70,7 +67,7 @@ Environment current_environment() {
       size_t eq = entry.find('=', 1);
       if (eq == std::string::npos || entry[0] == '=') continue;
       // Windows variable names are case-insensitive; Environment::get() upper-cases its key too.
-      env.vars[upper_ascii(entry.substr(0, eq))] = entry.substr(eq + 1);
+      env.vars[ascii_upper(entry.substr(0, eq))] = entry.substr(eq + 1);
     }
     FreeEnvironmentStringsW(block);
   }

@@ -3,6 +3,7 @@
 #include "adapters/cuda_driver_api.h"
 #include "binfmt/elf.h"
 #include "base/paths.h"
+#include "facts/driver_libraries.h"
 #include "gpu/verify_locate.h"
 #include "platform/loaded_modules.h"
 
@@ -106,13 +107,10 @@ LoadedCopy load_copy(const AppContext& ctx, const std::string& path,
 
 std::string pick_libcuda(const AppContext& ctx, const std::string& requested) {
   if (!requested.empty()) return requested;
-  std::vector<std::string> candidates;
-  for (const auto& d : ctx.env.get_list("LD_LIBRARY_PATH")) {
-    if (!d.empty()) candidates.push_back(paths::join(paths::normalize(d), "libcuda.so.1"));
-  }
-  for (const auto& c : default_libcuda_candidates(ctx.env.windows())) candidates.push_back(c);
-  for (const auto& c : candidates) {
-    if (ctx.fs->is_file(c)) return c;
+  const std::string name = driver_library_names(ctx.env.windows()).cuda;
+  for (const auto& dir : driver_library_dirs(ctx.env)) {
+    std::string candidate = paths::join(dir, name);
+    if (ctx.fs->is_file(candidate)) return candidate;
   }
   return {};
 }

@@ -3,6 +3,8 @@
 #include <map>
 #include <sstream>
 
+#include "facts/cudnn_components.h"
+#include "facts/cudnn_files.h"
 #include "loader/cudnn_load_model.h"
 #include "base/paths.h"
 #include "platform/process.h"
@@ -108,18 +110,18 @@ void compare(FrameworkProbe& probe, const FrameworkReport& f) {
   if (!f.load || !f.load->resolution.found) {
     if (!probe.mapped.empty()) probe.disagreements.push_back("predicted no cuDNN, but the process mapped " + probe.mapped.front());
   } else {
-    std::map<std::string, std::string> predicted;
-    predicted["libcudnn"] = f.load->resolution.canonical;
+    std::map<std::string, std::string> predicted;  // by component; "cudnn" = the shim
+    predicted["cudnn"] = f.load->resolution.canonical;
     if (f.load->cudnn) {
       for (const auto& s : f.load->cudnn->sub_libraries) {
-        if (s.resolution.found) predicted["libcudnn_" + s.component] = s.resolution.canonical;
+        if (s.resolution.found) predicted[s.component] = s.resolution.canonical;
       }
     }
     bool shim_seen = false;
     for (const auto& path : probe.mapped) {
-      std::string base(paths::basename(path));
-      std::string key = base.substr(0, base.find(".so"));
-      if (key == "libcudnn") shim_seen = true;
+      auto name = parse_cudnn_library_name(paths::basename(path));
+      std::string key = name ? name->component : path;
+      if (key == "cudnn") shim_seen = true;
       auto it = predicted.find(key);
       if (it == predicted.end()) {
         probe.disagreements.push_back("mapped " + path + ", which the model does not load");
@@ -137,7 +139,7 @@ void compare(FrameworkProbe& probe, const FrameworkReport& f) {
   std::optional<Version> expected = f.loaded_cudnn;
   if (f.load && f.load->cudnn && f.load->cudnn->mixed) {
     for (const auto& s : f.load->cudnn->sub_libraries) {
-      if (s.component == "graph" && s.resolution.found) expected = cudnn_copy_version(*fs, s.resolution.path, nullptr);
+      if (s.component == kCudnnGraphComponent && s.resolution.found) expected = cudnn_copy_version(*fs, s.resolution.path, nullptr);
     }
   }
   if (probe.runtime_cudnn && expected && probe.runtime_cudnn->truncated(3) != expected->truncated(3)) {

@@ -19,17 +19,11 @@
 #include "install/transaction.h"
 #include "platform/file_lock.h"
 #include "platform/system.h"
+#include "base/strings.h"
 #endif
 
 namespace cudnnup {
 
-namespace {
-// Published hashes come in either case; ours are lower-case hex.
-std::string lower_hex(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-}  // namespace
 
 struct InstallArgs {
   std::string source;
@@ -79,9 +73,7 @@ Result<FileLock> lock_store(AppContext& ctx, const StoreLayout& store, bool no_w
 }
 
 std::string host_platform_key(const AppContext& ctx) {
-  std::string m = host_machine();
-  if (ctx.env.windows()) return m == "aarch64" ? "windows-arm64" : "windows-x86_64";
-  return m == "aarch64" ? "linux-sbsa" : "linux-" + m;
+  return archive_platform_key_for(host_machine(), ctx.env.windows());
 }
 
 int run_install_command(AppContext& ctx, const InstallArgs& args) {
@@ -135,7 +127,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   o.move_aside_old = args.move_aside_old;
   o.windows = ctx.env.windows();
   if (!args.sha256.empty()) {
-    std::string given = lower_hex(args.sha256);
+    std::string given = ascii_lower(args.sha256);
     if (!source->expected_sha256.empty() && source->expected_sha256 != given) {
       return report_error(ctx, make_error(ErrorCode::kUsage, "--sha256 " + given + " differs from NVIDIA's published sha256 " +
                                                                  source->expected_sha256 + " for " + source->file_name +
@@ -225,7 +217,7 @@ void add_install_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--move-aside-old", args->move_aside_old, "Move cuDNN files of another version out of the toolkit (restored by uninstall)");
   cmd->add_option("--sha256", args->sha256, "The archive's published sha256 (64 hex digits): the install stops if the file differs")
       ->check([](const std::string& v) {
-        return lower_hex(v).size() == 64 && lower_hex(v).find_first_not_of("0123456789abcdef") == std::string::npos
+        return ascii_lower(v).size() == 64 && ascii_lower(v).find_first_not_of("0123456789abcdef") == std::string::npos
                    ? std::string()
                    : std::string("--sha256 needs 64 hexadecimal digits");
       });

@@ -16,6 +16,7 @@
 #include "discover/python_envs.h"
 #include "loader/which.h"
 #include "loader/windows/which_windows.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
@@ -161,8 +162,7 @@ int run_which_windows(AppContext& ctx, const WhichOptions& o) {
                                         "or `tasklist /m cudnn*` to see which DLLs a process has loaded"));
   }
   WindowsWhichTarget target;
-  std::string lower_target = o.target;
-  for (auto& c : lower_target) c = char(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower_target = ascii_lower(o.target);
   if (o.target.empty()) {
     target.kind = "plain";
   } else if (lower_target == "python" || lower_target == "torch") {

@@ -6,6 +6,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/commands/store_access.h"
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
 #include "shell/persistent_path.h"
 #include "shell/shell_env.h"
 #include "platform/registry.h"
@@ -24,8 +25,8 @@ std::vector<std::string> machine_path_cudnn_dirs(const AppContext& ctx) {
   std::vector<std::string> out;
   for (const auto& dir : paths::split_list(ctx.env.persistent_machine_path.value_or(""), ';')) {
     if (dir.empty()) continue;
-    for (const char* dll : {"cudnn64_9.dll", "cudnn64_8.dll"}) {
-      if (ctx.fs->is_file(paths::join(paths::normalize(dir), dll))) {
+    for (int major : {9, 8}) {
+      if (ctx.fs->is_file(paths::join(paths::normalize(dir), cudnn_library_file_name("cudnn", major, true)))) {
         out.push_back(dir);
         break;
       }

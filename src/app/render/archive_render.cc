@@ -6,18 +6,6 @@ namespace cudnnup {
 
 using nlohmann::json;
 
-std::string host_machine() {
-#if defined(__x86_64__) || defined(_M_X64)
-  return "x86_64";
-#elif defined(__aarch64__) || defined(_M_ARM64)
-  return "aarch64";
-#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-  return "ppc64le";
-#else
-  return "unknown";
-#endif
-}
-
 std::string human_bytes(uint64_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(n);
@@ -41,11 +29,10 @@ std::vector<SuitabilityCheck> check_suitability(const ArchiveName& id, const Con
   } else {
     out.push_back({"platform", "ok", std::string("built for ") + archive_platform_name(id.platform) + ", like this machine"});
   }
-  std::string machine = contents.machine.empty() ? std::string(id.arch == ArchiveArch::kX86_64 ? "x86_64" : archive_arch_name(id.arch))
-                                                 : contents.machine;
-  if (machine == "arm64") machine = "aarch64";
-  if (machine != host_machine()) {
-    out.push_back({"architecture", "error", "the libraries are built for " + machine + ", this machine is " + host_machine()});
+  const std::string host(host_machine().name);
+  std::string machine = contents.machine.empty() ? archive_arch_machine(id.arch) : contents.machine;
+  if (machine != host) {
+    out.push_back({"architecture", "error", "the libraries are built for " + machine + ", this machine is " + host});
   } else if (id.arch == ArchiveArch::kAarch64Jetson) {
     out.push_back({"architecture", "warning", "linux-aarch64 archives are for Jetson (Tegra); servers use linux-sbsa"});
   } else {

@@ -20,9 +20,6 @@ struct SuitabilityCheck {
   std::string message;
 };
 
-// The machine cudnnup itself was built for ("x86_64", "aarch64", ...).
-std::string host_machine();
-
 // Does the archive suit this machine? `report` is the doctor's picture (toolkits, driver, GPUs);
 // `toolkit_root` narrows the toolkit check to one (e.g. --into / --cuda-dir).
 std::vector<SuitabilityCheck> check_suitability(const ArchiveName& identity, const ContentReport& contents, bool host_windows,

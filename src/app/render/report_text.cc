@@ -4,6 +4,7 @@
 
 #include "app/render/report_json.h"
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
@@ -15,11 +16,6 @@ std::string mark(const Style& s, Severity worst, bool any) {
   return s.info();
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
 
 void print_findings(std::ostringstream& o, const Style& s, const std::vector<const Finding*>& list) {
   for (const Finding* f : list) {

@@ -4,13 +4,14 @@
 #include <cctype>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 
 std::optional<std::string> Environment::get(const std::string& name) const {
   std::string key = name;
   if (windows()) {
-    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::toupper(c); });
+    key = ascii_upper(key);
   }
   auto it = vars.find(key);
   if (it == vars.end()) return std::nullopt;

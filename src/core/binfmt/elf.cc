@@ -31,17 +31,6 @@ struct Segment {
 
 }  // namespace
 
-std::string elf_machine_name(uint16_t machine) {
-  switch (machine) {
-    case 3: return "x86";
-    case 62: return "x86-64";
-    case 183: return "aarch64";
-    case 21: return "ppc64";
-    case 40: return "arm";
-    default: return "machine " + std::to_string(machine);
-  }
-}
-
 Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
   auto header = read(0, 64);
   if (!header) return header.error();

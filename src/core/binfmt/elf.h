@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "facts/machines.h"  // elf_machine_name, host_machine
 
 namespace cudnnup {
 
@@ -17,7 +18,7 @@ using RangeReader = std::function<Result<std::string>(uint64_t offset, size_t n)
 
 struct ElfInfo {
   bool is_64bit = false;
-  uint16_t machine = 0;  // EM_X86_64 = 62, EM_AARCH64 = 183, EM_PPC64 = 21
+  uint16_t machine = 0;  // e_machine (facts/machines.h)
   uint16_t type = 0;     // ET_DYN = 3
   std::string soname;
   std::vector<std::string> needed;
@@ -27,17 +28,6 @@ struct ElfInfo {
   std::vector<std::string> problems;  // truncation and inconsistencies, for people
 };
 
-std::string elf_machine_name(uint16_t machine);
-
-// The ELF machine of the CPU cudnnup was built for (the process model of `which` assumes it).
-constexpr uint16_t kHostElfMachine =
-#if defined(__aarch64__)
-    183;
-#elif defined(__powerpc64__)
-    21;
-#else
-    62;
-#endif
 
 // Fails with kCorrupt when the bytes are not an ELF file at all; an ELF file that is damaged
 // parses with entries in `problems`.

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "facts/machines.h"
+
 namespace cudnnup {
 namespace {
 
@@ -201,16 +203,14 @@ Result<LdCache> read_ld_so_cache(const FileSystem& fs, const std::string& path) 
 
 bool ld_cache_flags_match(int32_t flags, bool is_64bit, uint16_t machine) {
   using namespace ldcache_flags;
-  constexpr uint16_t kEm386 = 3, kEmArm = 40, kEmX8664 = 62, kEmAarch64 = 183, kEmPpc64 = 21,
-                     kEmS390 = 22, kEmRiscv = 243;
   switch (machine) {
-    case kEmX8664: return flags == (kElfLibc6 | (is_64bit ? kX8664Lib64 : kX8664LibX32));
-    case kEm386: return flags == kElf || flags == kElfLibc6;
-    case kEmAarch64: return flags == (kElfLibc6 | kAarch64Lib64);
-    case kEmPpc64: return flags == (kElfLibc6 | kPowerPcLib64);
-    case kEmS390: return is_64bit ? flags == (kElfLibc6 | kS390Lib64) : flags == kElfLibc6;
-    case kEmArm: return flags == (kElfLibc6 | kArmLibHf) || flags == (kElfLibc6 | kArmLibSf);
-    case kEmRiscv: return flags == (kElfLibc6 | kRiscvDouble) || flags == kElfLibc6;
+    case kElfMachineX86_64: return flags == (kElfLibc6 | (is_64bit ? kX8664Lib64 : kX8664LibX32));
+    case kElfMachineI386: return flags == kElf || flags == kElfLibc6;
+    case kElfMachineAarch64: return flags == (kElfLibc6 | kAarch64Lib64);
+    case kElfMachinePpc64: return flags == (kElfLibc6 | kPowerPcLib64);
+    case kElfMachineS390: return is_64bit ? flags == (kElfLibc6 | kS390Lib64) : flags == kElfLibc6;
+    case kElfMachineArm: return flags == (kElfLibc6 | kArmLibHf) || flags == (kElfLibc6 | kArmLibSf);
+    case kElfMachineRiscv: return flags == (kElfLibc6 | kRiscvDouble) || flags == kElfLibc6;
     default: return (flags & kTypeMask) == kElfLibc6;
   }
 }

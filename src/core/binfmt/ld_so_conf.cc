@@ -6,18 +6,13 @@
 
 #include "base/path_glob.h"
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
 constexpr int kMaxIncludeDepth = 16;
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 void parse_file(const FileSystem& fs, const std::string& path, int depth, LdSoConf& out,
                 std::set<std::string>& seen_dirs, std::vector<std::string>& stack) {
@@ -39,7 +34,7 @@ void parse_file(const FileSystem& fs, const std::string& path, int depth, LdSoCo
     ++line_no;
     size_t hash = raw.find('#');
     if (hash != std::string::npos) raw.erase(hash);
-    std::string line = trim(raw);
+    std::string line(trim(raw));
     if (line.empty()) continue;
     if (line.size() > 7 && line.compare(0, 7, "include") == 0 && (line[7] == ' ' || line[7] == '\t')) {
       std::istringstream patterns(line.substr(8));

@@ -332,20 +332,6 @@ std::string pe_version_string(const PeVersion& v) {
   return std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]) + "." + std::to_string(v[3]);
 }
 
-std::string pe_machine_name(uint16_t machine) {
-  switch (machine) {
-    case kPeMachineX86: return "x86";
-    case kPeMachineX64: return "x64";
-    case kPeMachineArm64: return "arm64";
-    default: {
-      static const char* hex = "0123456789abcdef";
-      std::string s = "machine 0x";
-      for (int shift = 12; shift >= 0; shift -= 4) s += hex[(machine >> shift) & 0xf];
-      return s;
-    }
-  }
-}
-
 Result<PeInfo> parse_pe(const RangeReader& read, uint64_t file_size) {
   PeInfo info;
   PeReader reader(read, file_size, info);

@@ -13,12 +13,10 @@
 
 #include "binfmt/elf.h"  // RangeReader
 #include "base/result.h"
+#include "facts/machines.h"  // kPeMachine*, pe_machine_name
 
 namespace cudnnup {
 
-constexpr uint16_t kPeMachineX86 = 0x014c;
-constexpr uint16_t kPeMachineX64 = 0x8664;
-constexpr uint16_t kPeMachineArm64 = 0xaa64;
 
 // A four-part file version as VS_FIXEDFILEINFO stores it: 9.1.0.70 is {9, 1, 0, 70}.
 using PeVersion = std::array<uint16_t, 4>;
@@ -39,7 +37,6 @@ struct PeInfo {
 };
 
 // "x64", "x86", "arm64", or "machine 0x1234".
-std::string pe_machine_name(uint16_t machine);
 
 // Fails with kCorrupt when the file is empty or is not a PE file at all (or its headers are cut
 // off); a PE file that is damaged further in parses with entries in `problems` (a section whose

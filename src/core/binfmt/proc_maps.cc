@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
 
 namespace cudnnup {
 
@@ -34,8 +35,8 @@ std::vector<MappedFile> parse_proc_maps(const std::string& text) {
 ProcessCudnnReport group_cudnn_mappings(const FileSystem& fs, const std::vector<MappedFile>& files) {
   ProcessCudnnReport report;
   for (const MappedFile& f : files) {
-    std::string base(paths::basename(f.path));
-    if (base.rfind("libcudnn", 0) != 0 || base.find(".so") == std::string::npos) continue;
+    auto name = parse_cudnn_library_name(paths::basename(f.path));
+    if (!name || name->windows) continue;
     if (f.deleted) report.deleted.push_back(f.path);
     auto canon = f.deleted ? Result<std::string>(f.path) : fs.canonical(f.path);
     std::string dir = paths::parent(canon ? *canon : f.path);

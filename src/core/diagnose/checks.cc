@@ -116,7 +116,8 @@ std::vector<Finding> check_copy(const CudnnCopy& copy, const Report& report, con
   // 1. Files that are damaged, empty, for another CPU, or links that lead nowhere.
   for (const auto& lib : copy.libraries) {
     if (lib.problems.empty()) continue;
-    bool dev_only = lib.component == "cudnn" && paths::basename(lib.path).size() == std::string("libcudnn.so").size();
+    auto name = parse_cudnn_library_name(paths::basename(lib.path));
+    bool dev_only = name && name->shim() && name->dev_link;
     auto f = make_finding(lib.dangling ? "cudnn.dangling_link" : "cudnn.library_damaged",
                           lib.dangling && dev_only ? Severity::kWarning : Severity::kError, subject,
                           std::string(paths::basename(lib.path)) + ": " + lib.problems.front());
@@ -306,7 +307,7 @@ std::vector<Finding> check_copy(const CudnnCopy& copy, const Report& report, con
       auto f = make_finding("cudnn.soname_link_missing", Severity::kWarning, subject,
                             "Missing SONAME links in " + copy.lib_dir + ": programs ask for names that are not there");
       f.evidence = missing;
-      f.fix = {"sudo ldconfig -n '" + copy.lib_dir + "'   # creates the libcudnn*.so." + std::to_string(major) + " links"};
+      f.fix = {"sudo ldconfig -n '" + copy.lib_dir + "'   # creates the " + cudnn_library_glob(major, false) + " links"};
       out.push_back(f);
     }
   }
@@ -360,8 +361,8 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
     for (const auto* c : copies) {
       for (const auto& lib : c->libraries) f.evidence.push_back(lib.path);
     }
-    f.fix = {"Move the older major's files aside: mkdir -p '" + dir + "/cudnn-old' && mv '" + dir + "'/libcudnn*.so." +
-             std::to_string(std::min(copies[0]->major(), copies[1]->major())) + "* '" + dir + "/cudnn-old/'"};
+    f.fix = {"Move the older major's files aside: mkdir -p '" + dir + "/cudnn-old' && mv '" + dir + "'/" +
+             cudnn_library_glob(std::min(copies[0]->major(), copies[1]->major()), false) + "* '" + dir + "/cudnn-old/'"};
     out.push_back(f);
   }
   // Copies of one major that a plain program could both reach: the first one wins.

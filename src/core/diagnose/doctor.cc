@@ -9,6 +9,8 @@
 #include "binfmt/ld_so_cache.h"
 #include "binfmt/ld_so_conf.h"
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
+#include "facts/driver_libraries.h"
 #include "discover/python_envs.h"
 #include "store/store_layout.h"
 #include "diagnose/windows_checks.h"
@@ -31,23 +33,11 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
   DriverInfo info;
   std::string libcuda, nvml;
   std::string kernel_version;
-  if (in.env.windows()) {
-    std::string sys = paths::normalize(in.env.get("SYSTEMROOT").value_or("C:/Windows")) + "/System32";
-    libcuda = fs.is_file(sys + "/nvcuda.dll") ? sys + "/nvcuda.dll" : "";
-    nvml = fs.is_file(sys + "/nvml.dll") ? sys + "/nvml.dll" : "";
-  } else {
-    std::vector<std::string> dirs;
-    for (const auto& d : in.env.get_list("LD_LIBRARY_PATH")) {
-      if (!d.empty()) dirs.push_back(d);
-    }
-    dirs.insert(dirs.end(), loader_dirs.begin(), loader_dirs.end());
-    std::string triplet = in.env.arch == "aarch64" ? "aarch64-linux-gnu" : "x86_64-linux-gnu";
-    for (const std::string& d : {std::string("/usr/local/nvidia/lib64"), "/usr/lib/" + triplet, "/lib/" + triplet,
-                                std::string("/usr/lib64"), std::string("/usr/lib"), std::string("/usr/lib/wsl/lib")}) {
-      dirs.push_back(d);
-    }
-    libcuda = find_first(fs, dirs, "libcuda.so.1");
-    nvml = find_first(fs, dirs, "libnvidia-ml.so.1");
+  const DriverLibraryNames names = driver_library_names(in.env.windows());
+  const std::vector<std::string> dirs = driver_library_dirs(in.env, loader_dirs);
+  libcuda = find_first(fs, dirs, names.cuda);
+  nvml = find_first(fs, dirs, names.nvml);
+  if (!in.env.windows()) {
     // The kernel module's own report: present even when user-space libraries are missing.
     if (auto text = fs.read_file("/proc/driver/nvidia/version", 4096)) {
       static const std::regex re(R"(Kernel Module[^0-9]*(\d+\.\d+(\.\d+)?))");
@@ -63,15 +53,14 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
       info.version_text = kernel_version;
       info.version = Version::parse(kernel_version).value_or(Version{});
       info.source = "/proc/driver/nvidia/version";
-      info.problem = "The NVIDIA kernel module " + kernel_version +
-                     " is loaded, but its user-space libraries (libcuda.so.1, libnvidia-ml.so.1) are not on the "
-                     "library search path.";
+      info.problem = "The NVIDIA kernel module " + kernel_version + " is loaded, but its user-space libraries (" +
+                     names.cuda + ", " + names.nvml + ") are not on the library search path.";
       return info;
     }
     info.problem = in.env.windows()
-                       ? "No NVIDIA driver: nvcuda.dll and nvml.dll are not in System32."
-                       : "No NVIDIA driver: no libcuda.so.1 or libnvidia-ml.so.1 on the library search path and no "
-                         "/proc/driver/nvidia/version.";
+                       ? "No NVIDIA driver: " + names.cuda + " and " + names.nvml + " are not in System32."
+                       : "No NVIDIA driver: no " + names.cuda + " or " + names.nvml +
+                             " on the library search path and no /proc/driver/nvidia/version.";
     return info;
   }
   DriverInfo probed = in.prober.probe_driver(libcuda, nvml);
@@ -103,9 +92,8 @@ std::string shim_to_probe(const CudnnCopy& copy) {
   std::string fallback;
   for (const auto& lib : copy.libraries) {
     if (lib.component != "cudnn" || !lib.problems.empty()) continue;
-    std::string base(paths::basename(lib.path));
-    if (base.find(".so.") != std::string::npos && lib.version_from_name.parts.empty()) return lib.path;
-    if (base.find(".dll") != std::string::npos) return lib.path;
+    auto name = parse_cudnn_library_name(paths::basename(lib.path));
+    if (name && name->soname) return lib.path;
     if (fallback.empty()) fallback = lib.path;
   }
   return fallback;
@@ -125,9 +113,10 @@ LoaderDirs loader_dirs(const FileSystem& fs, const Environment& env) {
   auto add = [](std::vector<std::string>& v, const std::string& d) {
     if (std::find(v.begin(), v.end(), d) == v.end()) v.push_back(d);
   };
+  const DriverLibraryNames driver = driver_library_names(false);
   if (auto cache = read_ld_so_cache(fs)) {
     for (const auto& e : cache->entries) {
-      if (e.name.compare(0, 8, "libcudnn") == 0 || e.name == "libcuda.so.1" || e.name == "libnvidia-ml.so.1") {
+      if (parse_cudnn_library_name(e.name) || e.name == driver.cuda || e.name == driver.nvml) {
         add(out.cache, paths::parent(e.path));
       }
     }
@@ -209,7 +198,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
       if (c.major() > 0 && std::find(majors.begin(), majors.end(), c.major()) == majors.end()) majors.push_back(c.major());
     }
     std::sort(majors.rbegin(), majors.rend());
-    for (int m : majors) outcome.plain_program.push_back(which_plain_program(in.fs, in.env, "libcudnn.so." + std::to_string(m)));
+    for (int m : majors) outcome.plain_program.push_back(which_plain_program(in.fs, in.env, cudnn_library_file_name("cudnn", m, false)));
     outcome.frameworks = inspect_frameworks(in.fs, in.env, python_envs);
   } else {
     outcome.windows_loads = model_windows_loads(in.fs, in.env, report);

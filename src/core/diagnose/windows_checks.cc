@@ -5,15 +5,14 @@
 #include <set>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
 // Windows paths compare without case and without a trailing separator.
 std::string key(const std::string& path) {
-  std::string k = paths::normalize(path);
-  std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return k;
+  return ascii_lower(paths::normalize(path));
 }
 
 std::set<std::string> path_keys(const std::vector<std::string>& entries) {

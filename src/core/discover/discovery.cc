@@ -9,24 +9,13 @@
 #include <set>
 
 #include "facts/cudnn_files.h"
+#include "facts/machines.h"
 #include "binfmt/dll_inspect.h"
 #include "binfmt/elf.h"
 #include "base/paths.h"
 
 namespace cudnnup {
 namespace {
-
-std::string multiarch_triplet(const std::string& arch) {
-  if (arch == "aarch64") return "aarch64-linux-gnu";
-  if (arch == "ppc64le") return "powerpc64le-linux-gnu";
-  return "x86_64-linux-gnu";
-}
-
-uint16_t elf_machine_for(const std::string& arch) {
-  if (arch == "aarch64") return 183;
-  if (arch == "ppc64le") return 21;
-  return 62;
-}
 
 std::vector<std::string> sorted_children(const FileSystem& fs, const std::string& dir, const std::string& prefix) {
   std::vector<std::string> out;
@@ -199,7 +188,7 @@ std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in) {
   }
   for (const auto& d : in.loader_dirs) add(d, "ld.so.cache");
   if (!win) {
-    std::string triplet = multiarch_triplet(in.env.arch);
+    std::string triplet = multiarch_triplet_of(in.env.arch);
     for (const std::string& d : {"/lib/" + triplet, "/usr/lib/" + triplet, std::string("/lib64"), std::string("/usr/lib64"),
                                 std::string("/lib"), std::string("/usr/lib"), std::string("/usr/local/lib")}) {
       add(d, "system library directory");
@@ -296,7 +285,7 @@ void inspect_file(const FileSystem& fs, const Environment& env, CudnnLibrary& li
       } else {
         soname = elf->soname;
         problems = elf->problems;
-        if (elf->machine != elf_machine_for(env.arch)) {
+        if (elf->machine != elf_machine_of(env.arch)) {
           problems.push_back("built for " + elf_machine_name(elf->machine) + ", but this machine is " + env.arch);
         }
         if (!elf->is_64bit) problems.push_back("a 32-bit library; cuDNN is 64-bit only");
@@ -310,12 +299,7 @@ void inspect_file(const FileSystem& fs, const Environment& env, CudnnLibrary& li
 
 // Reads the header that belongs to a copy of `major` from `include_dir`.
 bool read_header(const FileSystem& fs, const std::string& include_dir, int major, CudnnCopy& copy) {
-  std::vector<std::string> names;
-  if (major > 0) names.push_back("cudnn_version_v" + std::to_string(major) + ".h");
-  names.push_back("cudnn_version.h");
-  if (major > 0) names.push_back("cudnn_v" + std::to_string(major) + ".h");
-  names.push_back("cudnn.h");
-  for (const auto& n : names) {
+  for (const auto& n : cudnn_version_header_names(major)) {
     std::string path = include_dir + "/" + n;
     auto text = fs.read_file(path, 1 << 20);
     if (!text) continue;
@@ -400,20 +384,19 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     copy.cuda_major = std::stoi(m[2].str());
     copy.cuda_major_source = "installer directory";
     read_header(fs, copy.root + "/include/" + m[2].str() + "." + m[3].str(), major, copy);
-  } else if (dir == "/usr/lib/" + multiarch_triplet(in.env.arch) || dir == "/usr/lib64" || dir == "/usr/lib" ||
-             dir == "/lib/" + multiarch_triplet(in.env.arch) || dir == "/lib64" || dir == "/lib") {
+  } else if (dir == "/usr/lib/" + multiarch_triplet_of(in.env.arch) || dir == "/usr/lib64" || dir == "/usr/lib" ||
+             dir == "/lib/" + multiarch_triplet_of(in.env.arch) || dir == "/lib64" || dir == "/lib") {
     copy.form = PackageForm::kSystemPackage;
     copy.root = dir;
     // Debian/Ubuntu: /var/lib/dpkg/info/libcudnn9-cuda-13:amd64.list names the package.
     auto listing = fs.list_dir("/var/lib/dpkg/info");
     if (listing) {
-      static const std::regex deb_re(R"(^(libcudnn(\d+)(-cuda-(\d+))?)(:[a-z0-9]+)?\.list$)");
       for (const auto& e : *listing) {
-        std::smatch dm;
-        if (!std::regex_match(e.name, dm, deb_re) || std::stoi(dm[2].str()) != major) continue;
-        copy.package = dm[1].str();
-        if (dm[4].matched) {
-          copy.cuda_major = std::stoi(dm[4].str());
+        auto deb = parse_cudnn_deb_list_name(e.name);
+        if (!deb || deb->major != major) continue;
+        copy.package = deb->package;
+        if (deb->cuda_major) {
+          copy.cuda_major = deb->cuda_major;
           copy.cuda_major_source = "Debian package name";
         }
       }
@@ -432,7 +415,7 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   }
   if (copy.form == PackageForm::kConda && in.env.windows()) include_dirs.insert(include_dirs.begin(), copy.root + "/Library/include");
   if (copy.form == PackageForm::kSystemPackage) {
-    include_dirs = {"/usr/include/" + multiarch_triplet(in.env.arch), "/usr/include"};
+    include_dirs = {"/usr/include/" + multiarch_triplet_of(in.env.arch), "/usr/include"};
   }
   if (up != copy.root) include_dirs.push_back(up + "/include");
   if (copy.form == PackageForm::kInstaller) include_dirs.clear();  // read above

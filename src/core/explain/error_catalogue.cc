@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_checks.h"
+#include "base/strings.h"
 
 extern const char embedded_error_catalogue_json[];
 extern const unsigned long long embedded_error_catalogue_json_size;
@@ -28,10 +29,6 @@ std::vector<std::string> string_list(const json& row, const char* key) {
   return out;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 Error data_error(const std::string& origin, const std::string& where, const std::string& what) {
   return make_error(ErrorCode::kCorrupt, origin + ": " + where + ": " + what, origin);
@@ -153,7 +150,7 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
     if (e.id.empty()) return data_error(origin, "entries", "an entry has no id");
     if (cat.entry(e.id)) return data_error(origin, where, "duplicate id");
     e.title = string_field(row, "title");
-    for (auto& n : string_list(row, "needles")) e.needles.push_back(lower(n));
+    for (auto& n : string_list(row, "needles")) e.needles.push_back(ascii_lower(n));
     if (e.needles.empty()) return data_error(origin, where, "needs at least one needle");
     for (const auto& p : string_list(row, "patterns")) {
       auto compiled = compile_pattern(p);

@@ -7,6 +7,7 @@
 
 #include "facts/cudnn_files.h"
 #include "base/version.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
@@ -21,11 +22,6 @@ constexpr size_t kMaxListedLines = 20;
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string strip_ansi(std::string_view text) {
   std::string out;
@@ -114,7 +110,7 @@ std::string normalise_cudnn_version(const std::string& text) {
 // CUDA major from a CUDA library name: libcudart.so.11.0 -> 11, cudart64_110.dll -> 11,
 // cublasLt64_12.dll -> 12. Only for libraries whose number is the CUDA major.
 int cuda_major_from_library(const std::string& name) {
-  std::string lower = to_lower(name);
+  std::string lower = ascii_lower(name);
   for (const char* base : {"libcudart.so.", "libcublaslt.so.", "libcublas.so.", "libnvrtc.so."}) {
     std::string b(base);
     if (lower.compare(0, b.size(), b) == 0) {
@@ -203,7 +199,7 @@ class Matcher {
       hay->starts.reserve(lines.size() + 1);
       for (const auto& l : lines) {
         hay->starts.push_back(hay->text.size());
-        hay->text += to_lower(l);
+        hay->text += ascii_lower(l);
         if (hay == &spaced_) hay->text += ' ';
       }
       hay->starts.push_back(hay->text.size());
@@ -338,7 +334,7 @@ std::vector<Occurrence> drop_superseded(std::vector<Occurrence> all) {
       if (o.entry->generic && !p.entry->generic && !o.vars.empty() && overlaps(o, p, kFollowReach) &&
           std::all_of(o.vars.begin(), o.vars.end(), [&p](const auto& kv) {
             auto it = p.vars.find(kv.first);
-            return it != p.vars.end() && to_lower(it->second) == to_lower(kv.second);
+            return it != p.vars.end() && ascii_lower(it->second) == ascii_lower(kv.second);
           })) {
         drop[i] = true;
       }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
 
 namespace cudnnup {
 namespace {
@@ -181,7 +182,8 @@ CheckResult cudnn_sublibrary_missing(const MachineView& m, const Variables& vars
         for (const auto& f : r.findings) {
           if (f.id != "cudnn.sublibrary_missing" || (f.subject != c->lib_dir && f.subject != c->root)) continue;
           for (const auto& e : f.evidence) {
-            if (e.find("cudnn_" + component + ".") != std::string::npos || e.find("cudnn_" + component + "64") != std::string::npos) missing = true;
+            auto name = parse_cudnn_library_name(paths::basename(e));
+            if (name && name->component == component) missing = true;
           }
         }
       }

@@ -2,57 +2,126 @@
 
 #include <cctype>
 
-namespace cudnnup {
+#include "base/strings.h"
 
-std::optional<CudnnLibraryName> parse_cudnn_library_name(std::string_view file_name) {
-  // Hand-written rather than std::regex: this runs on every file of every candidate directory.
-  std::string name(file_name);
-  std::string lower = name;
-  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-  CudnnLibraryName out;
-  if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".dll") == 0 && lower.compare(0, 5, "cudnn") == 0) {
-    // cudnn64_9.dll, cudnn_ops_infer64_8.dll, cudnn_graph64_9.dll
-    std::string stem = lower.substr(0, lower.size() - 4);
-    size_t pos = stem.rfind("64_");
-    if (pos == std::string::npos || pos + 3 >= stem.size()) return std::nullopt;
-    std::string major = stem.substr(pos + 3);
-    for (char c : major) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    }
-    std::string base = stem.substr(0, pos);  // "cudnn" or "cudnn_ops_infer"
-    if (base == "cudnn") out.component = "cudnn";
-    else if (base.compare(0, 6, "cudnn_") == 0 && base.size() > 6) out.component = base.substr(6);
-    else return std::nullopt;
-    out.major = std::stoi(major);
-    out.windows = true;
+namespace cudnnup {
+namespace {
+
+// A component as it follows "cudnn_": lower-case letters, digits and '_' ("engines_precompiled").
+bool valid_component(std::string_view c) {
+  if (c.empty()) return false;
+  for (char ch : c) {
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_')) return false;
+  }
+  return true;
+}
+
+// "cudnn" -> "cudnn", "cudnn_ops" -> "ops"; "" when the stem is not cuDNN's.
+std::string component_of(std::string_view stem) {
+  if (stem == "cudnn") return "cudnn";
+  if (stem.starts_with("cudnn_") && valid_component(stem.substr(6))) return std::string(stem.substr(6));
+  return {};
+}
+
+// A major written in a name: digits only, and small enough to be one ("99999999999" is not).
+std::optional<int> major_number(std::string_view digits) {
+  if (!all_digits(digits) || digits.size() > 4) return std::nullopt;
+  return Version::parse(digits)->major();
+}
+
+// Strips "_v<digits>" off the end of a stem: "cudnn_ops_static_v9" -> ("cudnn_ops_static", 9).
+int strip_v_major(std::string_view& stem) {
+  size_t v = stem.rfind("_v");
+  if (v == std::string_view::npos) return 0;
+  auto major = major_number(stem.substr(v + 2));
+  if (!major) return 0;
+  stem = stem.substr(0, v);
+  return *major;
+}
+
+// Windows names, compared without case: cudnn_ops64_9.dll, cudnn64_9.lib, cudnn.lib.
+std::optional<CudnnFileName> parse_windows(const std::string& lower) {
+  bool dll = lower.ends_with(".dll"), lib = lower.ends_with(".lib");
+  if (!dll && !lib) return std::nullopt;
+  std::string_view stem = std::string_view(lower).substr(0, lower.size() - 4);
+  CudnnFileName out;
+  out.windows = true;
+  out.kind = dll ? CudnnFileKind::kRuntime : CudnnFileKind::kImport;
+  size_t pos = stem.rfind("64_");
+  if (pos != std::string_view::npos) {
+    auto major = major_number(stem.substr(pos + 3));
+    if (!major) return std::nullopt;
+    out.major = *major;
+    stem = stem.substr(0, pos);
+  } else if (dll) {
+    return std::nullopt;  // every cuDNN DLL carries its major: cudnn64_9.dll
+  }
+  out.component = component_of(stem);
+  if (out.component.empty()) return std::nullopt;
+  out.soname = dll;
+  return out;
+}
+
+// Linux names: libcudnn.so, libcudnn_ops.so.9, libcudnn_ops.so.9.14.0, libcudnn_ops_static_v9.a.
+std::optional<CudnnFileName> parse_linux(std::string_view name) {
+  if (!name.starts_with("libcudnn")) return std::nullopt;
+  CudnnFileName out;
+  if (name.ends_with(".a")) {
+    std::string_view stem = name.substr(3, name.size() - 5);  // "cudnn_ops_static_v9"
+    auto major = strip_v_major(stem);
+    if (stem.ends_with("_static")) stem.remove_suffix(7);
+    out.kind = CudnnFileKind::kStatic;
+    out.major = major;
+    out.component = component_of(stem);
+    if (out.component.empty()) return std::nullopt;
     return out;
   }
-  if (name.compare(0, 8, "libcudnn") != 0) return std::nullopt;
   size_t so = name.find(".so");
-  if (so == std::string::npos) return std::nullopt;
-  std::string base = name.substr(3, so - 3);  // "cudnn" or "cudnn_ops"
-  if (base == "cudnn") out.component = "cudnn";
-  else if (base.compare(0, 6, "cudnn_") == 0 && base.size() > 6) out.component = base.substr(6);
-  else return std::nullopt;
-  std::string rest = name.substr(so + 3);  // "", ".9", ".9.14.0"
+  if (so == std::string_view::npos) return std::nullopt;
+  out.component = component_of(name.substr(3, so - 3));
+  if (out.component.empty()) return std::nullopt;
+  std::string_view rest = name.substr(so + 3);  // "", ".9", ".9.14.0"
   if (rest.empty()) {
+    out.kind = CudnnFileKind::kDevLink;
     out.dev_link = true;
     return out;
   }
   if (rest[0] != '.') return std::nullopt;  // libcudnn.so~ or libcudnn.sox
   auto version = Version::parse(rest.substr(1));
-  if (!version) return std::nullopt;
+  if (!version || version->major() > 9999) return std::nullopt;
   out.major = version->major();
   if (version->parts.size() >= 2) out.version = *version;
+  out.soname = version->parts.size() == 1;
   return out;
 }
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
+// Headers: cudnn.h, cudnn_version.h, cudnn_ops_v9.h, cudnn_adv_infer.h (8.x only).
+std::optional<CudnnFileName> parse_header(std::string_view name) {
+  std::string_view stem = name.substr(0, name.size() - 2);
+  CudnnFileName out;
+  out.kind = CudnnFileKind::kHeader;
+  out.major = strip_v_major(stem);
+  out.component = component_of(stem);
+  if (out.component.empty()) return std::nullopt;
+  // The infer/train split of the headers existed only in cuDNN 8.
+  if (out.major == 0 && (out.component.ends_with("_infer") || out.component.ends_with("_train"))) out.major = 8;
+  return out;
+}
+
+}  // namespace
+
+std::optional<CudnnFileName> parse_cudnn_file_name(std::string_view file_name) {
+  // Hand-written rather than std::regex: this runs on every file of every candidate directory.
+  std::string lower = ascii_lower(file_name);
+  if (lower.ends_with(".h")) return parse_header(lower);  // Windows compares without case
+  if (lower.starts_with("cudnn")) return parse_windows(lower);
+  return parse_linux(file_name);
+}
+
+std::optional<CudnnFileName> parse_cudnn_library_name(std::string_view file_name) {
+  auto name = parse_cudnn_file_name(file_name);
+  if (!name || (name->kind != CudnnFileKind::kRuntime && name->kind != CudnnFileKind::kDevLink)) return std::nullopt;
+  return name;
 }
 
 std::optional<CudnnDistInfo> parse_cudnn_dist_info(std::string_view name) {
@@ -66,13 +135,69 @@ std::optional<CudnnDistInfo> parse_cudnn_dist_info(std::string_view name) {
   if (dash == std::string_view::npos || !all_digits(rest.substr(0, dash)) || dash > 3) return std::nullopt;
   auto version = Version::parse(rest.substr(dash + 1));
   if (!version) return std::nullopt;
-  return CudnnDistInfo{std::stoi(std::string(rest.substr(0, dash))), *version};
+  return CudnnDistInfo{Version::parse(rest.substr(0, dash))->major(), *version};
 }
 
 std::string cudnn_library_file_name(const std::string& component, int major, bool windows) {
   std::string base = component == "cudnn" ? "cudnn" : "cudnn_" + component;
   if (windows) return base + "64_" + std::to_string(major) + ".dll";
   return "lib" + base + ".so." + std::to_string(major);
+}
+
+std::vector<std::string> cudnn_sublibrary_names_tried(const std::string& component, const std::optional<Version>& version,
+                                                       int major) {
+  std::string base = "libcudnn_" + component + ".so";
+  std::vector<std::string> names;
+  if (version) {
+    const Version& v = *version;
+    names.push_back(base + "." + std::to_string(v.at(0)) + "." + std::to_string(v.at(1)) + "." + std::to_string(v.at(2)));
+    names.push_back(base + "." + std::to_string(v.at(0)) + "." + std::to_string(v.at(1)));
+  }
+  names.push_back(base + "." + std::to_string(major));
+  return names;
+}
+
+std::vector<std::string> cudnn_version_header_names(int major) {
+  if (major <= 0) return {"cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h"};
+  std::string m = std::to_string(major);
+  return {"cudnn_version_v" + m + ".h", "cudnn_version.h", "cudnn_v" + m + ".h", "cudnn.h"};
+}
+
+std::string cudnn_shim_pattern(bool windows) { return windows ? "cudnn64_N.dll" : "libcudnn.so.N"; }
+
+std::string cudnn_library_glob(int major, bool windows) {
+  return windows ? "cudnn*64_" + std::to_string(major) + ".dll" : "libcudnn*.so." + std::to_string(major);
+}
+
+std::optional<int> parse_cudnn_shorthand(std::string_view text) {
+  constexpr int kDefaultMajor = 9;
+  if (text.starts_with("libcudnn")) text.remove_prefix(3);
+  if (text.starts_with("cudnn")) text.remove_prefix(5);
+  if (text.empty()) return kDefaultMajor;
+  return major_number(text);
+}
+
+std::optional<CudnnDebPackage> parse_cudnn_deb_list_name(std::string_view name) {
+  if (!name.ends_with(".list") || !name.starts_with("libcudnn")) return std::nullopt;
+  std::string_view stem = name.substr(0, name.size() - 5);
+  if (size_t colon = stem.find(':'); colon != std::string_view::npos) {  // ":amd64"
+    std::string_view arch = stem.substr(colon + 1);
+    if (arch.empty() || !valid_component(arch)) return std::nullopt;
+    stem = stem.substr(0, colon);
+  }
+  CudnnDebPackage out;
+  out.package = std::string(stem);
+  std::string_view rest = stem.substr(8);  // "9-cuda-13", "8"
+  size_t dash = rest.find("-cuda-");
+  auto major = major_number(rest.substr(0, dash));
+  if (!major) return std::nullopt;
+  out.major = *major;
+  if (dash != std::string_view::npos) {
+    auto cuda = major_number(rest.substr(dash + 6));
+    if (!cuda) return std::nullopt;
+    out.cuda_major = *cuda;
+  }
+  return out;
 }
 
 std::optional<HeaderVersion> parse_cudnn_header_version(std::string_view text) {

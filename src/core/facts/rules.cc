@@ -24,11 +24,18 @@ std::string string_field(const json& row, const char* key) {
 
 std::vector<std::string> Rules::expected_components(const Version& cudnn) const {
   std::vector<std::string> out;
-  for (const auto& [major, libs] : expected_libraries) {
-    if (major != cudnn.major()) continue;
-    for (const auto& lib : libs) {
-      if (!lib.since.known() || cudnn >= lib.since) out.push_back(lib.component);
-    }
+  for (const ExpectedLibrary* lib : known_components(cudnn.major())) {
+    if (lib->optional) continue;
+    if (!lib->since.known() || cudnn >= lib->since) out.push_back(lib->component);
+  }
+  return out;
+}
+
+std::vector<const ExpectedLibrary*> Rules::known_components(int major) const {
+  std::vector<const ExpectedLibrary*> out;
+  for (const auto& [m, libs] : expected_libraries) {
+    if (m != major) continue;
+    for (const auto& lib : libs) out.push_back(&lib);
   }
   return out;
 }
@@ -104,7 +111,10 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
     const json expected = doc.value("expected_libraries", json::object());
     for (const auto& [major, libs] : expected.items()) {
       std::vector<ExpectedLibrary> list;
-      for (const auto& lib : libs) list.push_back({string_field(lib, "component"), version_field(lib, "since")});
+      for (const auto& lib : libs) {
+        list.push_back({string_field(lib, "component"), version_field(lib, "since"), lib.value("optional", false),
+                        string_field(lib, "loaded_by"), string_field(lib, "source")});
+      }
       rules.expected_libraries.emplace_back(std::stoi(major), std::move(list));
     }
   } catch (const std::exception& e) {

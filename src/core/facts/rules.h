@@ -48,6 +48,9 @@ struct KnownBadRelease {
 struct ExpectedLibrary {
   std::string component;      // "cudnn", "graph", "ops_infer", ...
   Version since;              // first release that ships it (empty = every release of the major)
+  bool optional = false;      // loaded when present, never required ("ext")
+  std::string loaded_by;      // the component that dlopen()s it on Linux; "" = the shim
+  std::string source;
 };
 
 struct Rules {
@@ -60,8 +63,12 @@ struct Rules {
   std::vector<KnownBadRelease> known_bad;
   std::vector<std::pair<int, std::vector<ExpectedLibrary>>> expected_libraries;  // by cuDNN major
 
-  // Components a release must have; empty when the major is unknown to the rules.
+  // Components a release must have, the shim ("cudnn") first, in the order cuDNN loads them;
+  // empty when the major is unknown to the rules. A version of only the major (Version{9})
+  // gets the components every release of that major has.
   std::vector<std::string> expected_components(const Version& cudnn) const;
+  // Every component the rules know for a major, required or not.
+  std::vector<const ExpectedLibrary*> known_components(int major) const;
   const DriverMinimum* driver_minimum_for(const Version& cuda) const;  // exact major.minor row
   const MajorDriverMinimum* major_driver_minimum_for(int cuda_major) const;
   const CudaVariantRange* cuda_variant_for(int cuda_major) const;

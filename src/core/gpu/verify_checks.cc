@@ -5,6 +5,7 @@
 
 #include "facts/cudnn_status.h"
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 
@@ -20,10 +21,6 @@ Finding make_finding(std::string id, Severity severity, std::string title, std::
   f.evidence = std::move(evidence);
   f.fix = std::move(fix);
   return f;
-}
-
-bool contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
 }
 
 }  // namespace
@@ -78,13 +75,12 @@ std::vector<std::string> header_candidates(const std::string& lib_dir) {
   std::string leaf(paths::basename(dir));
   // lib/x64 (Windows archives) and targets/<arch>/lib (toolkits) keep include one level up.
   if (leaf == "x64") root = paths::parent(root);
-  for (const char* name : {"cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h"}) {
-    out.push_back(paths::join(paths::join(root, "include"), name));
-  }
+  const std::vector<std::string> names = cudnn_version_header_names(0);
+  for (const auto& name : names) out.push_back(paths::join(paths::join(root, "include"), name));
   // Debian/Ubuntu: /usr/lib/<triplet> -> /usr/include/<triplet> and /usr/include.
   if (paths::parent(dir) == "/usr/lib" && leaf.find("-linux-gnu") != std::string::npos) {
-    for (const char* name : {"cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn_version.h"}) {
-      out.push_back("/usr/include/" + leaf + "/" + name);
+    for (const auto& name : names) {
+      if (name != "cudnn.h") out.push_back("/usr/include/" + leaf + "/" + name);
     }
   }
   if (dir == "/usr/lib64" || dir == "/usr/lib" || (paths::parent(dir) == "/usr/lib")) {
@@ -122,19 +118,7 @@ StageResult check_headers(const HeaderFacts& facts, std::optional<Version>* head
 // library set
 
 std::vector<std::string> required_sublibraries(int major, const Version& version) {
-  if (major >= 9) {
-    std::vector<std::string> out = {"graph", "ops", "cnn", "adv", "heuristic", "engines_precompiled",
-                                    "engines_runtime_compiled"};
-    if (version >= Version{9, 21}) out.push_back("engines_tensor_ir");
-    return out;
-  }
-  if (major == 8) return {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
-  return {};
-}
-
-std::vector<std::string> optional_sublibraries(int major) {
-  if (major >= 9) return {"engines_tensor_ir", "ext"};
-  return {};
+  return required_cudnn_sublibraries(version.major() == major ? version : Version{major});
 }
 
 std::string explain_load_error(const std::string& msg) {
@@ -157,16 +141,11 @@ namespace {
 
 // "/x/libcudnn_cnn.so.9.14.0" -> 9.14.0; unknown when the name carries only the major.
 Version version_from_file_name(const std::string& path) {
-  static const std::regex re(R"(\.so\.(\d+\.\d+\.\d+)$)");
-  std::smatch m;
-  if (std::regex_search(path, m, re)) return Version::parse(m[1].str()).value_or(Version{});
-  return Version{};
+  auto name = parse_cudnn_library_name(paths::basename(path));
+  return name && !name->windows && name->version.parts.size() == 3 ? name->version : Version{};
 }
 
-bool is_cudnn_module(std::string_view path) {
-  std::string_view base = paths::basename(path);
-  return base.rfind("libcudnn", 0) == 0 || (base.rfind("cudnn", 0) == 0 && contains(base, ".dll"));
-}
+bool is_cudnn_module(std::string_view path) { return parse_cudnn_library_name(paths::basename(path)).has_value(); }
 
 std::string describe_load(const LibraryLoad& l) {
   std::string out = l.path;

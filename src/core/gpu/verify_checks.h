@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "facts/cudnn_components.h"
 #include "facts/cudnn_files.h"  // cudnn_library_file_name, parse_cudnn_header_version
 #include "gpu/verify_model.h"
 #include "base/version.h"
@@ -41,10 +42,9 @@ struct HeaderFacts {
 StageResult check_headers(const HeaderFacts& facts, std::optional<Version>* header_version);
 
 // --- library set ---
-// Sub-libraries a copy must have: 9.x the eight of 9.0 (+ engines_tensor_ir from 9.21),
-// 8.x the six infer/train ones; facts/cudnn-packaging.md §2.
+// Sub-libraries a copy must have (facts/cudnn_components.h); `version` may be unknown (the shim
+// did not load): then what every release of `major` has.
 std::vector<std::string> required_sublibraries(int major, const Version& version);
-std::vector<std::string> optional_sublibraries(int major);  // loaded when present ("ext")
 
 struct LibraryLoad {
   std::string component;   // "cudnn" (shim), "ops", "engines_precompiled", ...

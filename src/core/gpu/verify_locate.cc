@@ -1,9 +1,10 @@
 #include "gpu/verify_locate.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
+#include "facts/machines.h"
 
 namespace cudnnup {
 
@@ -11,11 +12,8 @@ namespace {
 
 // The shim's major from its file name, or 0: libcudnn.so.9 -> 9, cudnn64_8.dll -> 8.
 int shim_major(const std::string& name, bool windows) {
-  static const std::regex posix(R"(^libcudnn\.so\.(\d+)$)");
-  static const std::regex win(R"(^cudnn64_(\d+)\.dll$)", std::regex::icase);
-  std::smatch m;
-  if (std::regex_match(name, m, windows ? win : posix)) return std::stoi(m[1].str());
-  return 0;
+  auto parsed = parse_cudnn_library_name(name);
+  return parsed && parsed->windows == windows && parsed->shim() && parsed->soname ? parsed->major : 0;
 }
 
 Result<CopyLocation> scan_dir(const FileSystem& fs, const std::string& dir, bool windows) {
@@ -33,11 +31,9 @@ Result<CopyLocation> scan_dir(const FileSystem& fs, const std::string& dir, bool
   auto canonical = fs.canonical(dir);
   loc.lib_dir = canonical ? *canonical : dir;
   loc.shim = paths::join(loc.lib_dir, paths::basename(loc.shim));
-  const std::string suffix = windows ? "64_" + std::to_string(loc.major) + ".dll" : ".so." + std::to_string(loc.major);
   for (const auto& e : *entries) {
-    bool sub = windows ? (e.name.rfind("cudnn_", 0) == 0) : (e.name.rfind("libcudnn_", 0) == 0);
-    if (sub && e.name.size() > suffix.size() &&
-        e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    auto name = parse_cudnn_library_name(e.name);
+    if (name && name->windows == windows && !name->shim() && name->soname && name->major == loc.major) {
       loc.sublibrary_files.push_back(paths::join(loc.lib_dir, e.name));
     }
   }
@@ -52,8 +48,8 @@ Result<CopyLocation> locate_copy(const FileSystem& fs, const std::string& path, 
   if (fs.is_file(p)) {
     if (!shim_major(std::string(paths::basename(p)), windows)) {
       return make_error(ErrorCode::kUsage,
-                        p + " is not a cuDNN shim library (expected " +
-                            (windows ? "cudnn64_N.dll" : "libcudnn.so.N") + "); pass the copy's directory instead",
+                        p + " is not a cuDNN shim library (expected " + cudnn_shim_pattern(windows) +
+                            "); pass the copy's directory instead",
                         p);
     }
     p = paths::parent(p);
@@ -69,7 +65,7 @@ Result<CopyLocation> locate_copy(const FileSystem& fs, const std::string& path, 
     if (loc) return loc;
   }
   return make_error(ErrorCode::kNotFound,
-                    "no cuDNN library (" + std::string(windows ? "cudnn64_N.dll" : "libcudnn.so.N") + ") in " + p +
+                    "no cuDNN library (" + cudnn_shim_pattern(windows) + ") in " + p +
                         " or its lib/, lib64/, bin/ folders; `cudnnup doctor` lists the copies on this machine",
                     p);
 }
@@ -80,7 +76,8 @@ std::vector<std::string> default_copy_dirs(const Environment& env) {
     if (auto v = env.get(var); v && !v->empty()) out.push_back(paths::normalize(*v));
   }
   if (env.windows()) return out;
-  for (const char* dir : {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/aarch64-linux-gnu"}) {
+  for (const std::string& dir : {std::string("/usr/local/cuda/lib64"), "/usr/lib/" + multiarch_triplet_of(env.arch),
+                                  std::string("/usr/lib64")}) {
     out.push_back(dir);
   }
   return out;
@@ -104,11 +101,8 @@ std::string find_nvcc(const FileSystem& fs, const Environment& env) {
 }
 
 std::string sublibrary_component(const std::string& file_name) {
-  static const std::regex posix(R"(^libcudnn_(.+)\.so\.\d+$)");
-  static const std::regex win(R"(^cudnn_(.+)64_\d+\.dll$)", std::regex::icase);
-  std::smatch m;
-  if (std::regex_match(file_name, m, posix) || std::regex_match(file_name, m, win)) return m[1].str();
-  return {};
+  auto name = parse_cudnn_library_name(file_name);
+  return name && !name->shim() && name->soname ? name->component : std::string();
 }
 
 }  // namespace cudnnup

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
-#include "facts/cudnn_files.h"
 #include "base/paths.h"
+#include "facts/cudnn_components.h"
+#include "facts/cudnn_files.h"
+#include "facts/machines.h"
 
 namespace cudnnup {
 namespace {
@@ -18,36 +19,6 @@ uint32_t le32(const std::string& s, size_t at) {
   return static_cast<uint32_t>(le16(s, at)) | (static_cast<uint32_t>(le16(s, at + 2)) << 16);
 }
 
-std::string machine_for_arch(ArchiveArch a) {
-  switch (a) {
-    case ArchiveArch::kX86_64: return "x86_64";
-    case ArchiveArch::kSbsa:
-    case ArchiveArch::kAarch64Jetson: return "aarch64";
-    case ArchiveArch::kPpc64le: return "ppc64le";
-    case ArchiveArch::kArm64: return "arm64";
-    case ArchiveArch::kUnknown: break;
-  }
-  return {};
-}
-
-// Recognises cuDNN library file names: libcudnn_ops.so.9.1.0, libcudnn.so, cudnn_cnn64_9.dll.
-bool classify_library(const std::string& base, std::string* component, int* major, bool* shared) {
-  static const std::regex so(R"(^libcudnn(?:_([a-z_]+?))?\.so(?:\.(\d+)(?:\.\d+)*)?$)");
-  static const std::regex dll(R"(^cudnn(?:_([a-z_]+?))?64_(\d+)\.dll$)", std::regex::icase);
-  static const std::regex ar(R"(^libcudnn(?:_([a-z_]+?))?(?:_static)?(?:_v(\d+))?\.a$)");
-  static const std::regex lib(R"(^cudnn(?:_([a-z_]+?))?(?:64_(\d+))?\.lib$)", std::regex::icase);
-  std::smatch m;
-  for (const auto* re : {&so, &dll, &ar, &lib}) {
-    if (std::regex_match(base, m, *re)) {
-      *component = m[1].matched ? m[1].str() : "cudnn";
-      *major = m[2].matched ? std::stoi(m[2].str()) : 0;
-      *shared = re == &so || re == &dll;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 BinaryFormat sniff_binary(const std::string& head, std::string* machine) {
@@ -56,32 +27,22 @@ BinaryFormat sniff_binary(const std::string& head, std::string* machine) {
     bool little = head[5] == 1;
     uint16_t m = little ? le16(head, 18)
                         : static_cast<uint16_t>((static_cast<unsigned char>(head[18]) << 8) | static_cast<unsigned char>(head[19]));
-    if (m == 62) *machine = "x86_64";
-    else if (m == 183) *machine = "aarch64";
-    else if (m == 21) *machine = little ? "ppc64le" : "ppc64";
-    else *machine = "elf-machine-" + std::to_string(m);
+    const Machine* known = machine_by_elf(m);
+    *machine = !known ? "elf-machine-" + std::to_string(m) : little ? std::string(known->name) : std::string(known->name) + "-big-endian";
     return BinaryFormat::kElf;
   }
   if (head.size() >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
     uint32_t pe = le32(head, 0x3c);
-    if (pe + 6 <= head.size() && head.compare(pe, 4, std::string("PE\0\0", 4)) == 0) {
+    if (uint64_t(pe) + 6 <= head.size() && head.compare(pe, 4, std::string("PE\0\0", 4)) == 0) {
       uint16_t m = le16(head, pe + 4);
-      if (m == 0x8664) *machine = "x86_64";
-      else if (m == 0xAA64) *machine = "arm64";
-      else if (m == 0x014c) *machine = "i386";
-      else *machine = "pe-machine-" + std::to_string(m);
+      const Machine* known = machine_by_pe(m);
+      *machine = known ? std::string(known->name) : "pe-machine-" + std::to_string(m);
       return BinaryFormat::kPe;
     }
     return BinaryFormat::kNone;
   }
   if (head.compare(0, 8, "!<arch>\n") == 0) return BinaryFormat::kArStatic;
   return BinaryFormat::kNone;
-}
-
-std::vector<std::string> required_components(const Version& v) {
-  if (v.major() >= 9) return {"cudnn", "graph", "ops", "cnn", "adv", "heuristic", "engines_precompiled", "engines_runtime_compiled"};
-  if (v.major() == 8) return {"cudnn", "ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
-  return {"cudnn"};
 }
 
 std::string merge_destination(const std::string& rel, bool windows, const std::string& linux_lib_dir) {
@@ -145,10 +106,12 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
   std::set<std::string> shared_components;
   for (const auto& item : items) {
     if (item.kind == EntryKind::kDirectory) continue;
-    std::string base(paths::basename(item.rel));
+    auto file = parse_cudnn_file_name(paths::basename(item.rel));
+    if (!file || file->kind == CudnnFileKind::kHeader) continue;
     LibraryCheck lib;
-    bool shared = false;
-    if (!classify_library(base, &lib.component, &lib.major, &shared)) continue;
+    lib.component = file->component;
+    lib.major = file->major;
+    const bool shared = file->kind == CudnnFileKind::kRuntime || file->kind == CudnnFileKind::kDevLink;
     lib.rel = item.rel;
     lib.is_link = item.kind == EntryKind::kSymlink;
     if (lib.major) majors.insert(lib.major);
@@ -157,7 +120,7 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
         r.errors.push_back(item.rel + " is empty (0 bytes): a broken download or unpack");
       } else {
         lib.format = sniff_binary(item.head, &lib.machine);
-        bool is_import_or_static = base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.substr(base.size() - 4) == ".lib");
+        bool is_import_or_static = file->kind == CudnnFileKind::kStatic || file->kind == CudnnFileKind::kImport;
         if (shared && lib.format != BinaryFormat::kElf && lib.format != BinaryFormat::kPe) {
           r.errors.push_back(item.rel + " is not a shared library (neither ELF nor PE header)");
         } else if (is_import_or_static && lib.format != BinaryFormat::kArStatic && lib.format != BinaryFormat::kPe) {
@@ -187,7 +150,7 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
     r.errors.push_back(std::string("wrong platform: the file name says ") + archive_platform_name(name->platform) +
                        " but the libraries are " + (r.platform == ArchivePlatform::kLinux ? "Linux ELF" : "Windows PE") + " files");
   }
-  if (name && !r.machine.empty() && machine_for_arch(name->arch) != r.machine) {
+  if (name && !r.machine.empty() && archive_arch_machine(name->arch) != r.machine) {
     r.errors.push_back("wrong architecture: the file name says " + std::string(archive_arch_name(name->arch)) +
                        " but the libraries are built for " + r.machine);
   }
@@ -197,21 +160,15 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
 
   // 4. The library set expected for this major.
   if (r.header_version.known()) {
-    for (const auto& c : required_components(r.header_version)) {
+    for (const auto& c : required_cudnn_components(r.header_version)) {
       if (!shared_components.count(c)) r.missing.push_back(c);
     }
     for (const auto& c : r.missing) {
       r.errors.push_back("the " + (c == "cudnn" ? std::string("shim library (libcudnn / cudnn64_N)") : "'" + c + "' sub-library") +
                          " of cuDNN " + std::to_string(r.header_version.major()) + " is missing");
     }
-    auto required = required_components(r.header_version);
-    std::set<std::string> known(required.begin(), required.end());
-    if (r.header_version.major() >= 9) {
-      known.insert({"engines_tensor_ir", "ext"});
-      if (r.header_version >= Version{9, 21} && !shared_components.count("engines_tensor_ir")) {
-        r.warnings.push_back("cuDNN 9.21+ normally ships libcudnn_engines_tensor_ir; this archive does not");
-      }
-    }
+    auto names = known_cudnn_components(r.header_version.major());
+    std::set<std::string> known(names.begin(), names.end());
     for (const auto& c : shared_components) {
       if (!known.count(c)) r.warnings.push_back("unknown cuDNN sub-library '" + c + "' (newer than cudnnup knows?)");
     }

@@ -34,7 +34,7 @@ struct LibraryCheck {
   int major = 0;               // from the name
   bool is_link = false;
   BinaryFormat format = BinaryFormat::kNone;
-  std::string machine;         // "x86_64", "aarch64", "ppc64le", "arm64" from the header
+  std::string machine;         // "x86_64", "aarch64", "ppc64le" from the header (facts/machines.h)
 };
 
 struct ContentReport {
@@ -57,9 +57,6 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
 
 // Reads the format and machine from the first bytes of a binary ("" machine when unknown).
 BinaryFormat sniff_binary(const std::string& head, std::string* machine);
-
-// Which components a cuDNN major must ship ("cudnn" is the shim).
-std::vector<std::string> required_components(const Version& version);
 
 // Where an archive item goes: the store keeps the archive's own layout (include/, lib/ or
 // bin/), the toolkit merge maps lib -> lib64 on Linux and bin -> bin, lib/x64 -> lib/x64 on

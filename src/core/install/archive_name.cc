@@ -5,15 +5,11 @@
 #include <regex>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return out;
-}
 
 // Browsers and download managers append " (1)", "(2)" to repeated downloads.
 std::string strip_duplicate_suffix(std::string s) {
@@ -26,28 +22,6 @@ const char* kFormsHelp =
     "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip or cudnn-11.2-linux-x64-v8.1.1.33.tgz";
 
 }  // namespace
-
-const char* archive_platform_name(ArchivePlatform p) {
-  switch (p) {
-    case ArchivePlatform::kLinux: return "linux";
-    case ArchivePlatform::kWindows: return "windows";
-    case ArchivePlatform::kMacos: return "macos";
-    case ArchivePlatform::kUnknown: break;
-  }
-  return "unknown";
-}
-
-const char* archive_arch_name(ArchiveArch a) {
-  switch (a) {
-    case ArchiveArch::kX86_64: return "x86_64";
-    case ArchiveArch::kSbsa: return "sbsa";
-    case ArchiveArch::kAarch64Jetson: return "aarch64";
-    case ArchiveArch::kPpc64le: return "ppc64le";
-    case ArchiveArch::kArm64: return "arm64";
-    case ArchiveArch::kUnknown: break;
-  }
-  return "unknown";
-}
 
 std::string ArchiveName::platform_key() const {
   if (platform != ArchivePlatform::kLinux && platform != ArchivePlatform::kWindows) return {};
@@ -62,7 +36,7 @@ std::string ArchiveName::expected_top_dir() const {
 
 std::pair<std::string, std::string> split_archive_extension(std::string_view file_name) {
   static const char* kExts[] = {".tar.xz", ".tar.gz", ".tar.bz2", ".tgz", ".txz", ".tar", ".zip"};
-  std::string low = lower(file_name);
+  std::string low = ascii_lower(file_name);
   for (const char* ext : kExts) {
     std::string e(ext);
     if (low.size() > e.size() && low.compare(low.size() - e.size(), e.size(), e) == 0) {
@@ -76,9 +50,9 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
   ArchiveName out;
   out.file_name = std::string(paths::basename(paths::normalize(path)));
   auto [base, ext] = split_archive_extension(out.file_name);
-  out.extension = lower(ext);
+  out.extension = ascii_lower(ext);
   out.base_name = base;
-  std::string name = lower(strip_duplicate_suffix(base));
+  std::string name = ascii_lower(strip_duplicate_suffix(base));
 
   if (name.rfind("cudnn_samples", 0) == 0 || name.rfind("cudnn-samples", 0) == 0) {
     return make_error(ErrorCode::kUnsupported,
@@ -103,11 +77,7 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
     out.era = ArchiveEra::kArchive;
     out.platform = m[1] == "linux" ? ArchivePlatform::kLinux : ArchivePlatform::kWindows;
     std::string arch = m[2];
-    if (arch.rfind("x86", 0) == 0 || arch == "x64" || arch == "amd64") out.arch = ArchiveArch::kX86_64;
-    else if (arch == "sbsa") out.arch = ArchiveArch::kSbsa;
-    else if (arch == "aarch64") out.arch = ArchiveArch::kAarch64Jetson;
-    else if (arch == "ppc64le") out.arch = ArchiveArch::kPpc64le;
-    else if (arch == "arm64") out.arch = ArchiveArch::kArm64;
+    out.arch = archive_arch_from_word(arch);
     out.version = *Version::parse(m[3].str());
     out.cuda_variant = m[4];
     bool ok_combo = out.platform == ArchivePlatform::kLinux
@@ -126,13 +96,9 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
     out.cuda_variant = m[1];
     std::string os = m[2];
     out.platform = os == "linux" ? ArchivePlatform::kLinux : os == "osx" ? ArchivePlatform::kMacos : ArchivePlatform::kWindows;
-    std::string arch = m[3];
-    if (arch == "ppc64le") out.arch = ArchiveArch::kPpc64le;
-    else if (arch == "aarch64sbsa" || arch == "sbsa") out.arch = ArchiveArch::kSbsa;
-    else out.arch = ArchiveArch::kX86_64;
+    out.arch = archive_arch_from_word(m[3].str());
     out.version = *Version::parse(m[4].str());
-    std::string arch_word = out.arch == ArchiveArch::kX86_64 ? "x64" : out.arch == ArchiveArch::kSbsa ? "aarch64sbsa" : "ppc64le";
-    out.canonical_name = "cudnn-" + out.cuda_variant + "-" + os + "-" + arch_word + "-v" + out.version.str() +
+    out.canonical_name = "cudnn-" + out.cuda_variant + "-" + os + "-" + legacy_archive_arch_word(out.arch) + "-v" + out.version.str() +
                          (out.platform == ArchivePlatform::kWindows ? ".zip" : ".tgz");
   } else {
     return make_error(ErrorCode::kUsage, "'" + out.file_name + "' is not a cuDNN archive name: " + kFormsHelp,

@@ -8,18 +8,14 @@
 
 #include "base/result.h"
 #include "base/version.h"
+#include "facts/machines.h"  // ArchivePlatform, ArchiveArch and their names
 
 namespace cudnnup {
 
-enum class ArchivePlatform { kUnknown, kLinux, kWindows, kMacos };
-enum class ArchiveArch { kUnknown, kX86_64, kSbsa, kAarch64Jetson, kPpc64le, kArm64 };
 enum class ArchiveEra {
   kLegacy,   // <= 8.2: cudnn-11.2-linux-x64-v8.1.1.33.tgz, top folder "cuda/"
   kArchive,  // >= 8.3: cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz, top folder = base name
 };
-
-const char* archive_platform_name(ArchivePlatform p);  // "linux", "windows", "macos"
-const char* archive_arch_name(ArchiveArch a);          // "x86_64", "sbsa", "aarch64", "ppc64le", "arm64"
 
 struct ArchiveName {
   std::string file_name;      // as given, without directories

@@ -6,15 +6,11 @@
 #include <string_view>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-std::string lower(const std::string& s) {
-  std::string out = s;
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return out;
-}
 
 std::vector<std::string> split_components(const std::string& path) {
   std::vector<std::string> out;
@@ -99,7 +95,7 @@ std::string windows_name_hazard(const std::string& part) {
   if (part.back() == '.' || part.back() == ' ') {
     return "a name ending in '.' or ' ' (Windows drops it, so it would land on another file)";
   }
-  std::string stem = lower(part.substr(0, part.find('.')));
+  std::string stem = ascii_lower(part.substr(0, part.find('.')));
   while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "CON .txt" is CON too
   // COM/LPT with a superscript 1-3 (UTF-8 C2 B9, C2 B2, C2 B3) are device names as well.
   static const std::set<std::string> devices = {
@@ -157,7 +153,7 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
     if (i > 1) {
       // Every parent must be a directory (seen or implied), never a link or file in the archive.
       // Looked up without case: on Windows and macOS "D/x" is written through the link "d".
-      auto spelled = folded_.find(lower(rel));
+      auto spelled = folded_.find(ascii_lower(rel));
       auto parent = kinds_.find(spelled != folded_.end() ? spelled->second : rel);
       if (parent != kinds_.end() && parent->second != EntryKind::kDirectory) {
         return refuse(raw, "its parent '" + rel + "' is a " + entry_kind_name(parent->second) +
@@ -172,7 +168,7 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
     if (seen->second == EntryKind::kDirectory && e.kind == EntryKind::kDirectory) return rel;  // harmless repeat
     return refuse(raw, "duplicate entry (a later copy would silently replace the first)");
   }
-  std::string folded = lower(rel);
+  std::string folded = ascii_lower(rel);
   auto twin = folded_.find(folded);
   if (twin != folded_.end() && twin->second != rel) {
     return refuse(raw, "differs only in letter case from '" + twin->second +
@@ -194,7 +190,7 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   for (size_t i = 1; i + 1 < parts.size(); ++i) {
     prefix += (prefix.empty() ? "" : "/") + parts[i];
     kinds_.emplace(prefix, EntryKind::kDirectory);
-    folded_.emplace(lower(prefix), prefix);
+    folded_.emplace(ascii_lower(prefix), prefix);
   }
   kinds_[rel] = e.kind;
   folded_[folded] = rel;

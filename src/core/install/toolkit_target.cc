@@ -36,38 +36,33 @@ ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, boo
 
 std::vector<std::string> find_toolkit_cudnn_files(const FileSystem& fs, const ToolkitTarget& t) {
   std::vector<std::string> out;
-  auto scan = [&](const std::string& dir, const std::regex& re) {
+  auto scan = [&](const std::string& dir, std::initializer_list<CudnnFileKind> kinds) {
     auto entries = fs.list_dir(t.root + "/" + dir);
     if (!entries) return;
     for (const auto& e : *entries) {
       if (e.type == FileType::kDirectory) continue;
-      if (std::regex_match(e.name, re)) out.push_back(t.root + "/" + dir + "/" + e.name);
+      auto name = parse_cudnn_file_name(e.name);
+      if (!name || name->windows != (t.windows && name->kind != CudnnFileKind::kHeader)) continue;
+      if (std::find(kinds.begin(), kinds.end(), name->kind) != kinds.end()) out.push_back(t.root + "/" + dir + "/" + e.name);
     }
   };
-  scan("include", std::regex(R"(^cudnn.*\.h$)"));
+  scan("include", {CudnnFileKind::kHeader});
   if (t.windows) {
-    scan("bin", std::regex(R"(^cudnn.*\.dll$)", std::regex::icase));
-    scan("bin/x64", std::regex(R"(^cudnn.*\.dll$)", std::regex::icase));
-    scan("lib/x64", std::regex(R"(^cudnn.*\.lib$)", std::regex::icase));
+    scan("bin", {CudnnFileKind::kRuntime});
+    scan("bin/x64", {CudnnFileKind::kRuntime});
+    scan("lib/x64", {CudnnFileKind::kImport});
   } else {
-    scan(t.lib_dir, std::regex(R"(^libcudnn.*\.(so.*|a)$)"));
+    scan(t.lib_dir, {CudnnFileKind::kRuntime, CudnnFileKind::kDevLink, CudnnFileKind::kStatic});
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
 int cudnn_major_of_file(const FileSystem& fs, const std::string& path) {
-  std::string base(paths::basename(path));
-  static const std::regex so(R"(^libcudnn.*\.so\.(\d+).*$)");
-  static const std::regex dll(R"(^cudnn.*64_(\d+)\.(dll|lib)$)", std::regex::icase);
-  static const std::regex versioned_header(R"(^cudnn.*_v(\d+)\.h$)");
-  static const std::regex v8_header(R"(^cudnn_(ops|cnn|adv)_(infer|train)\.h$)");
-  std::smatch m;
-  if (std::regex_match(base, m, so) || std::regex_match(base, m, dll) || std::regex_match(base, m, versioned_header)) {
-    return std::stoi(m[1].str());
-  }
-  if (std::regex_match(base, v8_header)) return 8;
-  if (base == "cudnn_version.h" || base == "cudnn.h") {
+  auto name = parse_cudnn_file_name(paths::basename(path));
+  if (!name) return 0;
+  if (name->major) return name->major;
+  if (name->kind == CudnnFileKind::kHeader && (name->component == "version" || name->component == "cudnn")) {
     if (auto text = fs.read_file(path, 1 << 20)) {
       if (auto v = parse_cudnn_header_version(*text)) return v->version.major();
     }

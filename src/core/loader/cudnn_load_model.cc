@@ -1,30 +1,13 @@
 #include "loader/cudnn_load_model.h"
 
-#include "facts/cudnn_files.h"
-
 #include <map>
 
 #include "base/paths.h"
+#include "facts/cudnn_components.h"
+#include "facts/cudnn_files.h"
 
 namespace cudnnup {
 namespace {
-
-// Who dlopen()s which component, per major (observed on 9.19; 8.x shims load theirs directly).
-struct Step {
-  std::string component;
-  std::string loaded_by;  // "" = the shim, else the component that loads it
-};
-
-std::vector<Step> steps_for_major(int major) {
-  if (major >= 9) {
-    return {{"graph", ""}, {"ops", ""}, {"cnn", ""}, {"adv", ""},
-            {"engines_precompiled", "graph"}, {"engines_runtime_compiled", "graph"}, {"heuristic", "graph"}};
-  }
-  if (major == 8) {
-    return {{"ops_infer", ""}, {"ops_train", ""}, {"cnn_infer", ""}, {"cnn_train", ""}, {"adv_infer", ""}, {"adv_train", ""}};
-  }
-  return {};
-}
 
 std::optional<Version> version_from_header(const std::string& text) {
   auto parsed = parse_cudnn_header_version(text);
@@ -49,8 +32,13 @@ std::optional<Version> cudnn_copy_version(const FileSystem& fs, const std::strin
   // Toolkit and archive layouts keep include/ next to lib/; Debian packages put the headers in
   // /usr/include/<triplet>/ for libraries in /usr/lib/<triplet>/.
   std::string triplet(paths::basename(dir));
-  for (const std::string& rel : {std::string("../include/cudnn_version.h"), std::string("../include/cudnn_version_v9.h"),
-                                "../../include/" + triplet + "/cudnn_version_v9.h", "../../include/" + triplet + "/cudnn_version.h"}) {
+  std::vector<std::string> candidates;
+  for (const std::string& include : {std::string("../include"), "../../include/" + triplet}) {
+    for (const std::string& name : cudnn_version_header_names(0)) {
+      if (name != "cudnn.h") candidates.push_back(include + "/" + name);  // 8.x and 9.x: cudnn_version*.h
+    }
+  }
+  for (const std::string& rel : candidates) {
     std::string header = paths::normalize(paths::join(dir, rel));
     if (auto text = fs.read_file(header, 1 << 20)) {
       if (auto v = version_from_header(*text)) {
@@ -100,21 +88,13 @@ CudnnLoad model_cudnn_loading(const FileSystem& fs, LoaderSimulation& sim, const
   }
   std::string shim_dir = paths::parent(shim.canonical);
   std::map<std::string, int> component_object;
-  for (const Step& step : steps_for_major(major)) {
+  for (const CudnnLoadStep& step : cudnn_load_steps(load.shim_version ? *load.shim_version : Version{major})) {
     CudnnSubLibrary sub;
     sub.component = step.component;
     int caller = step.loaded_by.empty() ? shim_object : (component_object.count(step.loaded_by) ? component_object[step.loaded_by] : -1);
     if (caller < 0) continue;  // its loader did not load
     sub.requested_by = sim.objects()[caller].path;
-    std::string base = "libcudnn_" + step.component + ".so";
-    std::vector<std::string> names;
-    if (load.shim_version) {
-      const Version& v = *load.shim_version;
-      names.push_back(base + "." + std::to_string(v.at(0)) + "." + std::to_string(v.at(1)) + "." + std::to_string(v.at(2)));
-      names.push_back(base + "." + std::to_string(v.at(0)) + "." + std::to_string(v.at(1)));
-    }
-    names.push_back(base + "." + std::to_string(major));
-    for (const std::string& name : names) {
+    for (const std::string& name : cudnn_sublibrary_names_tried(step.component, load.shim_version, major)) {
       sub.names_tried.push_back(name);
       sub.resolution = sim.dlopen(name, caller);
       if (sub.resolution.found) break;

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <regex>
 
+#include "facts/cudnn_files.h"
+#include "facts/machines.h"
 #include "loader/cudnn_load_model.h"
 #include "base/path_glob.h"
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-constexpr uint16_t kHostMachine = kHostElfMachine;
+const uint16_t kHostMachine = host_machine().elf;
 
 std::optional<std::string> read_text(const FileSystem& fs, const std::string& path) {
   auto text = fs.read_file(path, 4 << 20);
@@ -38,10 +41,8 @@ std::optional<std::string> dist_info(const FileSystem& fs, const std::string& si
   std::string want = dist;
   std::replace(want.begin(), want.end(), '-', '_');
   for (const auto& e : *entries) {
-    if (e.name.size() < 10 || e.name.compare(e.name.size() - 10, 10, ".dist-info") != 0) continue;
-    std::string stem = e.name.substr(0, e.name.find('-'));
-    std::string lowered;
-    for (char c : stem) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!e.name.ends_with(".dist-info")) continue;
+    std::string lowered = ascii_lower(e.name.substr(0, e.name.find('-')));
     std::replace(lowered.begin(), lowered.end(), '-', '_');
     if (lowered == want) return paths::join(site, e.name);
   }
@@ -184,13 +185,13 @@ FrameworkReport inspect_torch(const FileSystem& fs, const Environment& env, cons
   int major = rep.built_cudnn ? rep.built_cudnn->major() : 9;
   if (caller >= 0) {
     for (const auto& needed : sim.objects()[caller].elf.needed) {
-      if (is_cudnn_shim_name(needed)) major = std::stoi(needed.substr(std::string("libcudnn.so.").size()));
+      if (is_cudnn_shim_name(needed)) major = parse_cudnn_library_name(paths::basename(needed))->major;
     }
   }
   WhichReport base;
   base.target = "torch " + rep.version + " in " + pe.prefix;
   base.target_kind = "framework";
-  rep.load = finish_which(fs, sim, "libcudnn.so." + std::to_string(major), caller < 0 ? 0 : caller, std::move(base));
+  rep.load = finish_which(fs, sim, cudnn_library_file_name("cudnn", major, false), caller < 0 ? 0 : caller, std::move(base));
   if (rep.load->resolution.found) rep.loaded_cudnn = cudnn_copy_version(fs, rep.load->resolution.path, nullptr);
   if (!rep.built_cudnn) {
     // Wheels that bundle cuDNN in torch/lib (older releases) were built for that copy.
@@ -240,7 +241,7 @@ FrameworkReport inspect_dlopen_framework(const FileSystem& fs, const Environment
   WhichReport base;
   base.target = rep.framework + " " + rep.version + " in " + pe.prefix;
   base.target_kind = "framework";
-  rep.load = finish_which(fs, sim, "libcudnn.so." + std::to_string(major), caller < 0 ? 0 : caller, std::move(base));
+  rep.load = finish_which(fs, sim, cudnn_library_file_name("cudnn", major, false), caller < 0 ? 0 : caller, std::move(base));
   if (rep.load->resolution.found) rep.loaded_cudnn = cudnn_copy_version(fs, rep.load->resolution.path, nullptr);
   judge(rep, minor_matters);
   return rep;
@@ -363,7 +364,8 @@ FrameworkReport inspect_onnxruntime(const FileSystem& fs, const Environment& env
       if (elf) {
         for (const auto& n : elf->needed) {
           if (is_cudnn_shim_name(n)) {
-            rep.built_cudnn = Version::parse(n.substr(std::string("libcudnn.so.").size()));
+            auto name = parse_cudnn_library_name(paths::basename(n));
+            rep.built_cudnn = name->version.known() ? name->version : Version{name->major};
             rep.built_cudnn_source = "DT_NEEDED " + n + " of libonnxruntime_providers_cuda.so";
           }
         }

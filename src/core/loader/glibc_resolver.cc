@@ -5,36 +5,11 @@
 #include <sstream>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-std::string join_dirs(const std::vector<std::string>& dirs) {
-  std::string out;
-  for (const auto& d : dirs) out += (out.empty() ? "" : ":") + d;
-  return out;
-}
-
-std::string multiarch_triplet(bool is_64bit, uint16_t machine) {
-  switch (machine) {
-    case 62: return is_64bit ? "x86_64-linux-gnu" : "x86_64-linux-gnux32";
-    case 3: return "i386-linux-gnu";
-    case 183: return "aarch64-linux-gnu";
-    case 21: return "powerpc64le-linux-gnu";
-    case 40: return "arm-linux-gnueabihf";
-    default: return {};
-  }
-}
-
-std::string platform_of(uint16_t machine) {
-  switch (machine) {
-    case 62: return "x86_64";
-    case 3: return "i686";
-    case 183: return "aarch64";
-    case 21: return "ppc64le";
-    default: return elf_machine_name(machine);
-  }
-}
 
 std::string class_name(bool is_64bit) { return is_64bit ? "64-bit" : "32-bit"; }
 
@@ -132,7 +107,7 @@ LoaderSystem loader_system_from(const FileSystem& fs, const Environment& env, bo
       problems->push_back("/etc/ld.so.cache: " + cache.error().message);
     }
   }
-  std::string triplet = multiarch_triplet(is_64bit, machine);
+  std::string triplet = multiarch_triplet(machine, is_64bit);
   if (!triplet.empty() && fs.is_dir("/usr/lib/" + triplet)) {
     sys.default_dirs = {"/lib/" + triplet, "/usr/lib/" + triplet, "/lib", "/usr/lib"};
     sys.lib_token = "lib/" + triplet;
@@ -143,7 +118,7 @@ LoaderSystem loader_system_from(const FileSystem& fs, const Environment& env, bo
     sys.default_dirs = {"/lib", "/usr/lib"};
     sys.lib_token = "lib";
   }
-  sys.platform_token = platform_of(machine);
+  sys.platform_token = elf_machine_name(machine);  // $PLATFORM
   return sys;
 }
 
@@ -337,7 +312,7 @@ Resolution LoaderSimulation::locate(const std::string& name, int requester, cons
     r.notes.push_back("no readable /etc/ld.so.cache: the cache step was skipped, as ld.so does");
   }
   // 6. Default directories.
-  SearchList defaults{SearchRule::kDefault, "default directories (" + join_dirs(system_.default_dirs) + ")", {}};
+  SearchList defaults{SearchRule::kDefault, "default directories (" + join(system_.default_dirs, ":") + ")", {}};
   for (const auto& d : system_.default_dirs) defaults.dirs.emplace_back(d, d);
   search_list(defaults);
 

@@ -76,11 +76,11 @@ struct LoaderSystem {
   std::optional<LdCache> cache;              // nullopt: no cache (or unreadable)
   std::vector<std::string> default_dirs;     // "system search path"
   std::string lib_token = "lib";             // $LIB
-  std::string platform_token = "x86_64";     // $PLATFORM
+  std::string platform_token = elf_machine_name(kElfMachineX86_64);  // $PLATFORM, of `machine`
   std::string cwd = "/";
   std::vector<std::string> hwcaps;           // supported glibc-hwcaps subdirectories, best first
   bool is_64bit = true;                      // the class/machine of the process (from the executable)
-  uint16_t machine = 62;
+  uint16_t machine = kElfMachineX86_64;
 };
 
 // Fills LoaderSystem from the environment and files: LD_LIBRARY_PATH, LD_PRELOAD,

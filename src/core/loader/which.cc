@@ -1,26 +1,23 @@
 #include "loader/which.h"
 
-#include "facts/cudnn_files.h"
-
-
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
+#include "facts/machines.h"
 
 namespace cudnnup {
 namespace {
 
-constexpr uint16_t kHostMachine = kHostElfMachine;
+const uint16_t kHostMachine = host_machine().elf;
 
 bool is_cudnn_file(const std::string& path) {
-  std::string base(paths::basename(path));
-  return base.rfind("libcudnn", 0) == 0 && base.find(".so") != std::string::npos;
+  auto name = parse_cudnn_file_name(paths::basename(path));
+  return name && !name->windows && (name->kind == CudnnFileKind::kRuntime || name->kind == CudnnFileKind::kDevLink);
 }
 
 }  // namespace
 
 std::string normalize_library_name(const std::string& lib) {
-  if (lib.empty() || lib == "cudnn" || lib == "libcudnn") return "libcudnn.so.9";
-  if (all_digits(lib)) return "libcudnn.so." + lib;
-  if (lib.rfind("cudnn", 0) == 0 && all_digits(std::string_view(lib).substr(5))) return "libcudnn.so." + lib.substr(5);
+  if (auto major = parse_cudnn_shorthand(lib)) return cudnn_library_file_name("cudnn", *major, false);
   return lib;
 }
 

@@ -4,21 +4,18 @@
 #include <cctype>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 // How Windows compares two directories: no case, either slash, no trailing separator, and
 // without the double quotes an entry may be wrapped in ("C:\Program Files\x").
 std::string dir_key(const std::string& dir) {
   std::string unquoted = dir;
   unquoted.erase(std::remove(unquoted.begin(), unquoted.end(), '"'), unquoted.end());
-  return lower(paths::normalize(unquoted));
+  return ascii_lower(paths::normalize(unquoted));
 }
 
 // Splits on ';' keeping every token, empty ones included, so joining gives back the same text.
@@ -37,14 +34,6 @@ std::vector<std::string> tokens(const std::string& value) {
   }
 }
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += ';';
-    out += parts[i];
-  }
-  return out;
-}
 
 // Drops the store's entries from `parts`; returns what was dropped.
 std::vector<std::string> drop_store_entries(std::vector<std::string>& parts, const std::string& store_root,
@@ -73,8 +62,8 @@ std::string expand_windows_vars(const std::string& text, const std::map<std::str
     size_t close = text.find('%', open + 1);
     if (close == std::string::npos) break;
     out += text.substr(i, open - i);
-    std::string name = lower(text.substr(open + 1, close - open - 1));
-    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& kv) { return lower(kv.first) == name; });
+    std::string name = ascii_lower(text.substr(open + 1, close - open - 1));
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& kv) { return ascii_lower(kv.first) == name; });
     if (!name.empty() && it != vars.end()) {
       out += it->second;
       i = close + 1;
@@ -112,7 +101,7 @@ PathEditPlan plan_persist_path(const std::string& old_value, const std::string& 
     }
   }
   kept.insert(kept.begin(), dir);
-  plan.new_value = join(kept);
+  plan.new_value = join(kept, ";");
   plan.changed = plan.new_value != old_value;
   return plan;
 }
@@ -123,7 +112,7 @@ PathEditPlan plan_unpersist_path(const std::string& old_value, const std::string
   plan.old_value = old_value;
   std::vector<std::string> parts = tokens(old_value);
   plan.removed = drop_store_entries(parts, store_root, vars);
-  plan.new_value = plan.removed.empty() ? old_value : join(parts);
+  plan.new_value = plan.removed.empty() ? old_value : join(parts, ";");
   plan.changed = plan.new_value != old_value;
   return plan;
 }

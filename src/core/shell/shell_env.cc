@@ -4,21 +4,14 @@
 #include <set>
 
 #include "base/paths.h"
+#include "base/strings.h"
+#include "facts/cudnn_files.h"
 
 namespace cudnnup {
 namespace {
 
 enum class ListKind { kLoader, kLinkTime, kHeaders };
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return out;
-}
 
 // Is this file one of the things the list is searched for, and is it cuDNN?
 struct Relevance {
@@ -27,24 +20,22 @@ struct Relevance {
 };
 
 Relevance classify(std::string_view raw_name, ListKind kind, bool windows) {
-  std::string name = lower(raw_name);
+  std::string name = ascii_lower(raw_name);
   Relevance r;
   switch (kind) {
     case ListKind::kLoader:
     case ListKind::kLinkTime:
       if (windows) {
-        r.relevant = ends_with(name, kind == ListKind::kLoader ? ".dll" : ".lib");
-        r.cudnn = r.relevant && starts_with(name, "cudnn");
+        r.relevant = name.ends_with(kind == ListKind::kLoader ? ".dll" : ".lib");
       } else {
-        r.relevant = starts_with(name, "lib") && (name.find(".so") != std::string::npos || ends_with(name, ".a"));
-        r.cudnn = r.relevant && starts_with(name, "libcudnn");
+        r.relevant = name.starts_with("lib") && (contains(name, ".so") || name.ends_with(".a"));
       }
       break;
     case ListKind::kHeaders:
-      r.relevant = ends_with(name, ".h");
-      r.cudnn = r.relevant && starts_with(name, "cudnn");
+      r.relevant = name.ends_with(".h");
       break;
   }
+  r.cudnn = r.relevant && parse_cudnn_file_name(raw_name).has_value();
   return r;
 }
 
@@ -77,11 +68,6 @@ bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) 
   return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) > 0; });
 }
 
-std::string join_list(const std::vector<std::string>& entries, char sep) {
-  std::string out;
-  for (size_t i = 0; i < entries.size(); ++i) out += (i ? std::string(1, sep) : "") + entries[i];
-  return out;
-}
 
 void plan_list(const FileSystem& fs, const Environment& env, const std::string& var, const std::string& selected,
                ListKind kind, const std::set<std::string>& others, EnvPlan& plan) {
@@ -110,7 +96,7 @@ void plan_list(const FileSystem& fs, const Environment& env, const std::string& 
     }
     result.push_back(entry);
   }
-  plan.changes.push_back({var, join_list(result, env.list_separator())});
+  plan.changes.push_back({var, join(result, std::string(1, env.list_separator()))});
 }
 
 std::string quote_posix(const std::string& s) {

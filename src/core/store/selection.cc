@@ -3,16 +3,11 @@
 #include <cctype>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
-std::string trim(std::string s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 }  // namespace
 
@@ -64,7 +59,7 @@ Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path)
   while (pos <= text->size()) {
     size_t end = text->find('\n', pos);
     if (end == std::string::npos) end = text->size();
-    std::string line = trim(text->substr(pos, end - pos));
+    std::string line(trim(std::string_view(*text).substr(pos, end - pos)));
     pos = end + 1;
     if (line.empty() || line[0] == '#') continue;
     if (auto spec = VersionSpec::parse(line); !spec) {
@@ -89,7 +84,7 @@ Result<SelectionRequest> find_request(const FileSystem& fs, const Environment& e
   if (command_line) {
     request = {SelectionSource::kCommandLine, *command_line, "--version"};
   } else if (auto value = env.get(kVersionEnvVar); value && !trim(*value).empty()) {
-    request = {SelectionSource::kEnvironment, trim(*value), kVersionEnvVar};
+    request = {SelectionSource::kEnvironment, std::string(trim(*value)), kVersionEnvVar};
   } else if (auto pin = find_pin_file(fs, env.cwd)) {
     auto spec = read_pin_file(fs, *pin);
     if (!spec) return spec.error();

@@ -6,6 +6,7 @@
 
 #include "store/current_link.h"
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
 
 namespace cudnnup {
 namespace {
@@ -15,10 +16,6 @@ using nlohmann::json;
 constexpr const char* kAsideDir = ".cudnnup-aside";
 constexpr const char* kNewSuffix = ".cudnnup-new";
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 
 // One pair of dirs: where the store version keeps a kind of file, and where the toolkit does.
 struct DirPair {
@@ -26,25 +23,12 @@ struct DirPair {
   std::string toolkit_sub;  // "lib64", "include", ...
 };
 
-bool is_cudnn_name(const std::string& raw) {
-  std::string n = raw;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return starts_with(n, "libcudnn") || starts_with(n, "cudnn");
-}
-
 // Names that stay the same across versions of one major, so a link to current/<name> keeps
 // working after `cudnnup use`: libcudnn_ops.so, libcudnn_ops.so.9, libcudnn_ops_static.a,
 // cudnn_ops.h, cudnn_ops64_9.dll, cudnn_ops.lib. Not libcudnn_ops.so.9.19.0.
 bool is_stable_name(const std::string& name) {
-  if (!is_cudnn_name(name)) return false;
-  if (ends_with(name, ".so") || ends_with(name, ".a") || ends_with(name, ".h") || ends_with(name, ".dll") ||
-      ends_with(name, ".lib")) {
-    return true;
-  }
-  size_t so = name.rfind(".so.");
-  if (so == std::string::npos) return false;
-  std::string rest = name.substr(so + 4);
-  return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](unsigned char c) { return std::isdigit(c); });
+  auto file = parse_cudnn_file_name(name);
+  return file && (file->kind != CudnnFileKind::kRuntime || file->soname);
 }
 
 json plan_to_json(const LinkPlan& plan, const std::string& time, const std::string& status) {
@@ -122,7 +106,7 @@ Result<LinkPlan> plan_toolkit_link(const FileSystem& fs, const StoreLayout& layo
     auto existing = fs.list_dir(toolkit_dir);
     if (!existing) return existing.error();
     for (const auto& e : *existing) {
-      if (e.type == FileType::kDirectory || !is_cudnn_name(e.name)) continue;
+      if (e.type == FileType::kDirectory || !parse_cudnn_file_name(e.name)) continue;
       std::string path = toolkit_dir + "/" + e.name;
       bool ours = std::any_of(wanted.begin(), wanted.end(), [&](const LinkItem& w) { return w.link == path && is_our_link(fs, w); });
       if (!ours) plan.aside.push_back({path, cuda_dir + "/" + kAsideDir + "/" + p.toolkit_sub + "/" + e.name});

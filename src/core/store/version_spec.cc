@@ -1,4 +1,6 @@
 #include "store/version_spec.h"
+#include "base/numbers.h"
+#include "base/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,24 +8,12 @@
 namespace cudnnup {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 // "cuda12" -> 12
 std::optional<int> parse_cuda_suffix(std::string_view s) {
   if (s.substr(0, 4) != "cuda") return std::nullopt;
   s.remove_prefix(4);
-  if (s.empty() || s.size() > 3) return std::nullopt;
-  int value = 0;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  if (value == 0) return std::nullopt;
-  return value;
+  if (s.size() > 3) return std::nullopt;
+  return checked_int(s, 1, 999);
 }
 
 }  // namespace

@@ -1,29 +1,29 @@
 #include "loader/windows/which_windows.h"
 
 #include <algorithm>
-#include <cctype>
 #include <regex>
 
 #include "base/paths.h"
+#include "base/strings.h"
+#include "binfmt/dll_inspect.h"
 #include "binfmt/pe.h"
+#include "facts/cudnn_components.h"
+#include "facts/cudnn_files.h"
 
 namespace cudnnup {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
 // "cudnn64_9.dll" -> 9; 0 when the name is not a cuDNN shim.
 int shim_major(const std::string& name) {
-  static const std::regex re(R"(cudnn64_(\d+)\.dll)", std::regex::icase);
-  std::smatch m;
-  return std::regex_match(name, m, re) ? std::stoi(m[1].str()) : 0;
+  auto parsed = parse_cudnn_library_name(name);
+  return parsed && parsed->windows && parsed->shim() ? parsed->major : 0;
+}
+
+// The release of the shim that loads, from its VERSIONINFO; only the major when it has none.
+Version shim_release(const FileSystem& fs, const std::string& path, int major) {
+  auto v = inspect_dll(fs, path).file_version;
+  if (v && (*v)[0] == major) return Version{(*v)[0], (*v)[1], (*v)[2]};
+  return Version{major};
 }
 
 // torch/version.py: cuda = '12.4' (None for CPU builds).
@@ -43,22 +43,14 @@ std::string site_packages_of(const FileSystem& fs, const std::string& prefix) {
   return paths::join(prefix, "Lib/site-packages");
 }
 
-std::string same_dir_key(const std::string& path) { return lower(paths::parent(paths::normalize(path))); }
+std::string same_dir_key(const std::string& path) { return ascii_lower(paths::parent(paths::normalize(path))); }
 
 }  // namespace
 
 std::string normalize_dll_name(const std::string& lib) {
-  if (lib.empty() || lib == "cudnn" || lib == "libcudnn") return "cudnn64_9.dll";
-  if (all_digits(lib)) return "cudnn64_" + lib + ".dll";
-  if (lib.rfind("cudnn", 0) == 0 && all_digits(lib.substr(5))) return "cudnn64_" + lib.substr(5) + ".dll";
-  if (lower(lib).size() < 4 || lower(lib).substr(lib.size() - 4) != ".dll") return lib + ".dll";
+  if (auto major = parse_cudnn_shorthand(lib)) return cudnn_library_file_name("cudnn", *major, true);
+  if (!iends_with(lib, ".dll")) return lib + ".dll";
   return lib;
-}
-
-std::vector<std::string> cudnn_windows_components(int major) {
-  if (major >= 9) return {"graph", "ops", "cnn", "adv", "engines_precompiled", "engines_runtime_compiled", "heuristic"};
-  if (major == 8) return {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
-  return {};
 }
 
 DllSearchContext windows_base_context(const Environment& env) {
@@ -89,7 +81,7 @@ Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment
     report.target = exe;
     ctx.application_dir = paths::parent(exe);
     ctx.machine = pe->machine;
-    bool imported = std::any_of(pe->imports.begin(), pe->imports.end(), [&](const std::string& i) { return lower(i) == lower(name); });
+    bool imported = std::any_of(pe->imports.begin(), pe->imports.end(), [&](const std::string& i) { return iequals(i, name); });
     report.how_requested = imported ? "import table of " + exe : "LoadLibrary(\"" + name + "\") called by " + exe;
     if (!imported) report.notes.push_back(name + " is not in the import table of " + exe + ": modelled as LoadLibrary(\"" + name + "\") from it");
     if (pe->machine != kPeMachineX64) {
@@ -122,9 +114,7 @@ Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment
         static const std::regex re(R"(home\s*=\s*(.+))");
         std::smatch m;
         if (std::regex_search(*cfg, m, re)) {
-          std::string home = m[1].str();
-          while (!home.empty() && std::isspace(static_cast<unsigned char>(home.back()))) home.pop_back();
-          base = paths::normalize(home);
+          base = paths::normalize(trim(m[1].str()));
         }
       }
       for (const auto& d : torch_dll_directories(fs, env, torch_dir, prefix, base, cuda)) dirs.push_back(d);
@@ -168,12 +158,16 @@ Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment
     DllSearchContext sub = ctx;
     if (sub.mode == DllSearchMode::kDefaultDirs) sub.dll_load_dir = paths::parent(report.resolution.winner->path);
     std::vector<std::string> nowhere;
-    for (const auto& component : cudnn_windows_components(major)) {
+    const Version release = shim_release(fs, report.resolution.winner->path, major);
+    const std::vector<std::string> required = required_cudnn_sublibraries(release);
+    for (const auto& component : known_cudnn_components(major)) {
+      if (component == "cudnn") continue;
       WindowsSubLibrary s;
       s.component = component;
-      s.resolution = resolve_dll(fs, "cudnn_" + component + "64_" + std::to_string(major) + ".dll", sub, extra_places);
-      if (!s.resolution.winner && s.resolution.losers.empty()) {  // no copy anywhere (older sets lack some)
-        nowhere.push_back(component);
+      s.resolution = resolve_dll(fs, cudnn_library_file_name(component, major, true), sub, extra_places);
+      if (!s.resolution.winner && s.resolution.losers.empty()) {  // no copy anywhere
+        // Only a required one is worth a note: the optional ones (ext) are absent from most sets.
+        if (std::find(required.begin(), required.end(), component) != required.end()) nowhere.push_back(component);
         continue;
       }
       if (s.resolution.winner && same_dir_key(s.resolution.winner->path) != shim_dir) {
@@ -187,9 +181,8 @@ Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment
       report.sub_libraries.push_back(std::move(s));
     }
     if (!nowhere.empty()) {
-      std::string list;
-      for (const auto& c : nowhere) list += (list.empty() ? "" : ", ") + c;
-      report.notes.push_back("sub-libraries found nowhere: " + list + " (cuDNN fails with error 126 when it needs one)");
+      report.notes.push_back("sub-libraries found nowhere: " + join(nowhere, ", ") +
+                             " (cuDNN fails with error 126 when it needs one)");
     }
     if (report.mixed) {
       report.problems.push_back("cuDNN would mix DLLs from two folders; with different versions it fails "

@@ -54,10 +54,6 @@ struct WindowsWhichReport {
 // "cudnn64_9.dll" for "", "cudnn", "9", "cudnn9", "libcudnn"; "cudnn64_8.dll" for "8"; else as given.
 std::string normalize_dll_name(const std::string& lib);
 
-// The cuDNN sub-library components of a major: 9 -> graph, ops, cnn, adv, engines_*, heuristic;
-// 8 -> ops_infer, ops_train, cnn_infer, cnn_train, adv_infer, adv_train.
-std::vector<std::string> cudnn_windows_components(int major);
-
 // The parts of every Windows process's search that come from the machine: System32 and the
 // Windows folder from %SYSTEMROOT%, PATH, the current dir.
 DllSearchContext windows_base_context(const Environment& env);

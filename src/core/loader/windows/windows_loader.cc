@@ -6,16 +6,13 @@
 #include <set>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
 
 constexpr int kMaxDependencyDepth = 4;
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 // DLLs every Windows installation has in System32, and the API-set names the loader maps
 // without a file. A dependency on one of them is taken as satisfied even when the FileSystem we
@@ -27,7 +24,7 @@ bool is_os_dll(const std::string& name) {
       "crypt32.dll",  "setupapi.dll",   "version.dll",  "shlwapi.dll", "rpcrt4.dll",   "sechost.dll",
       "combase.dll",  "imm32.dll",      "winmm.dll",    "dbghelp.dll", "psapi.dll",    "cfgmgr32.dll",
       "ucrtbase.dll", "userenv.dll",    "iphlpapi.dll", "secur32.dll", "comdlg32.dll", "dxgi.dll"};
-  std::string n = lower(name);
+  std::string n = ascii_lower(name);
   return os.count(n) > 0 || n.rfind("api-ms-win-", 0) == 0 || n.rfind("ext-ms-", 0) == 0;
 }
 
@@ -49,9 +46,9 @@ class Resolver {
     if (fs_.is_file(exact)) return exact;
     auto entries = fs_.list_dir(dir);
     if (!entries) return std::nullopt;
-    std::string want = lower(name);
+    std::string want = ascii_lower(name);
     for (const auto& e : *entries) {
-      if (lower(e.name) != want) continue;
+      if (ascii_lower(e.name) != want) continue;
       std::string full = paths::join(dir, e.name);
       if (fs_.is_file(full)) return full;
     }
@@ -60,14 +57,14 @@ class Resolver {
 
   std::optional<std::string> already_loaded(const std::string& name) const {
     for (const auto& p : ctx_.already_loaded) {
-      if (lower(std::string(paths::basename(p))) == lower(name)) return p;
+      if (ascii_lower(std::string(paths::basename(p))) == ascii_lower(name)) return p;
     }
     return std::nullopt;
   }
 
   bool is_known_dll(const std::string& name) const {
     for (const auto& k : ctx_.known_dlls) {
-      if (lower(k) == lower(name)) return true;
+      if (ascii_lower(k) == ascii_lower(name)) return true;
     }
     return false;
   }
@@ -81,7 +78,7 @@ class Resolver {
   }
 
   FileCheck check(const std::string& path, int depth) {
-    std::string key = lower(paths::normalize(path));
+    std::string key = ascii_lower(paths::normalize(path));
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     memo_[key] = FileCheck{};  // a dependency cycle counts as fine; the loader handles cycles
     FileCheck result = check_uncached(path, depth);
@@ -225,7 +222,7 @@ DllResolution resolve_dll(const FileSystem& fs, const std::string& dll_name, con
     if (dir.empty()) return;
     auto file = r.find_in_dir(paths::normalize(dir), dll_name);
     if (!file) return;
-    if (!seen.insert(lower(paths::normalize(*file))).second) return;
+    if (!seen.insert(ascii_lower(paths::normalize(*file))).second) return;
     DllCandidate c;
     c.path = *file;
     c.rule = rule;
@@ -350,7 +347,7 @@ std::vector<std::string> torch_dll_directories(const FileSystem& fs, const Envir
   bool has_cudart = false;
   if (auto entries = fs.list_dir(lib)) {
     for (const auto& e : *entries) {
-      std::string n = lower(e.name);
+      std::string n = ascii_lower(e.name);
       if (n.rfind("cudart64", 0) == 0 && n.size() > 4 && n.substr(n.size() - 4) == ".dll") has_cudart = true;
     }
   }
@@ -375,7 +372,7 @@ std::vector<std::string> torch_preloaded_dlls(const FileSystem& fs, const std::s
   auto entries = fs.list_dir(lib);
   if (!entries) return out;
   for (const auto& e : *entries) {
-    std::string n = lower(e.name);
+    std::string n = ascii_lower(e.name);
     if (n.size() > 4 && n.substr(n.size() - 4) == ".dll" && e.type != FileType::kDirectory) {
       out.push_back(paths::join(lib, e.name));
     }
