@@ -6,9 +6,9 @@
 #include "app/cli/exit_codes.h"
 
 #if CUDNNUP_HAVE_INSTALL
-#include "platform/sha256.h"
-#include "app/render/archive_render.h"
 #include "app/commands/doctor_runner.h"
+#include "app/commands/install_services.h"
+#include "app/render/archive_render.h"
 #include "base/paths.h"
 #endif
 
@@ -41,9 +41,13 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   ScanOptions options;
   options.name = name;
   options.hash_archive = true;
-  auto scan = scan_archive(*ctx.fs, args.file, options);
+  Result<ScanResult> scan = make_error(ErrorCode::kInternal, "not read");
+  {
+    auto progress = progress_for(ctx);
+    scan = scan_archive(*ctx.fs, args.file, options, install_services(progress ? progress->get() : nullptr));
+  }
   // A refused archive stops the scan early; hash it on its own then.
-  auto sha = scan ? Result<std::string>(scan->archive_sha256) : sha256_file(*ctx.fs, args.file);
+  auto sha = scan ? Result<std::string>(scan->archive_sha256) : hash_file(*ctx.fs, args.file, sha256_hasher());
   if (!sha) return report_error(ctx, sha.error());
   std::optional<ArchiveName> identity = name;
   if (!identity && scan) {

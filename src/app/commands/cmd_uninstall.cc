@@ -10,11 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "app/commands/installer.h"
+#include "app/commands/install_services.h"
 #include "app/commands/recovery.h"
 #include "app/commands/store_access.h"
 #include "app/render/style.h"
 #include "base/paths.h"
+#include "install/uninstall.h"
 #include "platform/file_lock.h"
 #endif
 
@@ -68,7 +69,7 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
   o.windows = ctx.env.windows();
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   o.txid = make_transaction_id(ns, std::to_string(std::random_device{}() % 100000));
-  auto r = run_uninstall(*ctx.fs, store, o);
+  auto r = run_uninstall(*ctx.fs, store, o, sha256_hasher());
   if (!r) {
     Error e = r.error();
     if (e.code == ErrorCode::kPermission && o.into) {
