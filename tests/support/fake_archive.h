@@ -32,7 +32,7 @@ class FakeArchives {
   std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
 };
 
-// FNV-1a, as 16 hex digits: deterministic and cheap, for tests that need some digest.
+// FNV-1a, as 64 hex digits: deterministic and cheap, for tests that need some digest.
 HasherFactory test_hasher();
 std::string test_digest(const std::string& bytes);
 

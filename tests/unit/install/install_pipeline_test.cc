@@ -110,7 +110,7 @@ TEST_F(Pipeline, EveryRefusalAfterStagingLeavesNoTrace) {
   auto entries = testing::official_entries(l);
   std::vector<std::pair<std::string, InstallOptions>> cases;
   InstallOptions wrong_hash = options(add("a/" + kWinTop + ".zip", entries), true);
-  wrong_hash.expected_sha256 = std::string(16, '0');
+  wrong_hash.expected_sha256 = std::string(64, '0');
   cases.push_back({"sha256", wrong_hash});
   auto missing = entries;
   missing.erase(std::remove_if(missing.begin(), missing.end(), [](const FakeEntry& e) { return e.path.find("cudnn_ops64_9.dll") != std::string::npos; }),
