@@ -116,10 +116,6 @@ Result<std::string_view> ArchiveReader::read_block() {
   return std::string_view(static_cast<const char*>(block), size);
 }
 
-}  // namespace cudnnup
-
-namespace cudnnup {
-
 uint64_t ArchiveReader::position() const {
   la_int64_t n = archive_filter_bytes(a_, -1);  // bytes read from the file itself
   return n > 0 ? static_cast<uint64_t>(n) : 0;

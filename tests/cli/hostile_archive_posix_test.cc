@@ -59,9 +59,10 @@ class HostileArchive : public ::testing::Test {
   std::string archive(const std::string& name, const std::string& top, const std::function<void(std::vector<FakeEntry>&)>& change) {
     auto entries = testing::official_entries(OfficialLayout{top});
     change(entries);
-    std::string path = tmp / ("dl/" + name + "/" + top + ".tar.xz");
+    // Plain tar: the policy does not care how the archive is compressed, and CI time does.
+    std::string path = tmp / ("dl/" + name + "/" + top + ".tar");
     testing::make_dirs(paths_parent(path));
-    testing::write_archive(path, entries, ArchiveFormat::kTarXz);
+    testing::write_archive(path, entries, ArchiveFormat::kTar);
     return path;
   }
   static std::string paths_parent(const std::string& p) { return p.substr(0, p.rfind('/')); }

@@ -1,5 +1,6 @@
 #include "install/archive_source.h"
 
+#include <atomic>
 #include <regex>
 
 #include "base/paths.h"
@@ -87,6 +88,13 @@ Result<RedistribEntry> find_in_manifest(FileSystem& fs, const SourceRequest& r, 
   return entry;
 }
 
+// A file's digest, with the bytes read shown as the phase "checking sha256".
+Result<std::string> counted_hash(const FileSystem& fs, const std::string& path, uint64_t size, const InstallServices& services) {
+  std::atomic<uint64_t> done{0};
+  ProgressPhase phase(services.progress, "checking sha256", size, [&done] { return done.load(std::memory_order_relaxed); });
+  return hash_file(fs, path, services.new_hasher, &done);
+}
+
 // Downloads into cache/<file>.part and renames it into place once size and sha256 agree.
 Status download_checked(FileSystem& fs, ResolvedSource& out, const std::string& cached, const HttpClient& http,
                         const InstallServices& services) {
@@ -98,11 +106,7 @@ Status download_checked(FileSystem& fs, ResolvedSource& out, const std::string& 
     return make_error(ErrorCode::kIo, "the download of " + out.url + " stopped at " + std::to_string(info->size) + " of " +
                                           std::to_string(out.expected_size) + " bytes; run the same command again to continue", part);
   }
-  Result<std::string> h = std::string();
-  {
-    ProgressPhase phase(services.progress, "checking sha256", 0, {});
-    h = hash_file(fs, part, services.new_hasher);
-  }
+  auto h = counted_hash(fs, part, info->size, services);
   if (!h) return h.error();
   if (*h != out.expected_sha256) {
     (void)fs.remove(part);  // resuming a wrong file would never fix it
@@ -180,9 +184,8 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
     return out;
   }
   std::string cached = store.cache_dir() + "/" + out.file_name;
-  if (fs.is_file(cached)) {
-    ProgressPhase phase(services.progress, "checking the cached copy", 0, {});
-    auto h = hash_file(fs, cached, services.new_hasher);
+  if (auto info = fs.stat(cached); info && info->type == FileType::kRegular) {
+    auto h = counted_hash(fs, cached, info->size, services);
     if (h && *h == out.expected_sha256) {
       out.archive_path = cached;
       out.from_cache = true;

@@ -4,7 +4,8 @@
 
 namespace cudnnup {
 
-Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher) {
+Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher,
+                              std::atomic<uint64_t>* done) {
   auto h = new_hasher();
   uint64_t offset = 0;
   while (true) {
@@ -13,6 +14,7 @@ Result<std::string> hash_file(const FileSystem& fs, const std::string& path, con
     if (chunk->empty()) break;
     h->update(*chunk);
     offset += chunk->size();
+    if (done) done->store(offset, std::memory_order_relaxed);
   }
   return h->hex_digest();
 }

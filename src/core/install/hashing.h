@@ -33,8 +33,10 @@ class Hasher {
 };
 using HasherFactory = std::function<std::unique_ptr<Hasher>()>;
 
-// Reads a whole file through `fs` in 1 MiB pieces and returns its digest.
-Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher);
+// Reads a whole file through `fs` in 1 MiB pieces and returns its digest; `done` (when given)
+// counts the bytes read, for a progress display.
+Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher,
+                              std::atomic<uint64_t>* done = nullptr);
 
 class FileHashRing {
  public:
