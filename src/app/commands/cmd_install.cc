@@ -109,7 +109,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
 
   if (source->archive_path.empty()) {  // dry run of a download
     if (ctx.options.json) {
-      nlohmann::json out = {{"schema", 1}, {"command", "install"}, {"dry_run", true}, {"would_download", source->url},
+      nlohmann::ordered_json out = {{"schema", "cudnnup.install/1"}, {"kind", "download"}, {"dry_run", true}, {"would_download", source->url},
                             {"manifest", source->manifest_url}, {"size", source->expected_size}, {"sha256", source->expected_sha256},
                             {"exit_code", 0}};
       std::cout << out.dump(2) << std::endl;
@@ -146,9 +146,9 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   const InstallOutcome& r = *result;
 
   if (ctx.options.json) {
-    nlohmann::json out;
-    out["schema"] = 1;
-    out["command"] = "install";
+    nlohmann::ordered_json out;
+    out["schema"] = "cudnnup.install/1";
+    out["kind"] = "install";
     out["dry_run"] = r.dry_run;
     out["mode"] = r.plan.mode;
     out["id"] = r.plan.id;
@@ -208,10 +208,13 @@ void add_install_command(CLI::App& app, CommandAction& action) {
   auto* cmd = app.add_subcommand("install", "Install cuDNN from an official archive or by version, all or nothing");
   cmd->add_option("archive_or_version", args->source,
                   "An archive (.tar.xz/.zip/.tgz) or a version such as 9.1.0 (needs --cuda, fetched through NVIDIA's redistrib manifest)")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("--cuda", args->cuda, "The CUDA major the cuDNN build must be for (12, 13, ...)");
-  cmd->add_option("--into", args->into, "Merge into this CUDA toolkit (Linux: include, lib64; Windows: bin, include, lib\\x64) instead of the store; undo with uninstall --into");
-  cmd->add_option("--mirror", args->mirror, "Where redistrib manifests and archives live: https/http URL or a directory (default: NVIDIA; env CUDNNUP_MIRROR)");
+  cmd->add_option("--into", args->into, "Merge into this CUDA toolkit (Linux: include, lib64; Windows: bin, include, lib\\x64) instead of the store; undo with uninstall --into")
+      ->type_name("DIR");
+  cmd->add_option("--mirror", args->mirror, "Where redistrib manifests and archives live: https/http URL or a directory (default: NVIDIA; env CUDNNUP_MIRROR)")
+      ->type_name("DIR");
   cmd->add_flag("--dry-run", args->dry_run, "Check the archive and print every file and step; change nothing");
   cmd->add_flag("--force-cuda-mismatch", args->force_cuda_mismatch, "Merge even when the toolkit's CUDA major differs from the archive's");
   cmd->add_flag("--move-aside-old", args->move_aside_old, "Move cuDNN files of another version out of the toolkit (restored by uninstall)");
