@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/cli/output_format.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 
@@ -86,9 +87,10 @@ Result<GlobalOptions> resolve_global_options(const GlobalArgs& args, const CLI::
   if (command) {
     auto offered = offered_formats(command_path(command));
     if (std::find(offered.begin(), offered.end(), o.format) == offered.end()) {
-      std::string names;
-      for (auto f : offered) names += std::string(names.empty() ? "" : ", ") + output_format_name(f);
-      return make_error(ErrorCode::kUsage, "`cudnnup " + command_path(command) + "` prints " + names + ", not " + format);
+      std::vector<std::string> names;
+      for (auto f : offered) names.push_back(output_format_name(f));
+      return make_error(ErrorCode::kUsage,
+                        "`cudnnup " + command_path(command) + "` prints " + join(names, ", ") + ", not " + format);
     }
   }
   o.json = o.format == OutputFormat::kJson;

@@ -1,5 +1,7 @@
 #include "app/cli/cli_model.h"
 
+#include "base/strings.h"
+
 namespace cudnnup {
 namespace {
 
@@ -9,13 +11,8 @@ std::vector<std::string> choices_of(const std::string& type_name) {
   auto close = type_name.find('}', open == std::string::npos ? 0 : open);
   if (open == std::string::npos || close == std::string::npos) return {};
   std::vector<std::string> out;
-  std::string items = type_name.substr(open + 2, close - open - 2);
-  size_t start = 0;
-  while (start <= items.size()) {
-    size_t comma = items.find(',', start);
-    if (comma == std::string::npos) comma = items.size();
-    if (comma > start) out.push_back(items.substr(start, comma - start));
-    start = comma + 1;
+  for (auto& item : split(std::string_view(type_name).substr(open + 2, close - open - 2), ',')) {
+    if (!item.empty()) out.push_back(std::move(item));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "base/strings.h"
+
 namespace cudnnup {
 namespace {
 
@@ -18,11 +20,11 @@ bool plain_word(const std::string& s) {
 }
 
 std::string join_words(const std::vector<std::string>& words) {
-  std::string out;
+  std::vector<std::string> plain;
   for (const auto& w : words) {
-    if (plain_word(w)) out += (out.empty() ? "" : " ") + w;
+    if (plain_word(w)) plain.push_back(w);
   }
-  return out;
+  return join(plain, " ");
 }
 
 std::vector<std::string> option_names(const CommandSpec& c) {

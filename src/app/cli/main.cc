@@ -23,15 +23,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
+  const std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
   AppContext ctx;
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   } catch (const CLI::ParseError& e) {
-    std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
     UsageProblem p = explain_parse_error(app, words, e);
-    ctx.options.json = json_requested(words);
+    ctx.options.json = json_requested(words);  // the options were not read: a usage error in JSON mode is JSON
     ctx.command = p.command;
     return report_error(ctx, p.error, kExitUsage, p.suggestions);
   }
@@ -39,15 +39,13 @@ int main(int argc, char** argv) {
   ctx.command = command_path(command);
   auto options = resolve_global_options(global, command);
   if (!options) {
-    ctx.options.json = json_requested(std::vector<std::string>(args.begin() + 1, args.end()));
+    ctx.options.json = json_requested(words);
     return report_error(ctx, options.error());
   }
   ctx.options = *options;
   ctx.fs = make_real_filesystem();
   ctx.env = current_environment();
-  auto no_color = ctx.env.get("NO_COLOR");
-  auto term = ctx.env.get("TERM");
-  ctx.color = use_color(ctx.options.color, ctx.options.format, no_color ? &*no_color : nullptr, term ? &*term : nullptr,
+  ctx.color = use_color(ctx.options.color, ctx.options.format, ctx.env.get("NO_COLOR"), ctx.env.get("TERM"),
                         stdout_is_terminal());
   if (global.version) return print_version(ctx);
   if (!action) {

@@ -44,8 +44,8 @@ std::vector<OutputFormat> offered_formats(const std::string& command_path) {
 
 std::vector<std::string> color_choice_names() { return {"auto", "always", "never"}; }
 
-bool use_color(ColorChoice choice, OutputFormat format, const std::string* no_color_env, const std::string* term_env,
-               bool stdout_is_tty) {
+bool use_color(ColorChoice choice, OutputFormat format, const std::optional<std::string>& no_color_env,
+               const std::optional<std::string>& term_env, bool stdout_is_tty) {
   if (format != OutputFormat::kText) return false;
   if (choice != ColorChoice::kAuto) return choice == ColorChoice::kAlways;
   if (no_color_env && !no_color_env->empty()) return false;

@@ -4,6 +4,7 @@
 // it offers with offer_formats(), and asking for another one is a usage error that lists them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,7 @@ std::vector<std::string> color_choice_names();
 // (a per-run option overrides the environment, as no-color.org asks); `auto` colours a terminal
 // unless NO_COLOR is set to a non-empty value (no-color.org: an empty one does not count) or
 // TERM is "dumb".
-bool use_color(ColorChoice choice, OutputFormat format, const std::string* no_color_env, const std::string* term_env,
-               bool stdout_is_tty);
+bool use_color(ColorChoice choice, OutputFormat format, const std::optional<std::string>& no_color_env,
+               const std::optional<std::string>& term_env, bool stdout_is_tty);
 
 }  // namespace cudnnup

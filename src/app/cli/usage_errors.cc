@@ -2,6 +2,7 @@
 
 #include "app/cli/cli_definition.h"
 #include "app/cli/suggest.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
@@ -100,9 +101,9 @@ UsageProblem explain_parse_error(const CLI::App& app, const std::vector<std::str
 }
 
 UsageProblem missing_command(const CLI::App& command) {
-  std::string names;
-  for (const CLI::App* s : visible_commands(command)) names += (names.empty() ? "" : ", ") + s->get_name();
-  return {make_error(ErrorCode::kUsage, "say which command: " + names + hint(&command)), {}, command_path(&command)};
+  std::vector<std::string> names;
+  for (const CLI::App* s : visible_commands(command)) names.push_back(s->get_name());
+  return {make_error(ErrorCode::kUsage, "say which command: " + join(names, ", ") + hint(&command)), {}, command_path(&command)};
 }
 
 }  // namespace cudnnup

@@ -41,7 +41,7 @@ Result<CacheListing> list_cache(const FileSystem& fs, const std::string& dir) {
       out.kept.push_back(path);
       continue;
     }
-    bool partial = e.name.size() > 5 && e.name.compare(e.name.size() - 5, 5, ".part") == 0;
+    bool partial = e.name.ends_with(".part");
     out.files.push_back({path, info->type == FileType::kRegular ? info->size : 0, partial});
   }
   return out;

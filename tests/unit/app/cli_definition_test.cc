@@ -5,6 +5,7 @@
 // cannot be driven for real here; bash, zsh and fish are, in tests/cli/completions_posix_test.cc).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -39,16 +40,17 @@ TEST(Suggest, ClosestCommandsAndOptions) {
 }
 
 TEST(Color, NoColorOrgRulesTermDumbAndTheOption) {
-  std::string empty, one = "1", dumb = "dumb", xterm = "xterm-256color";
+  std::optional<std::string> unset, empty = "", one = "1", dumb = "dumb", xterm = "xterm-256color";
   auto text = OutputFormat::kText;
-  EXPECT_TRUE(use_color(ColorChoice::kAuto, text, nullptr, &xterm, true));
-  EXPECT_FALSE(use_color(ColorChoice::kAuto, text, nullptr, &xterm, false)) << "piped: plain";
-  EXPECT_TRUE(use_color(ColorChoice::kAuto, text, &empty, &xterm, true)) << "NO_COLOR= (empty) does not count";
-  EXPECT_FALSE(use_color(ColorChoice::kAuto, text, &one, &xterm, true));
-  EXPECT_FALSE(use_color(ColorChoice::kAuto, text, nullptr, &dumb, true));
-  EXPECT_TRUE(use_color(ColorChoice::kAlways, text, &one, &dumb, false)) << "the option wins over the environment";
-  EXPECT_FALSE(use_color(ColorChoice::kNever, text, nullptr, &xterm, true));
-  EXPECT_FALSE(use_color(ColorChoice::kAlways, OutputFormat::kJson, nullptr, &xterm, true)) << "JSON is never coloured";
+  EXPECT_TRUE(use_color(ColorChoice::kAuto, text, unset, xterm, true));
+  EXPECT_FALSE(use_color(ColorChoice::kAuto, text, unset, xterm, false)) << "piped: plain";
+  EXPECT_TRUE(use_color(ColorChoice::kAuto, text, empty, xterm, true)) << "NO_COLOR= (empty) does not count";
+  EXPECT_FALSE(use_color(ColorChoice::kAuto, text, one, xterm, true));
+  EXPECT_FALSE(use_color(ColorChoice::kAuto, text, unset, dumb, true));
+  EXPECT_TRUE(use_color(ColorChoice::kAuto, text, unset, unset, true)) << "no TERM at all is not dumb";
+  EXPECT_TRUE(use_color(ColorChoice::kAlways, text, one, dumb, false)) << "the option wins over the environment";
+  EXPECT_FALSE(use_color(ColorChoice::kNever, text, unset, xterm, true));
+  EXPECT_FALSE(use_color(ColorChoice::kAlways, OutputFormat::kJson, unset, xterm, true)) << "JSON is never coloured";
 }
 
 TEST(GlobalOptions, FormatJsonAliasAndColourChoices) {
