@@ -34,7 +34,8 @@ struct ProcessResult {
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
 
 // Replaces this process with argv (exec), or on Windows runs it and exits with its code.
-// Returns only on failure.
+// Returns only on failure: kNotFound when there is no such program, another code when it
+// exists but cannot be run (not executable, a directory, not a program for this OS).
 Error exec_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
 
 // The absolute path of the running cudnnup binary, used to start probe children.

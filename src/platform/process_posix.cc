@@ -152,7 +152,10 @@ Error exec_process(const std::vector<std::string>& argv, const std::map<std::str
   auto envs = env_strings(env);
   auto c_env = c_strings(envs);
   execvpe(args[0].c_str(), c_args.data(), c_env.data());
-  return make_error(ErrorCode::kNotFound, "cannot run " + argv[0] + ": " + strerror(errno), argv[0]);
+  // As a shell tells them apart (exit 127 and 126): not there, or there but not runnable.
+  int err = errno;
+  ErrorCode code = err == ENOENT || err == ENOTDIR ? ErrorCode::kNotFound : ErrorCode::kPermission;
+  return make_error(code, "cannot run " + argv[0] + ": " + strerror(err), argv[0]);
 }
 
 std::string self_executable_path() {

@@ -26,6 +26,8 @@ void add_link_command(CLI::App& app, CommandAction& action);
 void add_archive_info_command(CLI::App& app, CommandAction& action);
 void add_install_command(CLI::App& app, CommandAction& action);
 void add_uninstall_command(CLI::App& app, CommandAction& action);
+void add_cache_command(CLI::App& app, CommandAction& action);        // cache clean
+void add_completions_command(CLI::App& app, CommandAction& action);  // reads the whole CLI (cli_model.h)
 void add_verify_command(CLI::App& app, CommandAction& action);  // verify + hidden __verify-child
 void add_bench_command(CLI::App& app, CommandAction& action);   // bench + hidden __bench-child
 

@@ -363,15 +363,11 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
                                             "; run `cudnnup verify --copy " + loc->lib_dir + "` to find the broken stage"));
   }
   if (child.contains("error")) {
+    // The same error document as every other failure; the exit code says which kind it was.
     std::string message = child["error"];
     bool no_gpu = message.rfind("no NVIDIA driver/GPU", 0) == 0;
-    if (ctx.options.json) {
-      std::cout << json{{"schema", "cudnnup.bench/1"}, {"error", message}, {"exit_code", no_gpu ? kExitNoGpu : kExitProblems}}.dump(2)
-                << std::endl;
-    } else {
-      std::cerr << "cudnnup bench: " << message << std::endl;
-    }
-    return no_gpu ? kExitNoGpu : kExitProblems;
+    Error error = make_error(no_gpu ? ErrorCode::kNotFound : ErrorCode::kUnsupported, message, loc->lib_dir);
+    return report_error(ctx, error, no_gpu ? kExitNoGpu : kExitProblems);
   }
 
   // Rebuild rows from the child's JSON, attach PyTorch's, render.
@@ -443,14 +439,16 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
       "  cudnnup bench --list-cases > cases.json && python3 bench/pytorch_conv.py bench cases.json > pt.json\n"
       "  cudnnup bench --copy $SITE/nvidia/cudnn --compare pt.json --json\n\n"
       "Exit codes: 0 every case ran; 1 a case failed; 2 bad arguments; 3 no NVIDIA driver/GPU.");
-  cmd->add_option("--copy", opt.copy, "The cuDNN copy (lib directory, copy root or shim file)");
+  cmd->add_option("--copy", opt.copy, "The cuDNN copy (lib directory, copy root or shim file)")->type_name("PATH");
   cmd->add_option("--shapes", opt.shapes,
-                  "'default', or a file with one shape per line: N C H W K R S [pad] [stride] [name]");
-  cmd->add_option("--compare", opt.compare, "PyTorch results (JSON from bench/pytorch_conv.py) to show beside ours");
-  cmd->add_option("--svg", opt.svg, "Also write a plot of TFLOP/s per case against peak to this SVG file");
+                  "'default', or a file with one shape per line: N C H W K R S [pad] [stride] [name]")
+      ->type_name("FILE");
+  cmd->add_option("--compare", opt.compare, "PyTorch results (JSON from bench/pytorch_conv.py) to show beside ours")
+      ->type_name("FILE");
+  cmd->add_option("--svg", opt.svg, "Also write a plot of TFLOP/s per case against peak to this SVG file")->type_name("FILE");
   cmd->add_option("--gpu", opt.gpu, "GPU number (default 0)");
   cmd->add_option("--max-candidates", opt.max_candidates, "Engine configs timed per case (default 24)");
-  cmd->add_option("--libcuda", opt.libcuda, "Use this CUDA driver library");
+  cmd->add_option("--libcuda", opt.libcuda, "Use this CUDA driver library")->type_name("FILE");
   cmd->add_option("--timeout", opt.timeout_s, "Seconds before the bench process is stopped (default 600)");
   cmd->add_flag("--list-cases", opt.list_cases, "Print the cases as JSON (for bench/pytorch_conv.py) and exit");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_bench(ctx, opt); }; });

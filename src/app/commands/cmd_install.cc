@@ -89,7 +89,7 @@ nlohmann::json hashes_json(const ResolvedSource& source) {
 
 void print_would_download(const AppContext& ctx, const ResolvedSource& source) {
   if (ctx.options.json) {
-    nlohmann::json out = {{"schema", 1}, {"command", "install"}, {"dry_run", true}, {"would_download", source.url},
+    nlohmann::ordered_json out = {{"schema", "cudnnup.install/1"}, {"kind", "download"}, {"dry_run", true}, {"would_download", source.url},
                           {"manifest", source.manifest_url}, {"size", source.expected_size}, {"sha256", source.expected_sha256},
                           {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}, {"exit_code", 0}};
     std::cout << out.dump(2) << std::endl;
@@ -102,9 +102,9 @@ void print_would_download(const AppContext& ctx, const ResolvedSource& source) {
 
 void print_install_json(const InstallOptions& o, const InstallOutcome& r, const ResolvedSource& source,
                         const std::vector<std::string>& recovered) {
-  nlohmann::json out;
-  out["schema"] = 1;
-  out["command"] = "install";
+  nlohmann::ordered_json out;
+  out["schema"] = "cudnnup.install/1";
+  out["kind"] = "install";
   out["dry_run"] = r.dry_run;
   out["mode"] = r.plan.mode;
   out["id"] = r.plan.id;

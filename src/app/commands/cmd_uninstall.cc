@@ -89,9 +89,9 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
     return report_error(ctx, e);
   }
   if (ctx.options.json) {
-    nlohmann::json out = {{"schema", 1}, {"command", "uninstall"}, {"dry_run", r->dry_run}, {"mode", r->plan.mode},
+    nlohmann::ordered_json out = {{"schema", "cudnnup.uninstall/1"}, {"dry_run", r->dry_run}, {"mode", r->plan.mode},
                           {"id", r->plan.id}, {"target", r->plan.target}, {"changed_files", r->changed_files}, {"exit_code", 0}};
-    nlohmann::json steps = nlohmann::json::array();
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& s : r->plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
     out["steps"] = steps;
     std::cout << out.dump(2) << std::endl;
@@ -116,7 +116,7 @@ void add_uninstall_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<UninstallArgs>();
   auto* cmd = app.add_subcommand("uninstall", "Remove a cuDNN version from the store, or undo an install --into a toolkit");
   cmd->add_option("version", args->version, "A store version: 9.19.0.56+cuda13, or a prefix such as 9.19 when only one matches");
-  cmd->add_option("--into", args->into, "Undo `install --into` in this toolkit, restoring every file it replaced");
+  cmd->add_option("--into", args->into, "Undo `install --into` in this toolkit, restoring every file it replaced")->type_name("DIR");
   cmd->add_flag("--dry-run", args->dry_run, "Print every step; change nothing");
   cmd->add_flag("--force", args->force, "Remove files even when they changed since install (originals are still restored)");
   cmd->add_flag("--no-wait", args->no_wait, "Fail at once (exit 4) when another cudnnup holds the store lock");

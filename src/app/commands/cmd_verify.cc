@@ -12,6 +12,7 @@
 #include "adapters/cudnn_api.h"
 #include "app/cli/commands.h"
 #include "app/commands/doctor_runner.h"
+#include "app/commands/store_access.h"
 #include "app/child/copy_loader.h"
 #include "app/cli/exit_codes.h"
 #include "app/render/verify_render.h"
@@ -226,32 +227,52 @@ ChildRun run_child(const std::string& lib_dir, int gpu, const VerifyOptions& opt
   return run;
 }
 
-int run_verify(AppContext& ctx, const VerifyOptions& opt) {
-  auto start = std::chrono::steady_clock::now();
-  const bool windows = ctx.env.windows();
-  // --version V: the first copy doctor finds (in loader search order) whose version matches.
-  std::string copy_dir = opt.copy;
+// The copy to verify and why it is that one: --copy; else --version V, the first copy doctor
+// finds (in loader search order) whose version matches; else the version selected here (store
+// selection: CUDNNUP_VERSION, pin file, global default); else "" (the usual places).
+struct PickedCopy {
+  std::string dir;
+  std::string chosen_by;  // "--copy", "--version", "selection", "default"
+  std::string reason;     // for people: "cuDNN 9.19.0.56+cuda13 (the global default)"
+};
+
+Result<PickedCopy> pick_copy(AppContext& ctx, const VerifyOptions& opt) {
+  if (!opt.copy.empty()) return PickedCopy{opt.copy, "--copy", "the copy given with --copy"};
   if (!opt.version.empty()) {
     auto wanted = Version::parse(opt.version);
     if (!wanted) {
-      return report_error(ctx, make_error(ErrorCode::kUsage, "--version takes a version like 9, 9.19 or 9.19.0, not '" +
-                                                                 opt.version + "'"));
+      return make_error(ErrorCode::kUsage, "--version takes a version like 9, 9.19 or 9.19.0, not '" + opt.version + "'");
     }
     auto report = collect_report(ctx);
-    if (!report) return report_error(ctx, report.error());
-    std::string found, available;
+    if (!report) return report.error();
+    std::string available;
     for (const auto& c : report->copies) {
       Version v = c.library_version.known() ? c.library_version : c.header_version;
+      if (v.known() && v.has_prefix(*wanted)) return PickedCopy{c.lib_dir, "--version", "the first cuDNN " + opt.version + " found"};
       available += (available.empty() ? "" : ", ") + v.str() + " (" + c.lib_dir + ")";
-      if (found.empty() && v.known() && v.has_prefix(*wanted)) found = c.lib_dir;
     }
-    if (found.empty()) {
-      return report_error(ctx, make_error(ErrorCode::kNotFound,
-                                          "no cuDNN " + opt.version + " on this machine; copies found: " +
-                                              (available.empty() ? "none" : available)));
-    }
-    copy_dir = found;
+    return make_error(ErrorCode::kNotFound, "no cuDNN " + opt.version + " on this machine; copies found: " +
+                                                (available.empty() ? "none" : available));
   }
+  auto store = read_store(ctx);
+  if (!store) return store.error();
+  auto request = selection_request(ctx, *store);
+  if (!request) return request.error();
+  if (request->source == SelectionSource::kNone) {
+    return PickedCopy{"", "default", "no version is selected (`cudnnup use`), so the first copy in the usual places"};
+  }
+  auto selection = selected_version(ctx, *store);
+  if (!selection) return selection.error();
+  return PickedCopy{VersionDirs::of(selection->dir, ctx.env.windows()).loader_dir(), "selection",
+                    "cuDNN " + selection->id.id + ", " + selection->request.describe()};
+}
+
+int run_verify(AppContext& ctx, const VerifyOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  const bool windows = ctx.env.windows();
+  auto picked = pick_copy(ctx, opt);
+  if (!picked) return report_error(ctx, picked.error());
+  const std::string& copy_dir = picked->dir;
   int first_gpu = 0;
   bool all_gpus = opt.gpu == "all";
   if (!all_gpus) {
@@ -264,7 +285,6 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
                                                                  opt.gpu + "'"));
     }
   }
-  // The copy.
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "");
   if (!copy_dir.empty()) {
     loc = locate_copy(*ctx.fs, copy_dir, windows);
@@ -345,9 +365,11 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
     json runs = json::array();
     for (const auto& r : reports) runs.push_back(verify_report_to_json(r));
     json out{{"schema", "cudnnup.verify/1"}, {"copy", reports.front().copy}, {"lib_dir", loc->lib_dir},
+             {"chosen_by", picked->chosen_by}, {"chosen_because", picked->reason},
              {"runs", runs}, {"exit_code", rc}, {"seconds", total}};
     std::cout << out.dump(2) << std::endl;
   } else {
+    if (!ctx.options.quiet) std::cout << "Verifying " << picked->reason << ": " << shown_path(ctx, loc->lib_dir) << "\n";
     for (const auto& r : reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet);
   }
   return rc;
@@ -367,17 +389,23 @@ void add_verify_command(CLI::App& app, CommandAction& action) {
       "backward-filter in fp32, fp16 and bf16, NCHW and NHWC, each compared with a CPU reference -> teardown.\n"
       "Each stage passes, fails (with the evidence and a fix) or is skipped. The GPU work runs in a child\n"
       "process, so a crashing library is reported, not fatal.\n\n"
+      "Without --copy or --version it verifies the version selected here (`cudnnup current`), else the first\n"
+      "copy in the usual places, and says which it chose.\n\n"
       "Examples:\n"
+      "  cudnnup verify\n"
       "  cudnnup verify --copy /usr/local/cuda-13.0/lib64\n"
       "  cudnnup verify --copy ~/.venv/lib/python3.12/site-packages/nvidia/cudnn --json\n\n"
       "Exit codes: 0 every stage passed or was skipped; 1 a stage failed; 2 bad arguments;\n"
       "3 no NVIDIA driver/GPU here (everything before the driver stage passed).");
   cmd->add_option("--copy", opt.copy,
                   "The cuDNN copy: its lib directory, its root (lib/, lib64/, bin/ are tried) or the shim file. "
-                  "Default: the first copy in CUDNN_PATH, CUDA_HOME, /usr/local/cuda/lib64, /usr/lib/<triplet>");
+                  "Default: the selected version, else the first copy in CUDNN_PATH, CUDA_HOME, /usr/local/cuda/lib64, "
+                  "/usr/lib/<triplet>")
+      ->type_name("PATH");
   cmd->add_option("--version", opt.version, "Verify the installed copy of this cuDNN version (needs doctor's copy list)");
   cmd->add_option("--gpu", opt.gpu, "GPU number to test, or 'all' (default 0)");
-  cmd->add_option("--libcuda", opt.libcuda, "Use this CUDA driver library instead of searching the usual places");
+  cmd->add_option("--libcuda", opt.libcuda, "Use this CUDA driver library instead of searching the usual places")
+      ->type_name("FILE");
   cmd->add_option("--timeout", opt.timeout_s, "Seconds before a hanging child is stopped (default 120)");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_verify(ctx, opt); }; });
 

@@ -175,6 +175,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   report.driver = discover_driver(in, loader.cache);
   report.toolkits = find_toolkits(in.fs, in.env, &report.scan_issues);
   auto python_envs = find_python_envs(in.fs, in.env, &report.scan_issues);
+  for (const auto& e : python_envs) outcome.python_envs.push_back(e.prefix);
 
   DiscoveryInputs di{in.fs, in.env, report.toolkits, python_envs, loader.cache,
                      StoreLayout::for_environment(in.env).root};
