@@ -1,4 +1,4 @@
-#include "adapters/cudnn_graph.h"
+#include "gpu/cudnn_graph.h"
 
 #include <algorithm>
 #include <utility>
@@ -41,6 +41,46 @@ int BackendDescriptor::set_int64s(int attribute, const std::vector<int64_t>& val
 }
 
 int BackendDescriptor::finalize() { return fn_->BackendFinalize(desc_); }
+
+bool EngineNotes::has_numerical(int note) const {
+  return std::find(numerical.begin(), numerical.end(), note) != numerical.end();
+}
+
+bool EngineNotes::has_behavior(int note) const {
+  return std::find(behavior.begin(), behavior.end(), note) != behavior.end();
+}
+
+bool EngineNotes::transform() const {
+  for (int n : {nv::kNumericalNoteFft, nv::kNumericalNoteWinograd, nv::kNumericalNoteWinogradTile4x4,
+                nv::kNumericalNoteWinogradTile6x6, nv::kNumericalNoteWinogradTile13x13}) {
+    if (has_numerical(n)) return true;
+  }
+  return false;
+}
+
+std::string EngineNotes::describe() const {
+  static const char* const kNumerical[] = {"tensor_core", "down_convert_inputs", "reduced_precision_reduction",
+                                           "fft", "nondeterministic", "winograd", "winograd_tile_4x4",
+                                           "winograd_tile_6x6", "winograd_tile_13x13", "strict_nan_prop"};
+  std::string out;
+  for (int n : numerical) {
+    std::string name = n >= 0 && n < 10 ? kNumerical[n] : "numerical note " + std::to_string(n);
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  for (int b : behavior) {
+    std::string name = b == nv::kBehaviorNoteRuntimeCompilation ? "runtime_compilation" : "behaviour note " + std::to_string(b);
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  return out.empty() ? "no notes" : out;
+}
+
+std::string pytorch_drops(const EngineNotes& notes, DataType type, bool allow_tf32) {
+  if (notes.has_numerical(nv::kNumericalNoteDownConvertInputs)) return "down-converts its inputs";
+  if (type == DataType::kFloat && !allow_tf32 && notes.has_numerical(nv::kNumericalNoteTensorCore)) {
+    return "uses tensor cores (TF32) and allow_tf32 is off";
+  }
+  return {};
+}
 
 namespace {
 
@@ -181,12 +221,23 @@ int ConvForwardGraph::make_plan(BackendDescriptor& config, EnginePlan* out) {
       out->identity = text.c_str();
     }
   }
-  // The engine's global index, for the report only; failure here does not matter.
+  // The engine: its global index (for the report) and its notes (for the filter and the
+  // tolerance). A library that cannot say leaves them empty.
   BackendDescriptor engine(fn_, nv::kBackendEngineDescriptor);
   if (engine.status() == 0) {
     nv::cudnnBackendDescriptor_t raw = engine.get();
     if (fn_->BackendGetAttribute(config.get(), nv::kAttrEngineCfgEngine, nv::kTypeBackendDescriptor, 1, &count, &raw) == 0) {
       fn_->BackendGetAttribute(raw, nv::kAttrEngineGlobalIndex, nv::kTypeInt64, 1, &count, &out->engine_index);
+      // A fixed array larger than any version's note count (cudnn-frontend's hasNumericalNote).
+      int notes[32] = {0};
+      int64_t n = 0;
+      if (fn_->BackendGetAttribute(raw, nv::kAttrEngineNumericalNote, nv::kTypeNumericalNote, 32, &n, notes) == 0) {
+        out->notes.numerical.assign(notes, notes + std::clamp<int64_t>(n, 0, 32));
+      }
+      n = 0;
+      if (fn_->BackendGetAttribute(raw, nv::kAttrEngineBehaviorNote, nv::kTypeBehaviorNote, 32, &n, notes) == 0) {
+        out->notes.behavior.assign(notes, notes + std::clamp<int64_t>(n, 0, 32));
+      }
     }
   }
   return 0;
