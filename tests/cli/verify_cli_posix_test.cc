@@ -96,6 +96,22 @@ TEST(VerifyCli, TruncatedEngineLibraryFailsAtTheLibraryStage) {
   EXPECT_EQ(stage(r.out, "driver")["status"], "fail");  // still checked: it does not need cuDNN
 }
 
+TEST(VerifyCli, ATruncatedGraphLibraryIsNotReachedThroughTheOthers) {
+  // Every other sub-library needs libcudnn_graph.so.9: loading any of them would map the cut file.
+  testing::TempDir dir;
+  testing::install_stub_set("linked9.19.0", dir / "lib");
+  std::string victim = dir / "lib/libcudnn_graph.so.9";
+  fs::resize_file(victim, fs::file_size(victim) / 2);
+  CliRun r = run_cli({"--json", "verify", "--copy", dir / "lib", "--libcuda", dir / "no/libcuda.so.1"});
+  ASSERT_EQ(r.code, 1) << r.text;
+  json lib = stage(r.out, "library");
+  EXPECT_EQ(lib["finding"]["id"], "verify.library.sublibrary_broken") << lib.dump();
+  EXPECT_NE(lib["summary"].get<std::string>().find("libcudnn_graph.so.9 (the file is truncated or corrupt)"),
+            std::string::npos)
+      << lib.dump();
+  EXPECT_NE(lib["finding"]["evidence"].dump().find("it needs libcudnn_graph.so.9, which is damaged"), std::string::npos);
+}
+
 TEST(VerifyCli, SubLibraryFromAnotherVersionFailsAtTheLibraryStage) {
   testing::TempDir dir;
   testing::install_stub_set("v9.19.0", dir / "lib", /*versioned_names=*/true);

@@ -103,18 +103,20 @@ std::vector<EnginePlan> gather_candidates(const Bench& b, ConvForwardGraph& grap
     int taken = 0;
     for (auto& cfg : configs) {
       if (taken >= source.share || static_cast<int>(plans.size()) >= b.max_candidates) break;
+      if (b.policy == CandidatePolicy::kPyTorch) {
+        // PyTorch filters the configs before it builds any plan.
+        int64_t index = -1;
+        std::string why = pytorch_drops(graph.engine_of(cfg, &index), type, b.allow_tf32);
+        if (!why.empty()) {
+          tried.push_back("engine " + std::to_string(index) + " (" + source.label + ") left out as PyTorch does: " + why);
+          continue;
+        }
+      }
       EnginePlan plan;
       if (graph.make_plan(cfg, &plan) != 0 || plan.workspace_bytes > kMaxWorkspace) continue;
       if (!plan.identity.empty()) {
         if (std::find(seen.begin(), seen.end(), plan.identity) != seen.end()) continue;
         seen.push_back(plan.identity);
-      }
-      if (b.policy == CandidatePolicy::kPyTorch) {
-        std::string why = pytorch_drops(plan.notes, type, b.allow_tf32);
-        if (!why.empty()) {
-          tried.push_back("engine " + std::to_string(plan.engine_index) + " (" + source.label + ") left out as PyTorch does: " + why);
-          continue;
-        }
       }
       plan.source = source.label;
       plans.push_back(std::move(plan));

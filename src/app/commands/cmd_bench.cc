@@ -154,7 +154,9 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     if (!side) return report_error(ctx, make_error(side.error().code, opt.compare + ": " + side.error().message, opt.compare));
     std::string their_dir = side->cudnn_library.empty() ? "" : paths::parent(side->cudnn_library);
     if (auto canonical = ctx.fs->canonical(their_dir); !their_dir.empty() && canonical) their_dir = *canonical;
-    header.mismatches = comparison_mismatches(*side, their_dir, header.lib_dir, header.cudnn_version, header.allow_tf32, policy);
+    BenchSide ours{header.lib_dir, header.cudnn_version, header.allow_tf32, policy,
+                   opt.max_candidates > 0 ? opt.max_candidates : default_max_candidates(policy)};
+    header.mismatches = comparison_mismatches(*side, their_dir, ours);
     header.compared = true;
   }
   if (!opt.svg.empty()) {

@@ -227,30 +227,38 @@ Result<PytorchSide> attach_pytorch_results(const std::string& json_text, std::ve
   if (j.contains("cudnn") && j["cudnn"].is_number_integer()) side.cudnn_version = j["cudnn"].get<long long>();
   if (j.contains("cudnn_library") && j["cudnn_library"].is_string()) side.cudnn_library = j["cudnn_library"].get<std::string>();
   if (j.contains("allow_tf32") && j["allow_tf32"].is_boolean()) side.allow_tf32 = j["allow_tf32"].get<bool>();
+  if (j.contains("benchmark_limit") && j["benchmark_limit"].is_number_integer()) {
+    side.benchmark_limit = j["benchmark_limit"].get<int>();
+  }
+  side.heuristic_mode_b = j.value("heuristic_mode_b", false);
   return side;
 }
 
-std::vector<std::string> comparison_mismatches(const PytorchSide& pt, const std::string& their_dir,
-                                               const std::string& our_lib_dir, const std::string& our_version,
-                                               bool our_allow_tf32, CandidatePolicy policy) {
+std::vector<std::string> comparison_mismatches(const PytorchSide& pt, const std::string& their_dir, const BenchSide& ours) {
   std::vector<std::string> out;
   if (pt.cudnn_library.empty()) {
     out.push_back("the PyTorch results do not say which cuDNN library their process loaded");
-  } else if (their_dir != our_lib_dir) {
-    out.push_back("PyTorch loaded cuDNN from " + their_dir + ", bench measured " + our_lib_dir);
+  } else if (their_dir != ours.lib_dir) {
+    out.push_back("PyTorch loaded cuDNN from " + their_dir + ", bench measured " + ours.lib_dir);
   }
   if (pt.cudnn_version > 0) {
     Version theirs = decode_cudnn_version_number(pt.cudnn_version);
-    if (theirs.str() != our_version) out.push_back("PyTorch ran cuDNN " + theirs.str() + ", bench " + our_version);
+    if (theirs.str() != ours.version) out.push_back("PyTorch ran cuDNN " + theirs.str() + ", bench " + ours.version);
   }
   if (!pt.allow_tf32) {
     out.push_back("the PyTorch results do not say whether TF32 was allowed");
-  } else if (*pt.allow_tf32 != our_allow_tf32) {
+  } else if (*pt.allow_tf32 != ours.allow_tf32) {
     out.push_back(std::string("PyTorch ran with allow_tf32=") + (*pt.allow_tf32 ? "True" : "False") + ", bench with --tf32 " +
-                  (our_allow_tf32 ? "on" : "off"));
+                  (ours.allow_tf32 ? "on" : "off"));
   }
-  if (policy != CandidatePolicy::kPyTorch) {
+  if (ours.policy != CandidatePolicy::kPyTorch) {
     out.push_back("bench searched wider than PyTorch (--candidates wide: heuristics A, B and fallback, no filter)");
+  } else {
+    if (pt.heuristic_mode_b) out.push_back("PyTorch used heuristics mode B (TORCH_CUDNN_USE_HEURISTIC_MODE_B), bench INSTANT");
+    if (pt.benchmark_limit && *pt.benchmark_limit != ours.max_candidates) {
+      out.push_back("PyTorch timed up to " + (*pt.benchmark_limit ? std::to_string(*pt.benchmark_limit) : std::string("all")) +
+                    " engines (benchmark_limit), bench " + std::to_string(ours.max_candidates));
+    }
   }
   return out;
 }

@@ -98,6 +98,8 @@ struct PytorchSide {
   long long cudnn_version = 0; // torch.backends.cudnn.version()
   std::string cudnn_library;   // the libcudnn file its process mapped
   std::optional<bool> allow_tf32;
+  std::optional<int> benchmark_limit;  // torch.backends.cudnn.benchmark_limit (0: no limit)
+  bool heuristic_mode_b = false;       // TORCH_CUDNN_USE_HEURISTIC_MODE_B: mode B instead of INSTANT
 };
 
 // Reads the PyTorch script's JSON output (bench/pytorch_conv.py) and fills pytorch_ms by key.
@@ -105,8 +107,14 @@ Result<PytorchSide> attach_pytorch_results(const std::string& json_text, std::ve
 
 // How the PyTorch side differs from ours ("PyTorch loaded cuDNN from DIR, bench measured DIR"):
 // a comparison is like for like only when this is empty. `our_lib_dir` and `their_dir` canonical.
+struct BenchSide {
+  std::string lib_dir;  // canonical
+  std::string version;
+  bool allow_tf32 = true;
+  CandidatePolicy policy = CandidatePolicy::kPyTorch;
+  int max_candidates = 10;
+};
 std::vector<std::string> comparison_mismatches(const PytorchSide& pytorch, const std::string& their_dir,
-                                               const std::string& our_lib_dir, const std::string& our_version,
-                                               bool our_allow_tf32, CandidatePolicy policy);
+                                               const BenchSide& ours);
 
 }  // namespace cudnnup

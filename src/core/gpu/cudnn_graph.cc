@@ -199,8 +199,36 @@ int ConvForwardGraph::heuristics(int mode, int max, std::vector<BackendDescripto
   return 0;
 }
 
+EngineNotes ConvForwardGraph::engine_of(const BackendDescriptor& config, int64_t* engine_index) const {
+  // The engine behind a config: its global index (for the report) and its notes (for the filter
+  // and the tolerance), read before anything is finalized. A library that cannot say leaves
+  // them empty.
+  EngineNotes notes;
+  *engine_index = -1;
+  BackendDescriptor engine(fn_, nv::kBackendEngineDescriptor);
+  if (engine.status() != 0) return notes;
+  nv::cudnnBackendDescriptor_t raw = engine.get();
+  int64_t count = 0;
+  if (fn_->BackendGetAttribute(config.get(), nv::kAttrEngineCfgEngine, nv::kTypeBackendDescriptor, 1, &count, &raw) != 0) {
+    return notes;
+  }
+  fn_->BackendGetAttribute(raw, nv::kAttrEngineGlobalIndex, nv::kTypeInt64, 1, &count, engine_index);
+  // A fixed array larger than any version's note count (cudnn-frontend's hasNumericalNote).
+  int values[32] = {0};
+  int64_t n = 0;
+  if (fn_->BackendGetAttribute(raw, nv::kAttrEngineNumericalNote, nv::kTypeNumericalNote, 32, &n, values) == 0) {
+    notes.numerical.assign(values, values + std::clamp<int64_t>(n, 0, 32));
+  }
+  n = 0;
+  if (fn_->BackendGetAttribute(raw, nv::kAttrEngineBehaviorNote, nv::kTypeBehaviorNote, 32, &n, values) == 0) {
+    notes.behavior.assign(values, values + std::clamp<int64_t>(n, 0, 32));
+  }
+  return notes;
+}
+
 int ConvForwardGraph::make_plan(BackendDescriptor& config, EnginePlan* out) {
   std::string* what = nullptr;
+  out->notes = engine_of(config, &out->engine_index);
   out->plan = BackendDescriptor(fn_, nv::kBackendExecutionPlanDescriptor);
   CUDNNUP_TRY("create plan", out->plan.status());
   CUDNNUP_TRY("plan handle", out->plan.set(nv::kAttrExecutionPlanHandle, nv::kTypeHandle, 1, &handle_));
@@ -219,25 +247,6 @@ int ConvForwardGraph::make_plan(BackendDescriptor& config, EnginePlan* out) {
         length > 0) {
       text.resize(std::min<size_t>(static_cast<size_t>(length), text.size()));
       out->identity = text.c_str();
-    }
-  }
-  // The engine: its global index (for the report) and its notes (for the filter and the
-  // tolerance). A library that cannot say leaves them empty.
-  BackendDescriptor engine(fn_, nv::kBackendEngineDescriptor);
-  if (engine.status() == 0) {
-    nv::cudnnBackendDescriptor_t raw = engine.get();
-    if (fn_->BackendGetAttribute(config.get(), nv::kAttrEngineCfgEngine, nv::kTypeBackendDescriptor, 1, &count, &raw) == 0) {
-      fn_->BackendGetAttribute(raw, nv::kAttrEngineGlobalIndex, nv::kTypeInt64, 1, &count, &out->engine_index);
-      // A fixed array larger than any version's note count (cudnn-frontend's hasNumericalNote).
-      int notes[32] = {0};
-      int64_t n = 0;
-      if (fn_->BackendGetAttribute(raw, nv::kAttrEngineNumericalNote, nv::kTypeNumericalNote, 32, &n, notes) == 0) {
-        out->notes.numerical.assign(notes, notes + std::clamp<int64_t>(n, 0, 32));
-      }
-      n = 0;
-      if (fn_->BackendGetAttribute(raw, nv::kAttrEngineBehaviorNote, nv::kTypeBehaviorNote, 32, &n, notes) == 0) {
-        out->notes.behavior.assign(notes, notes + std::clamp<int64_t>(n, 0, 32));
-      }
     }
   }
   return 0;

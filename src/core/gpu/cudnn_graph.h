@@ -74,7 +74,9 @@ class ConvForwardGraph {
             TensorLayout layout, std::string* what);
   // Engine configs from one heuristics mode (nv::kHeurMode*), up to `max` of them.
   int heuristics(int mode, int max, std::vector<BackendDescriptor>* configs, std::string* what);
-  // Finalizes a plan for one engine config and queries its workspace.
+  // The engine of a config (global index, notes), without finalizing anything.
+  EngineNotes engine_of(const BackendDescriptor& config, int64_t* engine_index) const;
+  // Finalizes a plan for one engine config and queries its workspace (and engine_of).
   int make_plan(BackendDescriptor& config, EnginePlan* out);
   // Binds device pointers (and the workspace) into the plan's variant pack.
   int bind(EnginePlan& plan, void* x, void* w, void* y, void* workspace);

@@ -145,6 +145,7 @@ std::string explain_load_error(const std::string& msg) {
   if (contains(msg, "wrong ELF class") || contains(msg, "Exec format error") || contains(msg, "%1 is not a valid"))
     return "the file is for another CPU architecture";
   if (contains(msg, "undefined symbol")) return "it needs a symbol that the libraries loaded with it lack (mixed versions?)";
+  if (contains(msg, ", which is damaged")) return "it needs a damaged sub-library";
   static const std::regex dependency(R"(^([^:]+): cannot open shared object file)");
   std::smatch m;
   if (std::regex_search(msg, m, dependency)) return "a library it needs is missing: " + m[1].str();

@@ -475,62 +475,74 @@ StageResult run_graph_conv(GpuSession& s, const ConvCheck& c) {
   ConvForwardGraph graph;
   std::string what;
   if (int st = graph.build(&dnn, s.handle, c.shape, c.type, c.layout, &what)) return cudnn_failure(id, title, s, what, st);
-  // PyTorch's sources: heuristics mode INSTANT, then the fallback list.
-  std::vector<BackendDescriptor> configs;
-  int heuristics_status = 0;
-  for (int mode : {nv::kHeurModeInstant, nv::kHeurModeFallback}) {
-    if (int st = graph.heuristics(mode, 16, &configs, &what)) heuristics_status = st;
-  }
-  if (configs.empty() && heuristics_status) return cudnn_failure(id, title, s, what, heuristics_status);
-  std::vector<EnginePlan> plans;
-  for (auto& cfg : configs) {
-    EnginePlan plan;
-    if (graph.make_plan(cfg, &plan) == 0 && plan.workspace_bytes <= (int64_t{256} << 20)) plans.push_back(std::move(plan));
-  }
   ConvResources res(s);
   ConvData d = make_conv_data(c);
   if (auto failed = upload(c, s, d, res)) return *failed;
+  // PyTorch's sources, heuristics mode INSTANT then the fallback list (asked only when needed);
+  // from each, first an engine the bound is derived for, then any PyTorch keeps. Only the
+  // engine that is tried is finalized: finalizing every candidate would cost verify its time.
+  std::vector<BackendDescriptor> instant, fallback;
+  int heuristics_status = graph.heuristics(nv::kHeurModeInstant, 16, &instant, &what);
   std::vector<std::string> tried;
   int last_status = 0;
-  const EnginePlan* used = nullptr;
-  for (int pass = 0; pass < 2 && !used; ++pass) {
-    for (auto& plan : plans) {
-      if (used) break;
-      if (plain_engine(plan.notes, c.type) != (pass == 0) || !pytorch_drops(plan.notes, c.type, true).empty()) continue;
-      if (res.buffers[3]) s.cu->MemFree(res.buffers[3]);
-      res.buffers[3] = 0;
-      int rc;
-      if (plan.workspace_bytes > 0 && (rc = s.cu->MemAlloc(&res.buffers[3], static_cast<size_t>(plan.workspace_bytes))) != 0)
-        return cuda_failure(id, title, *s.cu, "cuMemAlloc", rc);
-      int st = graph.bind(plan, reinterpret_cast<void*>(res.buffers[0]), reinterpret_cast<void*>(res.buffers[1]),
-                          reinterpret_cast<void*>(res.buffers[2]), reinterpret_cast<void*>(res.buffers[3]));
+  EnginePlan used;
+  auto try_configs = [&](std::vector<BackendDescriptor>& configs, bool plain) {
+    for (auto& cfg : configs) {
+      int64_t index = -1;
+      EngineNotes notes = graph.engine_of(cfg, &index);
+      if (plain_engine(notes, c.type) != plain || !pytorch_drops(notes, c.type, true).empty()) continue;
+      EnginePlan plan;
+      int st = graph.make_plan(cfg, &plan);
+      if (st == 0 && plan.workspace_bytes > (int64_t{256} << 20)) continue;
+      if (st == 0) {
+        if (res.buffers[3]) s.cu->MemFree(res.buffers[3]);
+        res.buffers[3] = 0;
+        if (plan.workspace_bytes > 0) st = -s.cu->MemAlloc(&res.buffers[3], static_cast<size_t>(plan.workspace_bytes));
+      }
+      if (st == 0) {
+        st = graph.bind(plan, reinterpret_cast<void*>(res.buffers[0]), reinterpret_cast<void*>(res.buffers[1]),
+                        reinterpret_cast<void*>(res.buffers[2]), reinterpret_cast<void*>(res.buffers[3]));
+      }
       if (st == 0) st = graph.execute(plan);
       if (st == 0) {
-        used = &plan;
-      } else {
-        last_status = st;
-        tried.push_back("engine " + std::to_string(plan.engine_index) + ": " + decode_cudnn_status(st, s.cudnn_major).name);
+        used = std::move(plan);
+        return true;
       }
+      last_status = st;
+      tried.push_back("engine " + std::to_string(index) + ": " +
+                      (st < 0 ? "cuMemAlloc of its workspace failed" : decode_cudnn_status(st, s.cudnn_major).name));
     }
+    return false;
+  };
+  bool ran = try_configs(instant, true);
+  bool asked_fallback = false;
+  for (int pass = 0; pass < 3 && !ran; ++pass) {
+    if (!asked_fallback && pass < 2) {
+      if (int st = graph.heuristics(nv::kHeurModeFallback, 16, &fallback, &what)) heuristics_status = st;
+      asked_fallback = true;
+    }
+    ran = pass == 0 ? try_configs(fallback, true) : pass == 1 ? try_configs(instant, false) : try_configs(fallback, false);
   }
-  if (!used) {
-    if (last_status != 0) return cudnn_failure(id, title, s, "cudnnBackendExecute", last_status, tried);
+  if (instant.empty() && fallback.empty() && heuristics_status) return cudnn_failure(id, title, s, what, heuristics_status);
+  if (!ran) {
+    if (last_status > 0) return cudnn_failure(id, title, s, "cudnnBackendExecute", last_status, tried);
     return stage_fail(id, title, "cuDNN's heuristics offered no engine for this convolution",
                       make_finding("verify.conv.no_algorithm", "cuDNN has no engine for " + id,
                                    "Heuristics mode INSTANT and the fallback list gave no engine config that "
-                                   "finalizes for a plain 3x3 convolution.",
+                                   "finalizes and runs for a plain 3x3 convolution.",
                                    tried, {"Reinstall the copy; check that the engine sub-libraries load (`cudnnup verify`)."}));
   }
+  const EnginePlan* const used_plan = &used;
   Numerics numerics;
   numerics.type = c.type;
   numerics.accumulation_length = accumulation_length(c.shape, c.direction);
-  numerics.tf32_inputs = c.type == DataType::kFloat &&
-                         (used->notes.numerical.empty() || used->notes.has_numerical(nv::kNumericalNoteTensorCore));
-  numerics.reduced_precision_reduction = used->notes.has_numerical(nv::kNumericalNoteReducedPrecisionReduction);
-  numerics.transform = used->notes.transform();
+  numerics.tf32_inputs = c.type == DataType::kFloat && (used_plan->notes.numerical.empty() ||
+                                                        used_plan->notes.has_numerical(nv::kNumericalNoteTensorCore));
+  numerics.reduced_precision_reduction = used_plan->notes.has_numerical(nv::kNumericalNoteReducedPrecisionReduction);
+  numerics.transform = used_plan->notes.transform();
   return check_output(c, s, d, res, numerics,
-                      "engine " + std::to_string(used->engine_index) + " (" + used->notes.describe() + "), workspace " +
-                          std::to_string(used->workspace_bytes) + " bytes");
+                      "engine " + std::to_string(used_plan->engine_index) + " (" + used_plan->notes.describe() +
+                          "), workspace " + std::to_string(used_plan->workspace_bytes) + " bytes");
 }
 
 }  // namespace

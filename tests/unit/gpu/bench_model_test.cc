@@ -148,18 +148,27 @@ TEST(BenchCheck, SampledReferenceEqualsTheFullOne) {
 }
 
 TEST(BenchCompare, MismatchesWithThePyTorchSideAreNamed) {
-  PytorchSide same{"2.11.0", 91900, "/venv/nvidia/cudnn/lib/libcudnn.so.9", true};
-  EXPECT_TRUE(comparison_mismatches(same, "/venv/nvidia/cudnn/lib", "/venv/nvidia/cudnn/lib", "9.19.0", true,
-                                    CandidatePolicy::kPyTorch)
-                  .empty());
-  auto other = comparison_mismatches(same, "/venv/nvidia/cudnn/lib", "/usr/lib/x86_64-linux-gnu", "9.14.0", false,
-                                     CandidatePolicy::kWide);
-  ASSERT_EQ(other.size(), 4u);
-  EXPECT_NE(other[0].find("/usr/lib/x86_64-linux-gnu"), std::string::npos);
-  EXPECT_NE(other[1].find("9.14.0"), std::string::npos);
-  EXPECT_NE(other[2].find("allow_tf32=True"), std::string::npos);
+  PytorchSide same;
+  same.torch = "2.11.0";
+  same.cudnn_version = 91900;
+  same.cudnn_library = "/venv/nvidia/cudnn/lib/libcudnn.so.9";
+  same.allow_tf32 = true;
+  same.benchmark_limit = 10;
+  BenchSide ours{"/venv/nvidia/cudnn/lib", "9.19.0", true, CandidatePolicy::kPyTorch, 10};
+  EXPECT_TRUE(comparison_mismatches(same, "/venv/nvidia/cudnn/lib", ours).empty());
+  BenchSide other{"/usr/lib/x86_64-linux-gnu", "9.14.0", false, CandidatePolicy::kWide, 24};
+  auto m = comparison_mismatches(same, "/venv/nvidia/cudnn/lib", other);
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_NE(m[0].find("/usr/lib/x86_64-linux-gnu"), std::string::npos);
+  EXPECT_NE(m[1].find("9.14.0"), std::string::npos);
+  EXPECT_NE(m[2].find("allow_tf32=True"), std::string::npos);
+  EXPECT_NE(m[3].find("wider"), std::string::npos);
+  PytorchSide mode_b = same;
+  mode_b.heuristic_mode_b = true;
+  mode_b.benchmark_limit = 0;
+  EXPECT_EQ(comparison_mismatches(mode_b, "/venv/nvidia/cudnn/lib", ours).size(), 2u);
   PytorchSide unknown;
-  EXPECT_EQ(comparison_mismatches(unknown, "", "/x", "9.19.0", true, CandidatePolicy::kPyTorch).size(), 2u);
+  EXPECT_EQ(comparison_mismatches(unknown, "", ours).size(), 2u);
 }
 
 TEST(BenchResults, AttachesPyTorchByKeyAndRenders) {
