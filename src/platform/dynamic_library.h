@@ -8,6 +8,12 @@
 
 namespace cudnnup {
 
+// For a child that loads a cuDNN copy. Windows: takes the current directory out of the DLL search
+// (SetDllDirectoryW(L"")), so a by-name load finds the copy's directory (first on the PATH its
+// parent gave it) and the system, never a stray DLL where the user stands. POSIX: nothing to do;
+// the parent sets LD_LIBRARY_PATH (core/child/loader_environment.h).
+void use_safe_library_search();
+
 class DynamicLibrary {
  public:
   static Result<DynamicLibrary> open(const std::string& absolute_path);

@@ -22,6 +22,8 @@ std::string explain_load_error(DWORD code) {
 
 }  // namespace
 
+void use_safe_library_search() { SetDllDirectoryW(L""); }
+
 Result<DynamicLibrary> DynamicLibrary::open(const std::string& absolute_path) {
   // With an absolute path, LOAD_WITH_ALTERED_SEARCH_PATH makes the DLL's own directory the first
   // place searched for the DLLs it imports (cudnn64_9.dll's sub-libraries sit next to it).

@@ -17,6 +17,15 @@ struct ProcessOptions {
   // When set, the child gets exactly these variables; otherwise it inherits ours.
   std::optional<std::map<std::string, std::string>> env;
   bool capture_stderr = true;  // false: the child's stderr goes to ours
+  // When set, the child gets a channel of its own besides stdout/stderr (core/child/protocol.h):
+  // every occurrence of this text in argv is replaced by the channel's id, which the child hands
+  // to EventChannel::open (platform/event_channel.h). POSIX: file descriptor 3; Windows: an
+  // inherited pipe handle. What arrives on it is ProcessResult::events.
+  std::string event_channel_placeholder;
+  size_t max_event_bytes = 64 << 20;  // beyond this the channel is drained and dropped
+  // Keep the last max_output_bytes of stdout/stderr instead of the first (a library's chatter can
+  // be long; what it printed last, before a crash, is what a report needs).
+  bool keep_output_tail = false;
 };
 
 struct ProcessResult {
@@ -25,6 +34,9 @@ struct ProcessResult {
   bool timed_out = false;   // we killed it at the deadline
   std::string out;          // stdout
   std::string err;          // stderr, when captured
+  std::string events;       // the event channel's bytes, when one was asked for
+  bool events_truncated = false;  // the channel carried more than max_event_bytes
+  size_t out_dropped = 0, err_dropped = 0;  // bytes of stdout/stderr beyond max_output_bytes
   bool exited_normally() const { return signal == 0 && !timed_out; }
   std::string describe_failure() const;  // "killed by signal 11 (SIGSEGV)", "timed out after N ms"
 };

@@ -91,9 +91,18 @@ TEST_F(InstallCli, RealCudnnShimMergedIntoAToolkitReports91900AndDoctorSeesIt) {
 
   auto r = cudnnup({"install", archive, "--into", cuda});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  auto probe = cudnnup({"__probe", "cudnn", cuda + "/lib64/libcudnn.so.9"});
+  nlohmann::json request{{"protocol", "cudnnup.child/1"}, {"task", "probe-cudnn"}, {"events", "-"},
+                         {"library", cuda + "/lib64/libcudnn.so.9"}};
+  auto probe = cudnnup({"__child", request.dump()});
   ASSERT_EQ(probe.exit_code, 0) << probe.err;
-  auto p = nlohmann::json::parse(probe.out);
+  nlohmann::json p;  // the "result" event's object (core/child/protocol.h)
+  for (size_t at = 0, next; at < probe.out.size(); at = next + 1) {
+    next = probe.out.find('\n', at);
+    if (next == std::string::npos) next = probe.out.size();
+    auto e = nlohmann::json::parse(probe.out.substr(at, next - at), nullptr, false);
+    if (!e.is_discarded() && e.value("event", "") == "result") p = e["result"];
+  }
+  ASSERT_TRUE(p.is_object()) << probe.out;
   EXPECT_TRUE(p["loaded"].get<bool>()) << probe.out;
   EXPECT_EQ(p["version"], 91900) << probe.out;
 

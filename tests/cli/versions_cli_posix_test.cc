@@ -59,7 +59,11 @@ class VersionsCli : public ::testing::Test {
     for (auto& [k, v] : extra) env[k] = v;
     std::string full = "cd '" + cwd + "' && " + script;
     if (shell_path.find("fish") != std::string::npos) full = "cd '" + cwd + "'; and " + script;
-    auto r = run_process({shell_path, "-c", full}, ProcessOptions{20000, 1 << 20, env, true});
+    ProcessOptions options;
+    options.timeout_ms = 20000;
+    options.max_output_bytes = 1 << 20;
+    options.env = env;
+    auto r = run_process({shell_path, "-c", full}, options);
     EXPECT_TRUE(r.ok());
     return r.value_or(ProcessResult{});
   }

@@ -4,29 +4,34 @@
 
 #include <future>
 
-#include "platform/process.h"
+#include "app/child/child_runner.h"
+#include "base/result.h"
 
 namespace cudnnup {
 namespace {
 
 using nlohmann::json;
 
-// Runs `cudnnup __probe ...`; returns the JSON it printed, or a description of how it failed.
-Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms) {
-  std::vector<std::string> argv = {self_executable_path(), "__probe"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions options;
+// Runs one probe task in a child; returns its answer, or a description of how it failed, worded
+// as doctor has always shown it ("the probe process crashed (killed by signal 11, ...)").
+Result<json> run_probe(const std::string& task, json request, int timeout_ms, std::vector<std::string>* mapped) {
+  ChildRunOptions options;
   options.timeout_ms = timeout_ms;
-  auto result = run_process(argv, options);
-  if (!result) return result.error();
-  if (!result->exited_normally() || result->exit_code != 0) {
-    std::string why = "the probe process " + result->describe_failure();
-    if (!result->err.empty()) why += ": " + result->err.substr(0, 500);
-    return make_error(ErrorCode::kIo, why);
+  options.required_stages = {"probe"};
+  options.what = "the probe process";
+  ChildRun run = run_child(task, std::move(request), options);
+  if (run.problem) {
+    // A crash or hang keeps the words doctor's findings key on ("crashed", "did not finish").
+    std::string why = run.problem->crashed && run.end.started ? "the probe process " + run.end.how : run.problem->summary;
+    if (!run.end.printed.empty()) why += ": " + run.end.printed.substr(0, 500);
+    return make_error(run.problem->crashed ? ErrorCode::kIo : ErrorCode::kInternal, why);
   }
-  auto doc = json::parse(result->out, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorCode::kInternal, "the probe printed no JSON");
-  return doc;
+  const json* answer = run.transcript.result();
+  if (!answer || !answer->is_object()) return make_error(ErrorCode::kInternal, "the probe reported no result");
+  if (mapped) {
+    for (auto& [when, files] : run.transcript.module_snapshots()) *mapped = files;
+  }
+  return *answer;
 }
 
 }  // namespace
@@ -34,7 +39,7 @@ Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms) {
 LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
   LibraryProbe probe;
   probe.attempted = true;
-  auto out = run_probe({"cudnn", library_path}, timeout_ms_);
+  auto out = run_probe("probe-cudnn", json{{"library", library_path}}, timeout_ms_, &probe.mapped_files);
   if (!out) {
     probe.failure = "loading " + library_path + ": " + out.error().message;
     return probe;
@@ -66,10 +71,7 @@ std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<std::st
 
 DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
   DriverInfo info;
-  std::vector<std::string> args = {"driver"};
-  if (!libcuda_path.empty()) args.insert(args.end(), {"--cuda", libcuda_path});
-  if (!nvml_path.empty()) args.insert(args.end(), {"--nvml", nvml_path});
-  auto out = run_probe(args, timeout_ms_);
+  auto out = run_probe("probe-driver", json{{"cuda", libcuda_path}, {"nvml", nvml_path}}, timeout_ms_, nullptr);
   if (!out) {
     info.problem = out.error().message;
     return info;

@@ -1,4 +1,5 @@
-// Prober that loads libraries in child processes (`cudnnup __probe ...`): a library that crashes
+// Prober that loads libraries in child processes (tasks probe-cudnn and probe-driver of
+// `cudnnup __child`, app/child/child_runner.h): a library that crashes
 // or hangs while loading becomes a finding, never a crash of cudnnup.
 #pragma once
 

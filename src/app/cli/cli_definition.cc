@@ -55,7 +55,7 @@ void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action) {
 
   add_doctor_command(app, action);
   add_explain_command(app, action);
-  add_probe_command(app, action);
+  add_child_command(app, action);
   add_which_command(app, action);
   add_list_command(app, action);
   add_use_command(app, action);

@@ -78,6 +78,9 @@ struct LibraryProbe {
   long long version_number = 0;
   Version cudart_version;   // cudnnGetCudartVersion()
   long long max_device_version = 0;  // cudnnGetMaxDeviceVersion(), 9.x; 0 when absent
+  // Every file the probe process had mapped after loading (core/child/mapped_files.h says which
+  // copy each cuDNN file belongs to). Not rendered: what it means for the copy is decided later.
+  std::vector<std::string> mapped_files;
 };
 
 struct CudnnCopy {

@@ -1,13 +1,12 @@
-// The child side of probes: `cudnnup __probe cudnn LIB` and `cudnnup __probe driver ...`.
-// The parent (app/child_prober.cc) starts this in a separate process so a library that crashes
-// or hangs while loading cannot take cudnnup down. Output: one JSON object on stdout.
+// The child side of doctor's probes (tasks "probe-cudnn" and "probe-driver", app/child/child_tasks.h).
+// The parent (app/child/child_prober.cc) starts them in a separate process so a library that
+// crashes or hangs while loading cannot take cudnnup down. Each reports one "result" event: the
+// JSON object below. probe-cudnn also reports every file the process mapped.
 #include <nlohmann/json.hpp>
-#include <cstdio>
-#include <iostream>
 
-#include "gpu/nvidia_api.h"
-#include "app/cli/commands.h"
+#include "app/child/child_tasks.h"
 #include "app/cli/exit_codes.h"
+#include "gpu/nvidia_api.h"
 #include "platform/dynamic_library.h"
 
 namespace cudnnup {
@@ -15,15 +14,15 @@ namespace {
 
 using nlohmann::json;
 
-int probe_cudnn(const std::string& path) {
+json probe_cudnn(const std::string& path, ChildEvents& events) {
   json out;
   out["path"] = path;
+  events.note("loading " + path);
   auto lib = DynamicLibrary::open(path);
   if (!lib) {
     out["loaded"] = false;
     out["error"] = lib.error().message;
-    std::cout << out.dump() << std::endl;
-    return kExitOk;
+    return out;
   }
   out["loaded"] = true;
   if (auto get_version = lib->function<nv::cudnnGetVersion_t>("cudnnGetVersion")) {
@@ -36,8 +35,7 @@ int probe_cudnn(const std::string& path) {
     out["max_device_version"] = static_cast<long long>(get_max_device());
   }
   lib->leak();  // unloading cuDNN at exit has crashed in the field; the process ends anyway
-  std::cout << out.dump() << std::endl;
-  return kExitOk;
+  return out;
 }
 
 void probe_cuda_driver(const std::string& path, json& out) {
@@ -147,33 +145,37 @@ void probe_nvml(const std::string& path, json& out) {
   lib->leak();
 }
 
-int probe_driver(const std::string& cuda_path, const std::string& nvml_path) {
-  json out = json::object();
-  if (!nvml_path.empty()) probe_nvml(nvml_path, out);
-  // The driver API only when NVML could not list the GPUs (no NVML, or it failed): cuInit is
-  // the slowest thing doctor would do.
-  if (!cuda_path.empty() && !out.contains("gpus")) probe_cuda_driver(cuda_path, out);
-  std::cout << out.dump() << std::endl;
+}  // namespace
+
+int probe_cudnn_task(AppContext&, const json& request, ChildEvents& events) {
+  const std::string path = request.value("library", "");
+  events.start("probe");
+  json out = probe_cudnn(path, events);
+  events.modules("after loading " + path);
+  events.end("probe", json::object());
+  events.result(out);
+  events.done();
   return kExitOk;
 }
 
-}  // namespace
-
-void add_probe_command(CLI::App& app, CommandAction& action) {
-  auto* probe = app.add_subcommand("__probe", "");
-  probe->group("");  // hidden from --help: only cudnnup itself starts probes
-  probe->require_subcommand(1);
-
-  auto* cudnn = probe->add_subcommand("cudnn", "Load a cuDNN shim library and report its versions");
-  static std::string cudnn_path;
-  cudnn->add_option("library", cudnn_path)->required();
-  cudnn->callback([&action] { action = [](AppContext&) { return probe_cudnn(cudnn_path); }; });
-
-  auto* driver = probe->add_subcommand("driver", "Ask the NVIDIA driver for its version and GPUs");
-  static std::string cuda_path, nvml_path;
-  driver->add_option("--cuda", cuda_path);
-  driver->add_option("--nvml", nvml_path);
-  driver->callback([&action] { action = [](AppContext&) { return probe_driver(cuda_path, nvml_path); }; });
+int probe_driver_task(AppContext&, const json& request, ChildEvents& events) {
+  const std::string cuda_path = request.value("cuda", ""), nvml_path = request.value("nvml", "");
+  json out = json::object();
+  events.start("probe");
+  if (!nvml_path.empty()) {
+    events.note("asking NVML " + nvml_path);
+    probe_nvml(nvml_path, out);
+  }
+  // The driver API only when NVML could not list the GPUs (no NVML, or it failed): cuInit is
+  // the slowest thing doctor would do.
+  if (!cuda_path.empty() && !out.contains("gpus")) {
+    events.note("asking the CUDA driver " + cuda_path);
+    probe_cuda_driver(cuda_path, out);
+  }
+  events.end("probe", json::object());
+  events.result(out);
+  events.done();
+  return kExitOk;
 }
 
 }  // namespace cudnnup

@@ -1,4 +1,4 @@
-#include "adapters/cudnn_graph.h"
+#include "gpu/cudnn_graph.h"
 
 #include <algorithm>
 #include <utility>
@@ -41,6 +41,46 @@ int BackendDescriptor::set_int64s(int attribute, const std::vector<int64_t>& val
 }
 
 int BackendDescriptor::finalize() { return fn_->BackendFinalize(desc_); }
+
+bool EngineNotes::has_numerical(int note) const {
+  return std::find(numerical.begin(), numerical.end(), note) != numerical.end();
+}
+
+bool EngineNotes::has_behavior(int note) const {
+  return std::find(behavior.begin(), behavior.end(), note) != behavior.end();
+}
+
+bool EngineNotes::transform() const {
+  for (int n : {nv::kNumericalNoteFft, nv::kNumericalNoteWinograd, nv::kNumericalNoteWinogradTile4x4,
+                nv::kNumericalNoteWinogradTile6x6, nv::kNumericalNoteWinogradTile13x13}) {
+    if (has_numerical(n)) return true;
+  }
+  return false;
+}
+
+std::string EngineNotes::describe() const {
+  static const char* const kNumerical[] = {"tensor_core", "down_convert_inputs", "reduced_precision_reduction",
+                                           "fft", "nondeterministic", "winograd", "winograd_tile_4x4",
+                                           "winograd_tile_6x6", "winograd_tile_13x13", "strict_nan_prop"};
+  std::string out;
+  for (int n : numerical) {
+    std::string name = n >= 0 && n < 10 ? kNumerical[n] : "numerical note " + std::to_string(n);
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  for (int b : behavior) {
+    std::string name = b == nv::kBehaviorNoteRuntimeCompilation ? "runtime_compilation" : "behaviour note " + std::to_string(b);
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  return out.empty() ? "no notes" : out;
+}
+
+std::string pytorch_drops(const EngineNotes& notes, DataType type, bool allow_tf32) {
+  if (notes.has_numerical(nv::kNumericalNoteDownConvertInputs)) return "down-converts its inputs";
+  if (type == DataType::kFloat && !allow_tf32 && notes.has_numerical(nv::kNumericalNoteTensorCore)) {
+    return "uses tensor cores (TF32) and allow_tf32 is off";
+  }
+  return {};
+}
 
 namespace {
 
@@ -159,8 +199,36 @@ int ConvForwardGraph::heuristics(int mode, int max, std::vector<BackendDescripto
   return 0;
 }
 
+EngineNotes ConvForwardGraph::engine_of(const BackendDescriptor& config, int64_t* engine_index) const {
+  // The engine behind a config: its global index (for the report) and its notes (for the filter
+  // and the tolerance), read before anything is finalized. A library that cannot say leaves
+  // them empty.
+  EngineNotes notes;
+  *engine_index = -1;
+  BackendDescriptor engine(fn_, nv::kBackendEngineDescriptor);
+  if (engine.status() != 0) return notes;
+  nv::cudnnBackendDescriptor_t raw = engine.get();
+  int64_t count = 0;
+  if (fn_->BackendGetAttribute(config.get(), nv::kAttrEngineCfgEngine, nv::kTypeBackendDescriptor, 1, &count, &raw) != 0) {
+    return notes;
+  }
+  fn_->BackendGetAttribute(raw, nv::kAttrEngineGlobalIndex, nv::kTypeInt64, 1, &count, engine_index);
+  // A fixed array larger than any version's note count (cudnn-frontend's hasNumericalNote).
+  int values[32] = {0};
+  int64_t n = 0;
+  if (fn_->BackendGetAttribute(raw, nv::kAttrEngineNumericalNote, nv::kTypeNumericalNote, 32, &n, values) == 0) {
+    notes.numerical.assign(values, values + std::clamp<int64_t>(n, 0, 32));
+  }
+  n = 0;
+  if (fn_->BackendGetAttribute(raw, nv::kAttrEngineBehaviorNote, nv::kTypeBehaviorNote, 32, &n, values) == 0) {
+    notes.behavior.assign(values, values + std::clamp<int64_t>(n, 0, 32));
+  }
+  return notes;
+}
+
 int ConvForwardGraph::make_plan(BackendDescriptor& config, EnginePlan* out) {
   std::string* what = nullptr;
+  out->notes = engine_of(config, &out->engine_index);
   out->plan = BackendDescriptor(fn_, nv::kBackendExecutionPlanDescriptor);
   CUDNNUP_TRY("create plan", out->plan.status());
   CUDNNUP_TRY("plan handle", out->plan.set(nv::kAttrExecutionPlanHandle, nv::kTypeHandle, 1, &handle_));
@@ -179,14 +247,6 @@ int ConvForwardGraph::make_plan(BackendDescriptor& config, EnginePlan* out) {
         length > 0) {
       text.resize(std::min<size_t>(static_cast<size_t>(length), text.size()));
       out->identity = text.c_str();
-    }
-  }
-  // The engine's global index, for the report only; failure here does not matter.
-  BackendDescriptor engine(fn_, nv::kBackendEngineDescriptor);
-  if (engine.status() == 0) {
-    nv::cudnnBackendDescriptor_t raw = engine.get();
-    if (fn_->BackendGetAttribute(config.get(), nv::kAttrEngineCfgEngine, nv::kTypeBackendDescriptor, 1, &count, &raw) == 0) {
-      fn_->BackendGetAttribute(raw, nv::kAttrEngineGlobalIndex, nv::kTypeInt64, 1, &count, &out->engine_index);
     }
   }
   return 0;
