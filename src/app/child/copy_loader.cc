@@ -5,6 +5,7 @@
 #include "adapters/cuda_driver_api.h"
 #include "binfmt/elf.h"
 #include "base/paths.h"
+#include "facts/cudnn_components.h"
 #include "facts/driver_libraries.h"
 #include "gpu/verify_locate.h"
 #include "platform/loaded_modules.h"
@@ -72,7 +73,7 @@ void load_shim(LoadedCopy& out, const std::vector<std::string>& damaged, const N
     }
   }
   const auto& fn = out.api->functions();
-  if (fn.GetVersion && !is_damaged("graph") && !is_damaged("ops_infer")) {
+  if (fn.GetVersion && !is_damaged(kCudnnGraphComponent) && !is_damaged(kCudnn8VersionComponent)) {
     if (note) note("calling cudnnGetVersion");
     lf.version = decode_cudnn_version_number(static_cast<long long>(fn.GetVersion()));
   }
