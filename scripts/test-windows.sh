@@ -142,7 +142,7 @@ PY
 
 check "--help teaches and exits 0" 0 'assert "cudnnup doctor" in out, out[:200]' -- --help
 check "--version" 0 'assert out.startswith("cudnnup "), out' -- --version
-check "no command is a usage error (2)" 2 'assert "subcommand" in err.lower(), err' --
+check "no command is a usage error (2)" 2 'assert "say which command" in err.lower(), err' --
 check "unknown option is a usage error (2)" 2 'assert "not expected" in err or "--definitely-not" in err, err' -- doctor --definitely-not
 check "doctor --json prints one JSON document" 0,1,3 '
 if not out.strip():
@@ -165,9 +165,10 @@ echo "== install / archive-info / uninstall of a Windows .zip under Wine"
 # Wine maps / to drive Z:. Spelled out here rather than asking `winepath`, which starts a Wine
 # process per call (and once, on a busy machine, failed without a word).
 win_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
-# cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip in NVIDIA's layout, from the stub DLLs (with
+# cudnn-windows-x86_64-9.1.0.99_cuda12-archive.zip (a build NVIDIA never published, so the mirror's
+# sha256 is the one checked; 9.1.0.70 has a published one) in NVIDIA's layout, from the stub DLLs (with
 # VERSIONINFO) built by tests/fixtures/windows; lib\x64\*.lib are placeholders.
-zip_name=cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip
+zip_name=cudnn-windows-x86_64-9.1.0.99_cuda12-archive.zip
 python3 - "$fixtures/v9.1.0.70" "$work/$zip_name" "$work/hostile.zip" <<'PY'
 import os, sys, zipfile
 dlls, out, hostile = sys.argv[1:4]
@@ -195,14 +196,18 @@ zip_win=$(win_path "$work/$zip_name")
 # The stub zip carries NVIDIA's file name but not NVIDIA's bytes: cudnnup knows the real file's
 # size and sha256 (data/known_archives.json) and refuses it. The installs below take it through a
 # local-directory mirror instead, whose redistrib manifest gives the stub's own sha256.
+# The same zip under the name of NVIDIA's published 9.1.0.70 archive: not NVIDIA's file.
+published_name=cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip
+cp "$work/$zip_name" "$work/$published_name"
+published_win=$(win_path "$work/$published_name")
 check "archive-info reads the zip (8 PE DLLs) and flags it as not NVIDIA's file" 1 '
 j = json.loads(out); c = j["contents"]
 assert c["header_version"] == "9.1.0" and not c["errors"], c
 assert sum(1 for l in c["libraries"] if l["format"] == "pe" and l["machine"] == "x86_64") == 8, c["libraries"]
 assert j["archive"]["name"]["platform_key"] == "windows-x86_64", j["archive"]
-assert j["installable"] is False and "sha256" in json.dumps(j["known"]), j["known"]' -- --json archive-info --no-machine "$zip_win"
+assert j["installable"] is False and "sha256" in json.dumps(j["known"]), j["known"]' -- --json archive-info --no-machine "$published_win"
 check "install refuses a file named like NVIDIA's whose size differs" 2 '
-assert "669629858" in err and "download again" in err, err' -- install "$zip_win"
+assert "669629858" in err and "download again" in err, err' -- install "$published_win"
 
 # NVIDIA's redistrib layout in a directory: redistrib_9.1.0.json + cudnn/windows-x86_64/<zip>.
 mirror=$work/mirror
@@ -213,7 +218,7 @@ import hashlib, json, os, sys
 root, name = sys.argv[1:3]
 data = open(os.path.join(root, "cudnn/windows-x86_64", name), "rb").read()
 m = {"release_label": "9.1.0", "release_date": "2024-04-01", "release_product": "cudnn",
-     "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "version": "9.1.0.70", "cuda_variant": ["12"],
+     "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "version": "9.1.0.99", "cuda_variant": ["12"],
                "windows-x86_64": {"cuda12": {"relative_path": "cudnn/windows-x86_64/" + name,
                                              "sha256": hashlib.sha256(data).hexdigest(), "md5": "0", "size": str(len(data))}}}}
 open(os.path.join(root, "redistrib_9.1.0.json"), "w").write(json.dumps(m))
@@ -228,22 +233,22 @@ assert not os.path.exists(os.environ["T_STORE"] + "/versions"), "the dry run wro
   -- --json install 9.1.0 --cuda 12 --mirror "$mirror_win" --dry-run
 check "install 9.1.0 --cuda 12 (local mirror) into the store under %LOCALAPPDATA%\\cudnnup" 0 '
 import os
-j = json.loads(out); assert j["mode"] == "store" and j["id"] == "9.1.0.70+cuda12", j
+j = json.loads(out); assert j["mode"] == "store" and j["id"] == "9.1.0.99+cuda12", j
 assert j["source"]["checked_against_known_hash"], j["source"]
-d = os.environ["T_STORE"] + "/versions/9.1.0.70+cuda12"
+d = os.environ["T_STORE"] + "/versions/9.1.0.99+cuda12"
 for f in ("bin/cudnn64_9.dll", "bin/cudnn_graph64_9.dll", "lib/x64/cudnn.lib", "include/cudnn_version.h"):
     assert os.path.isfile(d + "/" + f), f
 ' -- --json install 9.1.0 --cuda 12 --mirror "$mirror_win"
 check "doctor --json finds the store copy and loads it (9.1.0)" 0,1,3 '
 j = json.loads(out)
-found = [c for c in j["copies"] if "9.1.0.70+cuda12" in c["root"]]
+found = [c for c in j["copies"] if "9.1.0.99+cuda12" in c["root"]]
 assert found, [c["root"] for c in j["copies"]]
 assert found[0]["version"] == "9.1.0", found[0]
 p = found[0].get("probe")
 assert p and p["loaded"] is True and p["version_number"] == 90100, p' -- --json doctor
 check "uninstall removes the store copy" 0 '
 import os
-assert not os.path.exists(os.environ["T_STORE"] + "/versions/9.1.0.70+cuda12")' -- uninstall 9.1.0.70+cuda12
+assert not os.path.exists(os.environ["T_STORE"] + "/versions/9.1.0.99+cuda12")' -- uninstall 9.1.0.99+cuda12
 
 # A toolkit laid out like C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4.
 cuda=$work/CUDA/v12.4
@@ -361,7 +366,7 @@ check "install 9.1.0 over http: a dropped download fails and says to run again" 
 assert "again" in err, err' -- install 9.1.0 --cuda 12 --mirror "$url"
 check "install 9.1.0 over http (WinHTTP) resumes with Range and installs" 0 '
 import os
-j = json.loads(out); assert j["id"] == "9.1.0.70+cuda12" and j["source"]["downloaded"], j
+j = json.loads(out); assert j["id"] == "9.1.0.99+cuda12" and j["source"]["downloaded"], j
 log = open(os.environ["T_LOG"]).read(); assert "range=bytes=" in log, log' \
   -- --json install 9.1.0 --cuda 12 --mirror "$url"
 check "a version the mirror lacks is a clear 404" 2 '
