@@ -169,14 +169,18 @@ win_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
 # sha256 is the one checked; 9.1.0.70 has a published one) in NVIDIA's layout, from the stub DLLs (with
 # VERSIONINFO) built by tests/fixtures/windows; lib\x64\*.lib are placeholders.
 zip_name=cudnn-windows-x86_64-9.1.0.99_cuda12-archive.zip
-python3 - "$fixtures/v9.1.0.70" "$work/$zip_name" "$work/hostile.zip" <<'PY'
+published_name=cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip
+python3 - "$fixtures/v9.1.0.70" "$work/$zip_name" "$work/hostile.zip" "$work/$published_name" <<'PY'
 import os, sys, zipfile
-dlls, out, hostile = sys.argv[1:4]
-top = os.path.basename(out)[:-4] + "/"
+dlls, out, hostile, published = sys.argv[1:5]
+out_top = os.path.basename(out)[:-4] + "/"
 comps = ["", "_graph", "_ops", "_cnn", "_adv", "_heuristic", "_engines_precompiled", "_engines_runtime_compiled"]
 header = ("#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n"
           "#define CUDNN_PATCHLEVEL 0\n#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n#endif\n")
 def write(path, extra=()):
+    top = os.path.basename(path)[:-4] + "/"
+    if path == hostile:
+        top = out_top
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(top + "include/cudnn_version.h", header)
         z.writestr(top + "include/cudnn.h", '#include "cudnn_version.h"\n')
@@ -190,15 +194,14 @@ def write(path, extra=()):
         for name, data in extra:
             z.writestr(name, data)
 write(out)
-write(hostile, [(top + "bin\\..\\..\\..\\evil.dll", "MZ evil")])
+write(hostile, [(out_top + "bin\\..\\..\\..\\evil.dll", "MZ evil")])
+write(published)  # NVIDIA's published name, the stub's bytes
 PY
 zip_win=$(win_path "$work/$zip_name")
 # The stub zip carries NVIDIA's file name but not NVIDIA's bytes: cudnnup knows the real file's
 # size and sha256 (data/known_archives.json) and refuses it. The installs below take it through a
 # local-directory mirror instead, whose redistrib manifest gives the stub's own sha256.
-# The same zip under the name of NVIDIA's published 9.1.0.70 archive: not NVIDIA's file.
-published_name=cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip
-cp "$work/$zip_name" "$work/$published_name"
+# The stub under the name of NVIDIA's published 9.1.0.70 archive: not NVIDIA's file.
 published_win=$(win_path "$work/$published_name")
 check "archive-info reads the zip (8 PE DLLs) and flags it as not NVIDIA's file" 1 '
 j = json.loads(out); c = j["contents"]
