@@ -1,6 +1,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <utility>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/paths.h"
+#include "base/relative_path.h"
 #include "platform/real_filesystem.h"
 
 namespace cudnnup {
@@ -33,7 +36,138 @@ FileInfo info_of(const struct stat& st) {
   info.type = type_of(st.st_mode);
   info.size = static_cast<uint64_t>(st.st_size);
   info.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  info.other_owner = st.st_uid != ::geteuid();
+  info.others_may_write = !S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;  // a link's own mode means nothing
   return info;
+}
+
+// A file descriptor that closes itself.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_ = -1;
+};
+
+// Reads up to `max_bytes` from `offset` of an open file; `size_hint` (0: unknown) sizes the
+// buffer so small files do not pay for a generous cap.
+Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, size_t max_bytes, uint64_t size_hint) {
+  size_t want = max_bytes;
+  if (size_hint > 0) {
+    uint64_t left = size_hint > offset ? size_hint - offset : 0;
+    if (left < want) want = size_t(left);
+    max_bytes = want;
+  } else {
+    want = std::min<size_t>(max_bytes, 1 << 20);  // grown below if the file is longer
+  }
+  std::string out;
+  out.resize(want);
+  size_t got = 0;
+  while (got < max_bytes) {
+    if (got == out.size()) out.resize(std::min(max_bytes, out.size() * 2 + 4096));
+    ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("cannot read", path, errno);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
+Status write_all(int fd, const std::string& path, const std::string& contents) {
+  size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("cannot write", path, errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return ok_status();
+}
+
+// The directory that holds `rel` below `root`, opened one component at a time without following
+// a link (O_NOFOLLOW), and the last component's name: every call below acts relative to that
+// directory, so what was checked is what is changed.
+struct Parent {
+  Fd dir;
+  std::string name;
+  std::string path;  // root/rel, for messages
+};
+
+Result<Parent> open_parent(const std::string& root, const std::string& rel) {
+  if (auto s = check_stays_below(rel); !s) return s.error();
+  Result<Parent> out = Parent{};
+  Parent& p = *out;
+  p.path = paths::join(root, rel);
+  p.dir = Fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!p.dir.valid()) return errno_error("cannot open", root, errno);
+  size_t pos = 0;
+  std::string walked = root;
+  for (size_t slash = rel.find('/'); slash != std::string::npos; pos = slash + 1, slash = rel.find('/', pos)) {
+    std::string part = rel.substr(pos, slash - pos);
+    walked = paths::join(walked, part);
+    Fd next(::openat(p.dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next.valid()) {
+      int err = errno;
+      struct stat st;
+      bool link = err == ELOOP ||
+                  (err == ENOTDIR && ::fstatat(p.dir.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode));
+      if (link) return make_error(ErrorCode::kPermission, walked + " is a link; cudnnup does not follow links below " + root, walked);
+      return errno_error("cannot open", walked, err);
+    }
+    p.dir = std::move(next);
+  }
+  p.name = rel.substr(pos);
+  return out;
+}
+
+Result<std::vector<DirEntry>> list_dir_fd(int fd, const std::string& path) {
+  DIR* dir = ::fdopendir(fd);
+  if (!dir) {
+    int err = errno;
+    ::close(fd);
+    return errno_error("cannot list", path, err);
+  }
+  std::vector<DirEntry> entries;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    DirEntry entry;
+    entry.name = e->d_name;
+    switch (e->d_type) {
+      case DT_REG: entry.type = FileType::kRegular; break;
+      case DT_DIR: entry.type = FileType::kDirectory; break;
+      case DT_LNK: entry.type = FileType::kSymlink; break;
+      case DT_UNKNOWN: {
+        // Some filesystems do not fill d_type; ask.
+        struct stat st;
+        entry.type = ::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? type_of(st.st_mode) : FileType::kOther;
+        break;
+      }
+      default: entry.type = FileType::kOther;
+    }
+    entries.push_back(std::move(entry));
+  }
+  ::closedir(dir);  // closes fd
+  return entries;
 }
 
 class PosixFileWriter final : public FileWriter {
@@ -129,30 +263,9 @@ class PosixFileSystem final : public FileSystem {
   }
 
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
-    DIR* dir = ::opendir(path.c_str());
-    if (!dir) return errno_error("cannot list", path, errno);
-    std::vector<DirEntry> entries;
-    while (struct dirent* e = ::readdir(dir)) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-      DirEntry entry;
-      entry.name = e->d_name;
-      switch (e->d_type) {
-        case DT_REG: entry.type = FileType::kRegular; break;
-        case DT_DIR: entry.type = FileType::kDirectory; break;
-        case DT_LNK: entry.type = FileType::kSymlink; break;
-        case DT_UNKNOWN: {
-          // Some filesystems do not fill d_type; ask.
-          struct stat st;
-          std::string full = path + "/" + entry.name;
-          entry.type = ::lstat(full.c_str(), &st) == 0 ? type_of(st.st_mode) : FileType::kOther;
-          break;
-        }
-        default: entry.type = FileType::kOther;
-      }
-      entries.push_back(std::move(entry));
-    }
-    ::closedir(dir);
-    return entries;
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot list", path, errno);
+    return list_dir_fd(fd, path);
   }
 
   Result<std::string> read_link(const std::string& path) const override {
@@ -164,38 +277,32 @@ class PosixFileSystem final : public FileSystem {
 
   Result<std::string> read_range(const std::string& path, uint64_t offset,
                                  size_t max_bytes) const override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno_error("cannot open", path, errno);
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) return errno_error("cannot open", path, errno);
     // Size the buffer by what the file holds, not by the caller's cap: callers pass generous
     // caps (16 MiB) and zero-filling those for every small file dominated doctor's run time.
-    struct stat st = {};
-    size_t want = max_bytes;
     // Files under /proc report size 0 but have contents: for them, read up to the cap.
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      uint64_t left = uint64_t(st.st_size) > offset ? uint64_t(st.st_size) - offset : 0;
-      if (left < want) want = size_t(left);
-    } else {
-      want = std::min<size_t>(max_bytes, 1 << 20);  // grown below if the file is longer
+    struct stat st = {};
+    uint64_t hint = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? uint64_t(st.st_size) : 0;
+    return read_fd(fd.get(), path, offset, max_bytes, hint);
+  }
+
+  Result<FileContents> read_regular(const std::string& path, size_t max_bytes, bool follow_link) const override {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
+    Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow_link ? 0 : O_NOFOLLOW)));
+    if (!fd.valid()) {
+      if (errno == ELOOP && !follow_link) return make_error(ErrorCode::kCorrupt, path + " is a link", path);
+      return errno_error("cannot open", path, errno);
     }
-    std::string out;
-    out.resize(want);
-    if (st.st_size > 0) max_bytes = want;
-    size_t got = 0;
-    while (got < max_bytes) {
-      if (got == out.size()) out.resize(std::min(max_bytes, out.size() * 2 + 4096));
-      ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        return errno_error("cannot read", path, err);
-      }
-      if (n == 0) break;
-      got += static_cast<size_t>(n);
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", path, errno);
+    if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kCorrupt, path + " is not a regular file", path);
+    auto bytes = read_fd(fd.get(), path, 0, max_bytes + 1, 0);
+    if (!bytes) return bytes.error();
+    if (bytes->size() > max_bytes) {
+      return make_error(ErrorCode::kCorrupt, path + " is larger than " + std::to_string(max_bytes) + " bytes", path);
     }
-    ::close(fd);
-    out.resize(got);
-    return out;
+    return FileContents{info_of(st), std::move(*bytes)};
   }
 
   Result<std::string> canonical(const std::string& path) const override {
@@ -212,26 +319,11 @@ class PosixFileSystem final : public FileSystem {
   }
 
   Status write_file(const std::string& path, const std::string& contents, bool sync) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return errno_error("cannot create", path, errno);
-    size_t done = 0;
-    while (done < contents.size()) {
-      ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        return errno_error("cannot write", path, err);
-      }
-      done += static_cast<size_t>(n);
-    }
-    if (sync && ::fsync(fd) != 0) {
-      int err = errno;
-      ::close(fd);
-      return errno_error("cannot sync", path, err);
-    }
-    if (::close(fd) != 0) return errno_error("cannot close", path, errno);
-    return ok_status();
+    return write_with_mode(path, contents, sync, 0644, false);
+  }
+
+  Status write_private_file(const std::string& path, const std::string& contents, bool sync) override {
+    return write_with_mode(path, contents, sync, 0600, true);
   }
 
   Status rename(const std::string& from, const std::string& to) override {
@@ -254,6 +346,102 @@ class PosixFileSystem final : public FileSystem {
 
   // A plain symlink: POSIX needs no rights for it (Windows makes a junction instead).
   Status create_dir_link(const std::string& target, const std::string& link) override { return symlink(target, link); }
+
+  Result<FileInfo> lstat_below(const std::string& root, const std::string& rel) const override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    struct stat st;
+    if (::fstatat(p->dir.get(), p->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno_error("cannot stat", p->path, errno);
+    return info_of(st);
+  }
+
+  Result<std::vector<DirEntry>> list_dir_below(const std::string& root, const std::string& rel) const override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    int fd = ::openat(p->dir.get(), p->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ELOOP) return make_error(ErrorCode::kPermission, p->path + " is a link, not a directory", p->path);
+      return errno_error("cannot list", p->path, errno);
+    }
+    return list_dir_fd(fd, p->path);
+  }
+
+  Result<std::string> read_link_below(const std::string& root, const std::string& rel) const override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    char buf[PATH_MAX];
+    ssize_t n = ::readlinkat(p->dir.get(), p->name.c_str(), buf, sizeof buf);
+    if (n < 0) return errno_error("cannot read link", p->path, errno);
+    return std::string(buf, static_cast<size_t>(n));
+  }
+
+  Result<std::string> read_below(const std::string& root, const std::string& rel, uint64_t offset,
+                                 size_t max_bytes) const override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    Fd fd(::openat(p->dir.get(), p->name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) {
+      if (errno == ELOOP) return make_error(ErrorCode::kPermission, p->path + " is a link; it is not followed", p->path);
+      return errno_error("cannot open", p->path, errno);
+    }
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", p->path, errno);
+    if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kPermission, p->path + " is not a regular file", p->path);
+    return read_fd(fd.get(), p->path, offset, max_bytes, st.st_size > 0 ? uint64_t(st.st_size) : 0);
+  }
+
+  Status make_dir_below(const std::string& root, const std::string& rel) override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    if (::mkdirat(p->dir.get(), p->name.c_str(), 0755) == 0) return ok_status();
+    int err = errno;
+    struct stat st;
+    if (err == EEXIST && ::fstatat(p->dir.get(), p->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+      return ok_status();
+    }
+    return errno_error("cannot create directory", p->path, err);
+  }
+
+  Status rename_below(const std::string& root, const std::string& from_rel, const std::string& to_rel) override {
+    auto from = open_parent(root, from_rel);
+    if (!from) return from.error();
+    auto to = open_parent(root, to_rel);
+    if (!to) return to.error();
+    if (::renameat(from->dir.get(), from->name.c_str(), to->dir.get(), to->name.c_str()) != 0) {
+      return errno_error("cannot rename " + from->path + " to", to->path, errno);
+    }
+    return ok_status();
+  }
+
+  Status remove_below(const std::string& root, const std::string& rel) override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    struct stat st;
+    if (::fstatat(p->dir.get(), p->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno_error("cannot remove", p->path, errno);
+    if (::unlinkat(p->dir.get(), p->name.c_str(), S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0) {
+      return errno_error("cannot remove", p->path, errno);
+    }
+    return ok_status();
+  }
+
+  Status symlink_below(const std::string& root, const std::string& target, const std::string& rel) override {
+    auto p = open_parent(root, rel);
+    if (!p) return p.error();
+    if (::symlinkat(target.c_str(), p->dir.get(), p->name.c_str()) != 0) return errno_error("cannot create link", p->path, errno);
+    return ok_status();
+  }
+
+ private:
+  static Status write_with_mode(const std::string& path, const std::string& contents, bool sync, mode_t mode, bool exact) {
+    Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (exact ? O_NOFOLLOW : 0), mode));
+    if (!fd.valid()) return errno_error("cannot create", path, errno);
+    // An existing file keeps its mode through O_TRUNC; a private one is made private again.
+    if (exact && ::fchmod(fd.get(), mode) != 0) return errno_error("cannot set the permissions of", path, errno);
+    if (auto s = write_all(fd.get(), path, contents); !s) return s;
+    if (sync && ::fsync(fd.get()) != 0) return errno_error("cannot sync", path, errno);
+    if (::close(fd.release()) != 0) return errno_error("cannot close", path, errno);
+    return ok_status();
+  }
 };
 
 }  // namespace

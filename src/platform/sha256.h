@@ -28,5 +28,7 @@ class Sha256 {
 
 // Hashes a file read through the FileSystem in 1 MiB chunks.
 Result<std::string> sha256_file(const FileSystem& fs, const std::string& path);
+// The same for a regular file below a root, read without passing through a link (read_below).
+Result<std::string> sha256_file_below(const FileSystem& fs, const std::string& root, const std::string& rel);
 
 }  // namespace cudnnup

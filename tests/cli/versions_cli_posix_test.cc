@@ -314,5 +314,43 @@ TEST_F(VersionsCli, LinkMakesAToolkitFollowUseAndUndoPutsItBack) {
   EXPECT_EQ(std::filesystem::read_symlink(cuda + "/lib64/libcudnn.so.9").generic_string(), "libcudnn.so.9.1.0");
 }
 
+// The store knows the toolkits linked to it: a switch that would leave their links dangling
+// (another major lacks the names; undo back to no default removes `current`) is refused and
+// names the links; --force switches anyway; `link --undo` says what it put back and kept.
+TEST_F(VersionsCli, UseRefusesToLeaveALinkedToolkitDangling) {
+  std::string cuda = tmp / "cuda-12.4";
+  make_dirs(cuda + "/lib64");
+  write_text(cuda + "/include/cuda.h", "cuda");
+  std::string v8 = store() + "/versions/8.9.7.29+cuda12";
+  write_text(v8 + "/include/cudnn_version.h", cudnn_version_header(8, 9, 7));
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  auto linked = cli("link --into '" + cuda + "'");
+  ASSERT_EQ(linked.exit_code, 0) << linked.err;
+
+  auto refused = cli("use 8.9");
+  EXPECT_EQ(refused.exit_code, 4) << refused.err;
+  EXPECT_NE(refused.err.find(cuda + "/lib64/libcudnn.so.9 -> "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos);
+  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n") << "nothing changed";
+  auto gone = cli("use --undo");
+  EXPECT_EQ(gone.exit_code, 4) << "undo back to no default would remove `current`: " << gone.err;
+  EXPECT_EQ(cli("use 9.14").exit_code, 0) << "same major: the links keep working";
+  auto uninstall = cli(std::string("uninstall ") + kV914);
+  EXPECT_EQ(uninstall.exit_code, 4) << uninstall.err;
+
+  auto forced = cli("use 8.9 --force");
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_NE(forced.err.find("dangle"), std::string::npos) << forced.err;
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+
+  auto undone = cli("--json link --undo --into '" + cuda + "'");
+  ASSERT_EQ(undone.exit_code, 0) << undone.err;
+  auto j = nlohmann::json::parse(undone.out);
+  EXPECT_EQ(j["action"], "unlinked");
+  EXPECT_FALSE(j["removed"].empty());
+  EXPECT_TRUE(j["kept"].empty());
+  EXPECT_EQ(cli("use 8.9").exit_code, 0) << "nothing linked any more";
+}
+
 }  // namespace
 }  // namespace cudnnup

@@ -1,36 +1,90 @@
 #include "support/memory_fs.h"
 
+#include <cctype>
+
 #include "base/paths.h"
 
 namespace cudnnup::testing {
 namespace {
-std::string norm(const std::string& p) { return paths::normalize(p); }
+
+bool starts_with_nocase(const std::string& s, const std::string& prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+  }
+  return true;
+}
+
+// One component as Win32 reads it: an alternate data stream names its file, trailing dots and
+// spaces are dropped (a name of only dots and spaces is "." or ".."), case does not matter.
+std::string fold_component(std::string part, bool drive) {
+  if (!drive) {
+    if (size_t colon = part.find(':'); colon != std::string::npos) part.resize(colon);
+    if (!part.empty() && part.find_first_not_of(". ") == std::string::npos) {
+      return part.find("..") != std::string::npos ? ".." : ".";
+    }
+    while (!part.empty() && (part.back() == '.' || part.back() == ' ')) part.pop_back();
+  }
+  for (char& c : part) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return part;
+}
+
 }  // namespace
 
+std::string MemoryFileSystem::key(const std::string& path) const {
+  std::string p = paths::normalize(path);
+  if (!windows_names) return p;
+  for (const std::string prefix : {"//?/", "//./"}) {
+    if (p.rfind(prefix, 0) == 0) {
+      p = p.substr(prefix.size());
+      break;
+    }
+  }
+  for (const std::string host : {"//localhost/", "//127.0.0.1/"}) {
+    if (!starts_with_nocase(p, host)) continue;
+    std::string rest = p.substr(host.size());
+    if (rest.size() >= 2 && std::isalpha(static_cast<unsigned char>(rest[0])) && rest[1] == '$') {
+      p = std::string(1, rest[0]) + ":" + rest.substr(2);
+    }
+    break;
+  }
+  std::vector<std::string> parts = paths::split_list(p, '/');
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    bool drive = i == 0 && parts[i].size() == 2 && parts[i][1] == ':';
+    out += (i ? "/" : "") + fold_component(parts[i], drive);
+  }
+  return paths::normalize(out);
+}
+
 void MemoryFileSystem::add_dir(const std::string& path) {
-  std::string p = norm(path);
+  std::string shown = paths::normalize(path);
+  std::string p = key(path);
   while (true) {
-    if (!nodes.count(p)) nodes[p] = Node{FileType::kDirectory, {}, false};
+    if (!nodes.count(p)) nodes[p] = Node{FileType::kDirectory, {}, false, 0755, false, std::string(paths::basename(shown))};
     std::string up = paths::parent(p);
     if (up == p || up == ".") break;
     p = up;
+    shown = paths::parent(shown);
   }
 }
 
 void MemoryFileSystem::add_file(const std::string& path, const std::string& contents) {
   add_dir(paths::parent(path));
-  nodes[norm(path)] = Node{FileType::kRegular, contents, false};
+  nodes[key(path)] = Node{FileType::kRegular, contents, false, 0644, false, std::string(paths::basename(paths::normalize(path)))};
 }
 
 void MemoryFileSystem::add_symlink(const std::string& link, const std::string& target) {
   add_dir(paths::parent(link));
-  nodes[norm(link)] = Node{FileType::kSymlink, target, false};
+  nodes[key(link)] = Node{FileType::kSymlink, target, false, 0777, false, std::string(paths::basename(paths::normalize(link)))};
 }
 
-void MemoryFileSystem::set_unreadable(const std::string& path) { nodes[norm(path)].unreadable = true; }
+void MemoryFileSystem::set_unreadable(const std::string& path) { nodes[key(path)].unreadable = true; }
+void MemoryFileSystem::set_mode(const std::string& path, int mode) { nodes[key(path)].mode = mode; }
+void MemoryFileSystem::set_other_owner(const std::string& path) { nodes[key(path)].other_owner = true; }
 
 const MemoryFileSystem::Node* MemoryFileSystem::node(const std::string& path) const {
-  auto it = nodes.find(norm(path));
+  auto it = nodes.find(key(path));
   return it == nodes.end() ? nullptr : &it->second;
 }
 
@@ -39,8 +93,17 @@ std::string MemoryFileSystem::contents(const std::string& path) const {
   return n ? n->contents : std::string();
 }
 
+FileInfo MemoryFileSystem::info_of(const Node& n) const {
+  FileInfo info;
+  info.type = n.type;
+  info.size = n.type == FileType::kRegular ? n.contents.size() : 0;
+  info.other_owner = n.other_owner;
+  info.others_may_write = n.type != FileType::kSymlink && (n.mode & 022) != 0;
+  return info;
+}
+
 std::optional<std::string> MemoryFileSystem::resolve(const std::string& path, bool follow_last) const {
-  std::string p = norm(path);
+  std::string p = key(path);
   for (int hops = 0; hops < 40; ++hops) {
     // Walk components; at the first symlink that must be followed, substitute and restart.
     std::vector<std::string> parts = paths::split_list(p, '/');
@@ -54,34 +117,32 @@ std::optional<std::string> MemoryFileSystem::resolve(const std::string& path, bo
       } else {
         prefix = paths::join(prefix, parts[i]);
       }
-      auto it = nodes.find(norm(prefix));
-      if (it == nodes.end()) return norm(p);  // missing: let the caller report it
+      auto it = nodes.find(key(prefix));
+      if (it == nodes.end()) return key(p);  // missing: let the caller report it
       bool last = i + 1 == parts.size();
       if (it->second.type == FileType::kSymlink && (!last || follow_last)) {
         std::string target = it->second.contents;
         std::string base = paths::is_absolute(target) ? target : paths::join(paths::parent(prefix), target);
         std::string rest;
         for (size_t j = i + 1; j < parts.size(); ++j) rest = paths::join(rest, parts[j]);
-        p = norm(rest.empty() ? base : paths::join(base, rest));
+        p = key(rest.empty() ? base : paths::join(base, rest));
         restarted = true;
         break;
       }
     }
-    if (!restarted) return norm(p);
+    if (!restarted) return key(p);
   }
   return std::nullopt;  // link loop
 }
 
 Result<FileInfo> MemoryFileSystem::lstat(const std::string& path) const {
-  auto resolved_parent = resolve(paths::parent(path), true);
-  std::string p = resolved_parent ? paths::join(*resolved_parent, paths::basename(norm(path))) : norm(path);
-  if (norm(path) == "/" ) p = "/";
-  auto it = nodes.find(norm(p));
+  std::string k = key(path);
+  auto resolved_parent = resolve(paths::parent(k), true);
+  std::string p = resolved_parent ? key(paths::join(*resolved_parent, paths::basename(k))) : k;
+  if (k == "/") p = "/";
+  auto it = nodes.find(p);
   if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
-  FileInfo info;
-  info.type = it->second.type;
-  info.size = it->second.type == FileType::kRegular ? it->second.contents.size() : 0;
-  return info;
+  return info_of(it->second);
 }
 
 Result<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
@@ -89,10 +150,7 @@ Result<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
   if (!p) return make_error(ErrorCode::kIo, "too many levels of symbolic links: " + path, path);
   auto it = nodes.find(*p);
   if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
-  FileInfo info;
-  info.type = it->second.type;
-  info.size = it->second.type == FileType::kRegular ? it->second.contents.size() : 0;
-  return info;
+  return info_of(it->second);
 }
 
 Result<std::vector<DirEntry>> MemoryFileSystem::list_dir(const std::string& path) const {
@@ -107,7 +165,7 @@ Result<std::vector<DirEntry>> MemoryFileSystem::list_dir(const std::string& path
   for (auto c = nodes.lower_bound(prefix); c != nodes.end() && c->first.compare(0, prefix.size(), prefix) == 0; ++c) {
     std::string rest = c->first.substr(prefix.size());
     if (rest.empty() || rest.find('/') != std::string::npos) continue;
-    out.push_back(DirEntry{rest, c->second.type});
+    out.push_back(DirEntry{c->second.name.empty() ? rest : c->second.name, c->second.type});
   }
   return out;
 }
@@ -137,7 +195,7 @@ Result<std::string> MemoryFileSystem::canonical(const std::string& path) const {
 }
 
 bool MemoryFileSystem::parent_is_dir(const std::string& path) const {
-  std::string up = paths::parent(norm(path));
+  std::string up = paths::parent(key(path));
   auto p = resolve(up, true);
   if (!p) return false;
   auto it = nodes.find(*p);
@@ -148,11 +206,11 @@ Status MemoryFileSystem::begin_write(const std::string& op, const std::string& p
   if (fail_after_writes && writes_done >= *fail_after_writes) {
     return make_error(ErrorCode::kIo, "injected crash before: " + op + " " + path, path);
   }
-  if (fail_paths.count(norm(path)) || (!path2.empty() && fail_paths.count(norm(path2)))) {
+  if (fail_paths.count(key(path)) || (!path2.empty() && fail_paths.count(key(path2)))) {
     return make_error(ErrorCode::kIo, "injected failure: " + op + " " + path, path);
   }
   ++writes_done;
-  log.push_back(op + " " + norm(path) + (path2.empty() ? "" : " " + norm(path2)));
+  log.push_back(op + " " + key(path) + (path2.empty() ? "" : " " + key(path2)));
   return ok_status();
 }
 
@@ -161,20 +219,31 @@ Status MemoryFileSystem::make_dir(const std::string& path) {
   if (exists(path)) return make_error(ErrorCode::kIo, "exists and is not a directory: " + path, path);
   if (!parent_is_dir(path)) return make_error(ErrorCode::kNotFound, "parent missing: " + path, path);
   if (auto s = begin_write("mkdir", path); !s) return s;
-  nodes[norm(path)] = Node{FileType::kDirectory, {}, false};
+  nodes[key(path)] = Node{FileType::kDirectory, {}, false, 0755, false, std::string(paths::basename(paths::normalize(path)))};
+  return ok_status();
+}
+
+Status MemoryFileSystem::write_with_mode(const std::string& path, const std::string& contents, int mode) {
+  if (!parent_is_dir(path)) return make_error(ErrorCode::kNotFound, "parent missing: " + path, path);
+  if (auto s = begin_write("write", path); !s) return s;
+  auto p = resolve(path, true).value_or(key(path));
+  nodes[p] = Node{FileType::kRegular, contents, false, mode, false, std::string(paths::basename(paths::normalize(path)))};
   return ok_status();
 }
 
 Status MemoryFileSystem::write_file(const std::string& path, const std::string& contents, bool) {
-  if (!parent_is_dir(path)) return make_error(ErrorCode::kNotFound, "parent missing: " + path, path);
-  if (auto s = begin_write("write", path); !s) return s;
-  auto p = resolve(path, true).value_or(norm(path));
-  nodes[p] = Node{FileType::kRegular, contents, false};
+  return write_with_mode(path, contents, 0644);
+}
+
+Status MemoryFileSystem::write_private_file(const std::string& path, const std::string& contents, bool sync) {
+  // Through write_file, so a test double that refuses writes refuses these too.
+  if (auto s = write_file(path, contents, sync); !s) return s;
+  nodes[resolve(path, true).value_or(key(path))].mode = 0600;
   return ok_status();
 }
 
 Status MemoryFileSystem::rename(const std::string& from, const std::string& to) {
-  std::string f = norm(from), t = norm(to);
+  std::string f = key(from), t = key(to);
   if (!nodes.count(f)) return make_error(ErrorCode::kNotFound, "no such file: " + from, from);
   if (!parent_is_dir(to)) return make_error(ErrorCode::kNotFound, "parent missing: " + to, to);
   auto target = nodes.find(t);
@@ -194,6 +263,7 @@ Status MemoryFileSystem::rename(const std::string& from, const std::string& to) 
       ++it;
     }
   }
+  moved[t].name = std::string(paths::basename(paths::normalize(to)));
   for (auto it = nodes.begin(); it != nodes.end();) {
     if (it->first == t || it->first.compare(0, t.size() + 1, t + "/") == 0) it = nodes.erase(it);
     else ++it;
@@ -203,7 +273,7 @@ Status MemoryFileSystem::rename(const std::string& from, const std::string& to) 
 }
 
 Status MemoryFileSystem::remove(const std::string& path) {
-  std::string p = norm(path);
+  std::string p = key(path);
   auto it = nodes.find(p);
   if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
   if (it->second.type == FileType::kDirectory) {
@@ -219,7 +289,7 @@ Status MemoryFileSystem::symlink(const std::string& target, const std::string& l
   if (exists(link)) return make_error(ErrorCode::kIo, "exists: " + link, link);
   if (!parent_is_dir(link)) return make_error(ErrorCode::kNotFound, "parent missing: " + link, link);
   if (auto s = begin_write("symlink", link); !s) return s;
-  nodes[norm(link)] = Node{FileType::kSymlink, target, false};
+  nodes[key(link)] = Node{FileType::kSymlink, target, false, 0777, false, std::string(paths::basename(paths::normalize(link)))};
   return ok_status();
 }
 

@@ -4,6 +4,12 @@
 //
 // Crash testing: set fail_after_writes = N and every write-type call after the first N fails
 // (returns kIo) without changing anything, which is what a process killed at that point leaves.
+//
+// Windows names: with windows_names set, paths are looked up the way NTFS and Win32 do, which
+// Wine cannot be trusted to imitate for links and junctions (tests of those run here): letter
+// case is ignored, a trailing '.' or ' ' of a component is dropped, "name:stream" (an alternate
+// data stream) opens "name", and \\?\C:\x, \\.\C:\x and \\localhost\C$\x name C:/x. A symlink
+// node stands for a junction or a directory symlink.
 #pragma once
 
 #include <map>
@@ -22,6 +28,9 @@ class MemoryFileSystem : public FileSystem {
     FileType type = FileType::kRegular;
     std::string contents;     // file bytes, or link target
     bool unreadable = false;  // reading/listing fails with kPermission
+    int mode = 0644;          // permission bits; write_private_file makes 0600
+    bool other_owner = false; // owned by another user than the one the code runs as
+    std::string name;         // the last component as first created (windows_names keys fold case)
   };
 
   // Setup helpers (not counted as writes, never fail).
@@ -29,6 +38,8 @@ class MemoryFileSystem : public FileSystem {
   void add_dir(const std::string& path);
   void add_symlink(const std::string& link, const std::string& target);
   void set_unreadable(const std::string& path);
+  void set_mode(const std::string& path, int mode);
+  void set_other_owner(const std::string& path);
   const Node* node(const std::string& path) const;  // nullptr if absent; no link following
   std::string contents(const std::string& path) const;  // "" if absent
 
@@ -41,20 +52,28 @@ class MemoryFileSystem : public FileSystem {
   Result<std::string> canonical(const std::string& path) const override;
   Status make_dir(const std::string& path) override;
   Status write_file(const std::string& path, const std::string& contents, bool sync) override;
+  Status write_private_file(const std::string& path, const std::string& contents, bool sync) override;
   Status rename(const std::string& from, const std::string& to) override;
   Status remove(const std::string& path) override;
   Status symlink(const std::string& target, const std::string& link) override;
   // Modelled as a symlink (what POSIX makes; a Windows junction behaves the same for our use).
   Status create_dir_link(const std::string& target, const std::string& link) override;
 
+  bool windows_names = false;            // see above
+
   // Failure injection and observation.
   std::optional<int> fail_after_writes;  // crash point: writes beyond this count fail
   std::set<std::string> fail_paths;      // writes touching these paths fail
   int writes_done = 0;
   std::vector<std::string> log;          // "write /a", "rename /a /b", ...
-  std::map<std::string, Node> nodes;     // normalized path -> node (public for assertions)
+  std::map<std::string, Node> nodes;     // key(path) -> node (public for assertions)
+
+  // The map key of a path: paths::normalize, and with windows_names the Windows folding above.
+  std::string key(const std::string& path) const;
 
  private:
+  Status write_with_mode(const std::string& path, const std::string& contents, int mode);
+  FileInfo info_of(const Node& n) const;
   Status begin_write(const std::string& op, const std::string& path, const std::string& path2 = {});
   // Follows symlinks in every component; nullopt when a link dangles or loops.
   std::optional<std::string> resolve(const std::string& path, bool follow_last) const;

@@ -24,6 +24,7 @@ std::map<std::string, std::string> disk_tree(const std::string& root) {
     std::string rel = it->path().lexically_relative(root).generic_string();
     if (it->is_symlink()) out[rel] = "link:" + stdfs::read_symlink(it->path()).generic_string();
     else if (it->is_directory()) out[rel] = "dir";
+    else if (!it->is_regular_file()) out[rel] = "special";  // a FIFO or device: opening it could block
     else out[rel] = "file:" + bytes_of(it->path().string());
   }
   return out;

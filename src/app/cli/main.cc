@@ -52,10 +52,11 @@ int main(int argc, char** argv) {
     UsageProblem p = missing_command(command ? *command : app);
     return report_error(ctx, p.error, kExitUsage);
   }
-  // A cudnnup killed mid-install left a journal: finish or roll it back before anything else
-  // looks at the store (ARCHITECTURE: "repairs leftovers on its next start"). Probe children
-  // skip this: they only load a library and must stay cheap.
-  if (args.size() < 2 || args[1].rfind("__", 0) != 0) recover_pending_transactions(ctx);
+  // A cudnnup killed mid-change left a journal, temporary files or a half-made link: finish or
+  // roll it back before anything else looks at the store (ARCHITECTURE: "repairs leftovers on
+  // its next start"), so every command sees one consistent store. Probe children skip this:
+  // they only load a library and must stay cheap.
+  if (args.size() < 2 || args[1].rfind("__", 0) != 0) recover_at_start(ctx);
   int rc = action(ctx);
   std::fflush(stdout);
   return rc;

@@ -13,7 +13,9 @@
 
 #include "app/commands/install_services.h"
 #include "app/commands/recovery.h"
+#include "app/commands/store_access.h"
 #include "app/render/archive_render.h"
+#include "install/permission_hint.h"
 #include "base/paths.h"
 #include "install/install_pipeline.h"
 #include "install/transaction.h"
@@ -55,22 +57,6 @@ std::string new_transaction_id() {
 
 std::string absolute_path(const AppContext& ctx, const std::string& p) {
   return paths::is_absolute(p) ? paths::normalize(p) : paths::normalize(paths::join(ctx.env.cwd, p));
-}
-
-// Takes the store lock; waits (saying so) unless --no-wait.
-Result<FileLock> lock_store(AppContext& ctx, const StoreLayout& store, bool no_wait) {
-  if (auto s = ctx.fs->make_dirs(store.root); !s) {
-    return make_error(s.error().code, "cannot create the cudnnup store " + store.root + ": " + s.error().message +
-                                          " (set CUDNNUP_HOME to a writable directory)", store.root);
-  }
-  auto lock = FileLock::acquire(store.lock_file(), false);
-  if (lock || lock.error().code != ErrorCode::kConflict) return lock;
-  if (no_wait) {
-    return make_error(ErrorCode::kConflict, "another cudnnup is changing " + store.root + " (it holds " + store.lock_file() +
-                                                "); try again when it has finished", store.lock_file());
-  }
-  std::cerr << "cudnnup: waiting for another cudnnup to finish (" << store.lock_file() << ")..." << std::endl;
-  return FileLock::acquire(store.lock_file(), true);
 }
 
 std::string host_platform_key(const AppContext& ctx) {
@@ -206,16 +192,29 @@ Result<std::optional<InstallOutcome>> resolve_and_install(AppContext& ctx, const
 
 int run_install_command(AppContext& ctx, const InstallArgs& args) {
   StoreLayout store = StoreLayout::for_environment(ctx.env);
-  std::optional<FileLock> lock;
+  LockWait wait = args.no_wait ? LockWait::kNoWait : LockWait::kWait;
+  // The store's lock, then (merge) the toolkit's, which every store shares (app/commands/locks.h).
+  std::optional<LockedStore> locked;
+  std::optional<FileLock> toolkit_lock;
   std::vector<std::string> recovered;
   if (!args.dry_run) {
-    auto l = lock_store(ctx, store, args.no_wait);
+    auto l = lock_store(ctx, wait);
     if (!l) return report_error(ctx, l.error());
-    lock.emplace(std::move(*l));
-    auto r = recover_with_lock_held(*ctx.fs, store);
-    if (!r) return report_error(ctx, r.error());
-    recovered = *r;
+    locked.emplace(std::move(*l));
+    recovered = locked->repairs;
     for (const auto& line : recovered) std::cerr << "cudnnup: " << line << std::endl;
+    std::string into = args.into.empty() ? std::string() : absolute_path(ctx, args.into);
+    if (!into.empty() && ctx.fs->is_dir(into)) {
+      auto t = lock_toolkit(ctx, ctx.fs->canonical(into).value_or(into), wait);
+      if (!t) {
+        InstallOptions hint;  // what with_permission_hint names: the command as the user typed it
+        hint.archive = args.source;
+        hint.into = into;
+        hint.windows = ctx.env.windows();
+        return report_error(ctx, with_permission_hint(t.error(), into, hint));
+      }
+      toolkit_lock.emplace(std::move(*t));
+    }
   }
 
   SourceRequest req;

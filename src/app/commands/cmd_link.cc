@@ -6,6 +6,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/commands/store_access.h"
 #include "base/paths.h"
+#include "app/commands/locks.h"
 #include "store/toolkit_link.h"
 
 namespace cudnnup {
@@ -23,46 +24,86 @@ struct LinkOptions {
 json plan_json(const LinkPlan& plan) {
   json j = {{"schema", "cudnnup.link/1"}, {"cuda_dir", plan.cuda_dir}, {"manifest", plan.manifest}, {"version", plan.version},
             {"links", json::array()}, {"moved_aside", json::array()}};
-  for (const auto& l : plan.links) j["links"].push_back({{"link", l.link}, {"target", l.target}});
-  for (const auto& a : plan.aside) j["moved_aside"].push_back({{"from", a.from}, {"to", a.to}});
+  for (const auto& l : plan.links) j["links"].push_back({{"link", plan.cuda_dir + "/" + l.link}, {"target", l.target}});
+  for (const auto& a : plan.aside) {
+    j["moved_aside"].push_back({{"from", plan.cuda_dir + "/" + a.from}, {"to", plan.cuda_dir + "/" + a.to}});
+  }
   return j;
+}
+
+int report_unlinked(const AppContext& ctx, const UnlinkReport& r) {
+  if (ctx.options.json) {
+    json out = plan_json(r.plan);
+    out["action"] = "unlinked";
+    out["removed"] = r.removed;
+    out["restored"] = r.restored;
+    out["kept"] = json::array();
+    for (const auto& k : r.kept) out["kept"].push_back({{"path", k.path}, {"aside", k.aside.empty() ? json(nullptr) : json(k.aside)}, {"why", k.why}});
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  std::cout << "Removed " << r.removed.size() << " link" << (r.removed.size() == 1 ? "" : "s") << " from "
+            << shown_path(ctx, r.plan.cuda_dir) << " and put back " << r.restored.size() << " of its own file"
+            << (r.restored.size() == 1 ? "" : "s") << ".\n";
+  for (const auto& k : r.kept) {
+    std::cout << "Kept " << shown_path(ctx, k.path) << " as it is: " << k.why;
+    if (!k.aside.empty()) std::cout << " (the toolkit's original is " << shown_path(ctx, k.aside) << ")";
+    std::cout << ".\n";
+  }
+  return kExitOk;
 }
 
 int run_link(AppContext& ctx, const LinkOptions& opt) {
   std::string cuda_dir = paths::normalize(paths::join(ctx.env.cwd, opt.into));
   auto locked = lock_store(ctx);
   if (!locked) return report_error(ctx, locked.error());
-  if (opt.undo) {
-    auto undone = undo_toolkit_link(*ctx.fs, cuda_dir);
-    if (!undone) return report_error(ctx, undone.error());
-    if (ctx.options.json) {
-      json out = plan_json(*undone);
-      out["action"] = "unlinked";
-      std::cout << out.dump(2) << std::endl;
-    } else {
-      std::cout << "Removed " << undone->links.size() << " links from " << shown_path(ctx, cuda_dir) << " and put back "
-                << undone->aside.size() << " of its own files.\n";
+  StoreSnapshot& store = locked->store;
+  std::optional<FileLock> toolkit_lock;
+  if (!opt.dry_run && ctx.fs->is_dir(cuda_dir)) {
+    auto lock = lock_toolkit(ctx, ctx.fs->canonical(cuda_dir).value_or(cuda_dir), LockWait::kWait);
+    if (!lock) {
+      return report_error(ctx, make_error(lock.error().code, lock.error().message +
+                                                                 (lock.error().code == ErrorCode::kPermission
+                                                                      ? "; run it as the toolkit's owner (sudo on Linux)"
+                                                                      : ""),
+                                          cuda_dir));
     }
-    return kExitOk;
+    toolkit_lock.emplace(std::move(*lock));
   }
-  auto plan = plan_toolkit_link(*ctx.fs, locked->store.layout, cuda_dir, ctx.env.windows());
+  if (opt.undo) {
+    auto real = ctx.fs->canonical(cuda_dir).value_or(cuda_dir);
+    if (auto m = read_link_manifest(*ctx.fs, real, /*acting=*/false); m && m->store != paths::normalize(ctx.fs->canonical(store.layout.root).value_or(store.layout.root))) {
+      return report_error(ctx, make_error(ErrorCode::kConflict,
+                                          cuda_dir + " is linked to another store (" + m->store + "); run the undo with CUDNNUP_HOME=" +
+                                              m->store,
+                                          cuda_dir));
+    }
+    if (opt.dry_run) return report_error(ctx, make_error(ErrorCode::kUsage, "--dry-run goes with link, not with --undo"));
+    auto undone = unlink_toolkit(*ctx.fs, store.layout, store.state, real);
+    if (!undone) {
+      std::string hint;
+      if (undone.error().code == ErrorCode::kNotFound) {
+        for (const auto& l : store.state.links) hint += (hint.empty() ? " (the store links: " : ", ") + l.cuda_dir;
+        if (!hint.empty()) hint += ")";
+      }
+      return report_error(ctx, make_error(undone.error().code, undone.error().message + hint, undone.error().path));
+    }
+    return report_unlinked(ctx, *undone);
+  }
+  auto plan = plan_toolkit_link(*ctx.fs, store.layout, cuda_dir, ctx.env.windows());
   if (!plan) return report_error(ctx, plan.error());
   if (!plan->aside.empty() && !opt.move_aside) {
     std::string list;
-    for (size_t i = 0; i < plan->aside.size() && i < 5; ++i) list += "\n  " + shown_path(ctx, plan->aside[i].from);
+    for (size_t i = 0; i < plan->aside.size() && i < 5; ++i) list += "\n  " + shown_path(ctx, plan->cuda_dir + "/" + plan->aside[i].from);
     if (plan->aside.size() > 5) list += "\n  ... and " + std::to_string(plan->aside.size() - 5) + " more";
     return report_error(ctx, make_error(ErrorCode::kConflict,
-                                        cuda_dir + " holds cuDNN files of its own; linking would hide them:" + list +
-                                            "\nRun again with --move-aside to move them into " + cuda_dir +
+                                        plan->cuda_dir + " holds cuDNN files of its own; linking would hide them:" + list +
+                                            "\nRun again with --move-aside to move them into " + plan->cuda_dir +
                                             "/.cudnnup-aside (`cudnnup link --undo` puts them back)",
-                                        cuda_dir));
+                                        plan->cuda_dir));
   }
   if (!opt.dry_run) {
-    if (auto s = apply_toolkit_link(*ctx.fs, *plan, utc_now_iso()); !s) {
-      return report_error(ctx, make_error(s.error().code, s.error().message + " (run `cudnnup link --undo --into " +
-                                                              cuda_dir + "` to put the toolkit back)",
-                                          s.error().path));
-    }
+    if (auto s = link_toolkit(*ctx.fs, store.layout, store.state, *plan, utc_now_iso()); !s) return report_error(ctx, s.error());
   }
   if (ctx.options.json) {
     json out = plan_json(*plan);
@@ -70,11 +111,11 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
     std::cout << out.dump(2) << std::endl;
   } else {
     std::cout << (opt.dry_run ? "Would link " : "Linked ") << plan->links.size() << " cuDNN files in "
-              << shown_path(ctx, cuda_dir) << " to " << shown_path(ctx, locked->store.layout.current_link())
+              << shown_path(ctx, plan->cuda_dir) << " to " << shown_path(ctx, plan->store + "/current")
               << " (now " << plan->version << ")";
     if (!plan->aside.empty()) std::cout << "; moved " << plan->aside.size() << " of its own aside";
     std::cout << ".\nThe toolkit now follows `cudnnup use`. Undo with `cudnnup link --undo --into "
-              << shown_path(ctx, cuda_dir) << "`.\n";
+              << shown_path(ctx, plan->cuda_dir) << "`.\n";
   }
   return kExitOk;
 }
@@ -90,8 +131,12 @@ void add_link_command(CLI::App& app, CommandAction& action) {
       "Only names that stay the same within a major version are linked (libcudnn.so.9, cudnn.h);\n"
       "after switching to another major, run --undo and link again.\n"
       "A toolkit with cuDNN files of its own is refused unless --move-aside (into CUDA_DIR/.cudnnup-aside).\n"
-      "Writes CUDA_DIR/.cudnnup-link.json; `--undo` reads it to put everything back.\n"
-      "Exit codes: 0 done; 2 not a toolkit, no global default; 4 toolkit holds cuDNN, already linked, store locked.\n"
+      "Writes CUDA_DIR/.cudnnup-link.json; `--undo` reads it to put everything back, keeping (and\n"
+      "naming) any file you changed since. All or nothing: a link that fails half-way is undone.\n"
+      "The store remembers linked toolkits: `cudnnup use` refuses a switch that would leave their links\n"
+      "dangling (unless --force).\n"
+      "Exit codes: 0 done; 2 not a toolkit, inside the store, no global default, not linked;\n"
+      "4 toolkit holds cuDNN, already linked, linked to another store, locked.\n"
       "Examples:\n  cudnnup link --into /usr/local/cuda-12.4 --move-aside\n  cudnnup link --undo --into /usr/local/cuda-12.4");
   cmd->add_option("--into", opt.into, "The CUDA toolkit directory")->type_name("DIR")->required();
   cmd->add_flag("--move-aside", opt.move_aside, "Move the toolkit's own cuDNN files into CUDA_DIR/.cudnnup-aside");

@@ -15,8 +15,10 @@
 #include "app/commands/store_access.h"
 #include "app/render/style.h"
 #include "base/paths.h"
+#include "app/commands/locks.h"
 #include "install/uninstall.h"
-#include "platform/file_lock.h"
+#include "store/current_link.h"
+#include "store/toolkit_link.h"
 #endif
 
 namespace cudnnup {
@@ -37,23 +39,7 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
                                                            "(cudnnup uninstall --into /usr/local/cuda-13.0), not both"));
   }
   StoreLayout store = StoreLayout::for_environment(ctx.env);
-  std::optional<FileLock> lock;
-  if (!args.dry_run && ctx.fs->is_dir(store.root)) {
-    auto l = FileLock::acquire(store.lock_file(), false);
-    if (!l && l.error().code == ErrorCode::kConflict && !args.no_wait) {
-      std::cerr << "cudnnup: waiting for another cudnnup to finish (" << store.lock_file() << ")..." << std::endl;
-      auto waited = FileLock::acquire(store.lock_file(), true);
-      if (!waited) return report_error(ctx, waited.error());
-      lock.emplace(std::move(*waited));
-    } else if (!l) {
-      return report_error(ctx, l.error());
-    } else {
-      lock.emplace(std::move(*l));
-    }
-    auto r = recover_with_lock_held(*ctx.fs, store);
-    if (!r) return report_error(ctx, r.error());
-    for (const auto& line : *r) std::cerr << "cudnnup: " << line << std::endl;
-  }
+  LockWait wait = args.no_wait ? LockWait::kNoWait : LockWait::kWait;
   UninstallOptions o;
   o.version = args.version;
   if (!args.into.empty()) {
@@ -61,6 +47,38 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
   }
   o.dry_run = args.dry_run;
   o.force = args.force;
+  // The store's lock (when there is a store: uninstall never creates one), then the toolkit's.
+  std::optional<LockedStore> locked;
+  std::optional<FileLock> toolkit_lock;
+  if (!args.dry_run && (ctx.fs->is_dir(store.root) || o.into)) {  // a merge's journal lives in the store
+    auto l = lock_store(ctx, wait);
+    if (!l) return report_error(ctx, l.error());
+    locked.emplace(std::move(*l));
+    for (const auto& line : locked->repairs) std::cerr << "cudnnup: " << line << std::endl;
+  }
+  if (!args.dry_run && o.into && ctx.fs->is_dir(*o.into)) {
+    auto t = lock_toolkit(ctx, ctx.fs->canonical(*o.into).value_or(*o.into), wait);
+    if (!t && t.error().code != ErrorCode::kPermission) return report_error(ctx, t.error());
+    if (t) toolkit_lock.emplace(std::move(*t));  // kPermission: the uninstall fails below with the hint
+  }
+  if (!o.into && locked) {
+    // Toolkits linked to the store (`cudnnup link`) reach it through `current`: removing what it
+    // points at would leave their links dangling.
+    auto found = find_installed(*ctx.fs, store, o.version, ctx.env.windows());
+    auto current = read_current(*ctx.fs, store);
+    if (found && current && *current == found->id) {
+      auto dangling = links_that_would_dangle(*ctx.fs, store, locked->store.state, std::nullopt);
+      if (!dangling.empty()) {
+        std::string list;
+        for (const auto& d : dangling) list += "\n  " + d;
+        return report_error(ctx, make_error(ErrorCode::kConflict,
+                                            found->id + " is what the store's `current` points at, and these links of toolkits "
+                                            "linked to it would dangle:" + list +
+                                            "\nSelect another version with `cudnnup use` first, or undo the links with "
+                                            "`cudnnup link --undo --into CUDA_DIR`"));
+      }
+    }
+  }
   if (!o.into) {
     // The versions commands say which version is in use (state.json's default, pins, CUDNNUP_VERSION).
     if (auto store_now = read_store(ctx); store_now && store_now->state.global) o.protected_ids.push_back(*store_now->state.global);
@@ -90,7 +108,8 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
   }
   if (ctx.options.json) {
     nlohmann::ordered_json out = {{"schema", "cudnnup.uninstall/1"}, {"dry_run", r->dry_run}, {"mode", r->plan.mode},
-                          {"id", r->plan.id}, {"target", r->plan.target}, {"changed_files", r->changed_files}, {"exit_code", 0}};
+                                  {"id", r->plan.id}, {"target", r->plan.target}, {"changed_files", r->changed_files},
+                                  {"changed", r->changed}, {"missing", r->missing}, {"exit_code", 0}};
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& s : r->plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
     out["steps"] = steps;
@@ -104,8 +123,16 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
     std::cout << "Nothing was changed (--dry-run).\n";
     return kExitOk;
   }
-  if (r->plan.mode == "store") std::cout << st.ok() << " removed " << r->plan.target << "\n";
-  else std::cout << st.ok() << " removed cuDNN " << r->plan.manifest.cudnn_version << " from " << r->plan.target << " and restored every file it had replaced\n";
+  if (r->plan.mode == "store") {
+    std::cout << st.ok() << " removed " << r->plan.target << "\n";
+    return kExitOk;
+  }
+  size_t restored = 0;
+  for (const auto& step : r->plan.steps) restored += step.action == "restore";
+  std::cout << st.ok() << " removed cuDNN " << r->plan.manifest.cudnn_version << " from " << r->plan.target << " and put back "
+            << restored << " of its own file" << (restored == 1 ? "" : "s") << " that the install had replaced or moved aside\n";
+  for (const auto& c : r->changed) std::cout << "  removed although changed (--force): " << c << "\n";
+  for (const auto& m : r->missing) std::cout << "  already gone: " << m << "\n";
   return kExitOk;
 }
 #endif

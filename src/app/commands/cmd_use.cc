@@ -8,6 +8,7 @@
 #include "app/commands/store_access.h"
 #include "base/paths.h"
 #include "store/current_link.h"
+#include "store/toolkit_link.h"
 #include "store/use_change.h"
 
 namespace cudnnup {
@@ -20,7 +21,27 @@ struct UseOptions {
   bool local = false;
   bool undo = false;
   bool history = false;
+  bool force = false;
 };
+
+// Toolkits linked to the store (`cudnnup link`) follow `current`: switching it to `version`
+// (nullopt: no `current`) must not leave their links dangling, unless --force.
+Status check_linked_toolkits(const AppContext& ctx, const StoreSnapshot& store, const std::optional<std::string>& version,
+                             bool force) {
+  auto dangling = links_that_would_dangle(*ctx.fs, store.layout, store.state, version);
+  if (dangling.empty()) return ok_status();
+  std::string list;
+  for (size_t i = 0; i < dangling.size() && i < 8; ++i) list += "\n  " + dangling[i];
+  if (dangling.size() > 8) list += "\n  ... and " + std::to_string(dangling.size() - 8) + " more";
+  if (force) {
+    std::cerr << "cudnnup: warning: these links of linked toolkits now dangle (--force):" << list << std::endl;
+    return ok_status();
+  }
+  return make_error(ErrorCode::kConflict,
+                    std::string(version ? "cuDNN " + *version + " lacks files" : "without a global default, `current` is gone and so are files") +
+                        " that linked toolkits point to; these links would dangle:" + list +
+                        "\nUndo the link first (`cudnnup link --undo --into CUDA_DIR`), or pass --force to switch anyway");
+}
 
 json entry_json(const HistoryEntry& e) {
   json j = {{"seq", e.seq}, {"time", e.time}, {"action", e.action},
@@ -76,11 +97,14 @@ int run_history(AppContext& ctx) {
   return kExitOk;
 }
 
-int run_undo(AppContext& ctx) {
+int run_undo(AppContext& ctx, bool force) {
   auto locked = lock_store(ctx);
   if (!locked) return report_error(ctx, locked.error());
   print_repairs(ctx, locked->repairs);
   StoreSnapshot& store = locked->store;
+  if (const HistoryEntry* last = store.state.last_undoable(); last && last->action == "use") {
+    if (auto s = check_linked_toolkits(ctx, store, last->from, force); !s) return report_error(ctx, s.error());
+  }
   std::string link_problem;
   auto undone = undo_last_change(*ctx.fs, store.layout, store.state, store.installed, utc_now_iso(), &link_problem);
   if (!undone) return report_error(ctx, undone.error());
@@ -103,7 +127,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
     if (!opt.spec.empty() || opt.local) {
       return report_error(ctx, make_error(ErrorCode::kUsage, "--undo takes no VERSION and no --local; it reverts the last change"));
     }
-    return run_undo(ctx);
+    return run_undo(ctx, opt.force);
   }
   if (opt.spec.empty()) {
     return report_error(ctx, make_error(ErrorCode::kUsage,
@@ -148,6 +172,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
                          " is selected in this directory and below.\n"
                    : shown_path(ctx, pin) + " already says " + spec->text + " (cuDNN " + id->id + "); nothing changed.\n";
   } else {
+    if (auto s = check_linked_toolkits(ctx, store, id->id, opt.force); !s) return report_error(ctx, s.error());
     std::optional<std::string> previous = store.state.global;
     auto link = read_current(*ctx.fs, store.layout);
     changed = previous != id->id || !link || *link != id->id;
@@ -193,12 +218,15 @@ void add_use_command(CLI::App& app, CommandAction& action) {
       "Which version applies (first wins): `cudnnup exec --version`, $CUDNNUP_VERSION, the nearest\n"
       ".cudnn-version file from here up, the global default. See it with `cudnnup current`.\n"
       "Every change is logged: `cudnnup use --history`, and `cudnnup use --undo` reverts the last one.\n"
-      "Exit codes: 0 done, 2 bad or uninstalled version, 4 store locked or changed by hand.\n"
+      "Toolkits linked with `cudnnup link` follow the switch; one that would be left with dangling links\n"
+      "is refused (exit 4) unless --force.\n"
+      "Exit codes: 0 done, 2 bad or uninstalled version, 4 store locked, changed by hand, or links would dangle.\n"
       "Examples:\n  cudnnup use 9.19\n  cudnnup use --local 8.9+cuda12\n  cudnnup use --undo");
   cmd->add_option("VERSION", opt.spec, "Version spec (9, 9.1, 9.1.0.70, +cuda12, 9.1+cuda12)");
   cmd->add_flag("--local", opt.local, "Write ./.cudnn-version instead of the global default");
   cmd->add_flag("--undo", opt.undo, "Revert the last change (global default or pin file)");
   cmd->add_flag("--history", opt.history, "Show the change log");
+  cmd->add_flag("--force", opt.force, "Switch even when links of a linked toolkit (`cudnnup link`) would dangle");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_use(ctx, opt); }; });
 }
 

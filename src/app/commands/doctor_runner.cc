@@ -25,7 +25,7 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
   ChildProber prober;
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
 #if CUDNNUP_HAVE_INSTALL
-  FileHasher hasher = [&ctx](const std::string& path) { return sha256_file(*ctx.fs, path); };
+  FileHasher hasher = [&ctx](const std::string& root, const std::string& rel) { return sha256_file_below(*ctx.fs, root, rel); };
 #else
   // No sha256 in a build without install support (CUDNNUP_WITH_INSTALL off, src/CMakeLists.txt).
   if (deep) {

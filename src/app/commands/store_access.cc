@@ -4,6 +4,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "app/commands/recovery.h"
 #include "store/current_link.h"
 #include "base/paths.h"
 
@@ -21,27 +22,25 @@ Result<StoreSnapshot> read_store(const AppContext& ctx) {
   return snap;
 }
 
-Result<LockedStore> lock_store(AppContext& ctx) {
+Result<LockedStore> lock_store(AppContext& ctx, LockWait wait) {
   StoreLayout layout = StoreLayout::for_environment(ctx.env);
-  if (auto s = ctx.fs->make_dirs(layout.root); !s) {
-    return make_error(s.error().code, "cannot create the store at " + layout.root + ": " + s.error().message +
-                                          " (set CUDNNUP_HOME to a writable directory)", layout.root);
-  }
-  auto lock = [&]() -> Result<FileLock> {
-    auto first = FileLock::acquire(layout.lock_file(), /*wait=*/false);
-    if (first || first.error().code != ErrorCode::kConflict) return first;
-    // Another cudnnup is changing the store: queue behind it rather than fail, and say so.
-    if (!ctx.options.json) {
-      std::cerr << "cudnnup: waiting for another cudnnup to finish (" << layout.lock_file() << ")" << std::endl;
-    }
-    return FileLock::acquire(layout.lock_file(), /*wait=*/true);
-  }();
+  auto lock = lock_store_root(ctx, layout, wait);
   if (!lock) return lock.error();
   auto store = read_store(ctx);
   if (!store) return store.error();
-  auto repairs = recover_store(*ctx.fs, store->layout, store->state);
-  if (!repairs) return repairs.error();
-  return LockedStore{std::move(lock).value(), std::move(*store), std::move(*repairs)};
+  if (auto s = check_state_trusted(store->state, store->layout); !s) return s.error();
+  auto recovered = recover_with_lock_held(ctx, store->layout, store->state);
+  if (!recovered) return recovered.error();
+  if (!recovered->refused.empty()) {
+    // A journal or record that is not ours: nothing may change until someone looks at it.
+    const Error& first = recovered->refused.front();
+    return make_error(first.code, first.message, first.path);
+  }
+  // Journal repairs may have added or removed versions.
+  auto installed = list_installed(*ctx.fs, store->layout);
+  if (!installed) return installed.error();
+  store->installed = std::move(*installed);
+  return LockedStore{std::move(*lock), std::move(*store), std::move(recovered->repaired)};
 }
 
 Result<SelectionRequest> selection_request(const AppContext& ctx, const StoreSnapshot& store,

@@ -11,7 +11,7 @@
 #include "store/state_store.h"
 #include "store/store_layout.h"
 #include "store/version_spec.h"
-#include "platform/file_lock.h"
+#include "app/commands/locks.h"
 
 namespace cudnnup {
 
@@ -24,14 +24,16 @@ struct StoreSnapshot {
 // Reads state.json and versions/ without the lock (readers see whole files thanks to rename).
 Result<StoreSnapshot> read_store(const AppContext& ctx);
 
-// The store, locked (blocking until another cudnnup lets go), after the recovery pass
-// (core/current_link.h recover_store). `repairs` says what the recovery did.
+// The store, locked (app/commands/locks.h; waiting for another cudnnup unless kNoWait), after
+// the recovery pass (app/commands/recovery.h). `repairs` says what the recovery did. Refuses a
+// store whose state.json is not the user's own (store/state_store.h check_state_trusted).
+// A store directory this creates is removed again on release if nothing was put in it.
 struct LockedStore {
-  FileLock lock;
+  StoreLock lock;
   StoreSnapshot store;
   std::vector<std::string> repairs;
 };
-Result<LockedStore> lock_store(AppContext& ctx);
+Result<LockedStore> lock_store(AppContext& ctx, LockWait wait = LockWait::kWait);
 
 // The selection in this context (command line > CUDNNUP_VERSION > pin file > global).
 Result<SelectionRequest> selection_request(const AppContext& ctx, const StoreSnapshot& store,

@@ -22,6 +22,18 @@ struct FileInfo {
   FileType type = FileType::kOther;
   uint64_t size = 0;
   int64_t mtime_ns = 0;
+  // Who may have written it (docs/security.md): owned by a user other than the one cudnnup runs
+  // as (the effective uid), and writable by its group or by everyone. POSIX only; Windows ACLs
+  // are not modelled, so both stay false there.
+  bool other_owner = false;
+  bool others_may_write = false;
+};
+
+// A whole file and what its open handle said about it, so checks made on `info` hold for the
+// bytes read (nothing can swap the file in between).
+struct FileContents {
+  FileInfo info;
+  std::string bytes;
 };
 
 struct DirEntry {
@@ -52,10 +64,19 @@ class FileSystem {
                                          size_t max_bytes) const = 0;
   // Resolves every link and "..": the identity used to de-duplicate copies.
   virtual Result<std::string> canonical(const std::string& path) const = 0;
+  // Reads a regular file of at most `max_bytes` (longer is kCorrupt): never a FIFO, device or
+  // directory (opening one does not block), and with follow_link=false never through a link as
+  // the last component. For files whose writer matters (journals, manifests, pin files).
+  virtual Result<FileContents> read_regular(const std::string& path, size_t max_bytes, bool follow_link) const;
 
   // Writing (install, use, link). Each is one OS call; transactions are built on top.
   virtual Status make_dir(const std::string& path) = 0;  // parent must exist; ok if it exists
   virtual Status write_file(const std::string& path, const std::string& contents, bool sync) = 0;
+  // The same, readable and writable by the owner only (0600): journals, manifests, state.
+  // The default (Windows, where a new file takes its folder's ACL) is write_file.
+  virtual Status write_private_file(const std::string& path, const std::string& contents, bool sync) {
+    return write_file(path, contents, sync);
+  }
   virtual Status rename(const std::string& from, const std::string& to) = 0;  // replaces `to`
   virtual Status remove(const std::string& path) = 0;  // file, link or empty directory
   virtual Status symlink(const std::string& target, const std::string& link) = 0;
@@ -72,6 +93,30 @@ class FileSystem {
   virtual Status sync_dir(const std::string& /*path*/) { return ok_status(); }
   // Makes every write on the filesystem holding `path` durable, in one call (syncfs).
   virtual Status sync_filesystem(const std::string& /*path*/) { return ok_status(); }
+
+  // Below a root. Journals, manifests and arguments name places inside one root (the store, a
+  // toolkit); these calls take that root and a path relative to it, which must pass
+  // check_stays_below (base/relative_path.h), and refuse with kPermission when a component of
+  // `rel` other than the last is a link or junction: nothing they touch is outside `root` (the
+  // root itself is the caller's to trust). The last component is the entry itself, so lstat,
+  // remove and rename act on a link, never through it, and read_below refuses one.
+  // POSIX opens each directory with openat(O_NOFOLLOW) and acts relative to the one it opened,
+  // so a link swapped in after the check is never followed. The defaults (in-memory filesystem,
+  // Windows) check each component with lstat and then act by path.
+  virtual Result<FileInfo> lstat_below(const std::string& root, const std::string& rel) const;
+  virtual Result<std::vector<DirEntry>> list_dir_below(const std::string& root, const std::string& rel) const;
+  virtual Result<std::string> read_link_below(const std::string& root, const std::string& rel) const;
+  virtual Result<std::string> read_below(const std::string& root, const std::string& rel, uint64_t offset,
+                                         size_t max_bytes) const;
+  virtual Status make_dir_below(const std::string& root, const std::string& rel);
+  virtual Status rename_below(const std::string& root, const std::string& from_rel, const std::string& to_rel);
+  virtual Status remove_below(const std::string& root, const std::string& rel);
+  virtual Status symlink_below(const std::string& root, const std::string& target, const std::string& rel);
+  bool exists_below(const std::string& root, const std::string& rel) const { return lstat_below(root, rel).ok(); }
+  // A file, link or whole directory tree below root (links removed, never followed).
+  Status remove_tree_below(const std::string& root, const std::string& rel);
+  // Every directory from root down to rel, made as needed.
+  Status make_dirs_below(const std::string& root, const std::string& rel);
 
   // Helpers built on the primitives above.
   bool exists(const std::string& path) const { return lstat(path).ok(); }

@@ -7,7 +7,6 @@
 namespace cudnnup {
 namespace {
 
-constexpr size_t kMaxManifestBytes = 8 << 20;
 constexpr size_t kNamedFiles = 8;  // files named in the title's evidence; the rest counted
 
 std::string describe(const DamagedFile& d) {
@@ -62,12 +61,7 @@ IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef&
   IntegrityReport report;
   report.ref = ref;
   report.hashed = hasher != nullptr;
-  auto text = fs.read_file(ref.manifest_path, kMaxManifestBytes);
-  if (!text) {
-    report.error = text.error().message;
-    return report;
-  }
-  auto manifest = manifest_from_json(*text, ref.manifest_path);
+  auto manifest = read_manifest(fs, ref.manifest_path, ref.root, /*acting=*/false);
   if (!manifest) {
     report.error = manifest.error().message;
     return report;
@@ -79,17 +73,18 @@ IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef&
     DamagedFile d;
     d.path = paths::join(ref.root, f.path);
     d.expected_size = f.size;
+    auto info = fs.lstat_below(ref.root, f.path);
     if (f.kind == EntryKind::kSymlink) {
-      auto target = fs.read_link(d.path);
+      auto target = fs.read_link_below(ref.root, f.path);
       if (!target || (!f.link_target.empty() && *target != f.link_target)) {
-        d.damage = fs.lstat(d.path) ? FileDamage::kLinkChanged : FileDamage::kMissing;
+        d.damage = info ? FileDamage::kLinkChanged : FileDamage::kMissing;
         report.damaged.push_back(d);
       }
       continue;
     }
-    auto info = fs.stat(d.path);
     if (!info) {
-      d.damage = FileDamage::kMissing;
+      // Gone, or now reached through a link (which is not followed): either way not the file installed.
+      d.damage = info.error().code == ErrorCode::kPermission ? FileDamage::kNotAFile : FileDamage::kMissing;
       report.damaged.push_back(d);
       continue;
     }
@@ -101,7 +96,7 @@ IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef&
     } else if (info->size != f.size) {
       d.damage = FileDamage::kSizeChanged;
     } else if (hasher && !f.sha256.empty()) {
-      auto sum = (*hasher)(d.path);
+      auto sum = (*hasher)(ref.root, f.path);
       if (sum && *sum == f.sha256) continue;
       d.damage = sum ? FileDamage::kContentChanged : FileDamage::kMissing;  // unreadable now: as good as gone
     } else {

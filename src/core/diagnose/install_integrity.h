@@ -14,6 +14,7 @@
 
 #include "base/filesystem.h"
 #include "base/model.h"
+#include "install/install_manifest.h"
 
 namespace cudnnup {
 
@@ -48,10 +49,14 @@ struct IntegrityReport {
   std::string error;          // the manifest could not be read or parsed
 };
 
-// sha256 of a file, lower-case hex (the app passes the OpenSSL one; tests a fake).
-using FileHasher = std::function<Result<std::string>(const std::string& path)>;
+// sha256 of a file below a root, lower-case hex, never through a link (the app passes the real
+// one, platform/sha256.h; tests a fake).
+using FileHasher = BelowHasher;
 
-// `hasher` null: existence, type and size only.
+// `hasher` null: existence, type and size only. The manifest is checked first
+// (install/install_manifest.h validate_manifest): one that names anything outside its root is
+// reported as unreadable and nothing it names is looked at; entries are reached without passing
+// through a link, so a manifest cannot make doctor read or hash a file elsewhere.
 IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef& ref, const FileHasher* hasher);
 
 // One finding per install with damaged files ("install.files_changed"), one per unreadable

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "base/paths.h"
+#include "base/relative_path.h"
 #include "base/strings.h"
 
 namespace cudnnup {
@@ -59,35 +60,6 @@ bool looks_absolute(const std::string& p) {
   return false;
 }
 
-namespace {
-
-// Names Windows does not store as given: "x.dll:s" writes the alternate data stream "s" of x.dll;
-// a trailing dot or space is dropped ("cudnn64_9.dll." is cudnn64_9.dll, slipping past the
-// duplicate and letter-case checks); CON, NUL, COM1 ... (with any extension) are devices; and
-// <>"|?* and control characters are invalid. Official archives have none, so they are refused on
-// every OS (a Linux store may be shared with Windows through WSL). "" when the name is fine.
-std::string windows_name_hazard(const std::string& part) {
-  for (unsigned char c : part) {
-    if (c == ':') return "':' in a file name (on Windows it names an alternate data stream of another file)";
-    if (c < 0x20 || std::string_view("<>\"|?*").find(char(c)) != std::string_view::npos) {
-      return "a character Windows does not allow in file names";
-    }
-  }
-  if (part.back() == '.' || part.back() == ' ') {
-    return "a name ending in '.' or ' ' (Windows drops it, so it would land on another file)";
-  }
-  std::string stem = ascii_lower(part.substr(0, part.find('.')));
-  while (!stem.empty() && stem.back() == ' ') stem.pop_back();  // "CON .txt" is CON too
-  // COM/LPT with a superscript 1-3 (UTF-8 C2 B9, C2 B2, C2 B3) are device names as well.
-  static const std::set<std::string> devices = {
-      "con",  "prn",  "aux",  "nul",  "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
-      "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9", "com\xc2\xb9", "com\xc2\xb2",
-      "com\xc2\xb3", "lpt\xc2\xb9", "lpt\xc2\xb2", "lpt\xc2\xb3"};
-  if (devices.count(stem)) return "a Windows device name ('" + stem + "')";
-  return {};
-}
-
-}  // namespace
 
 Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   const std::string& raw = e.path;

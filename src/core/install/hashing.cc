@@ -4,12 +4,14 @@
 
 namespace cudnnup {
 
-Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher,
-                              std::atomic<uint64_t>* done) {
+namespace {
+
+template <typename Read>
+Result<std::string> hash_chunks(const HasherFactory& new_hasher, std::atomic<uint64_t>* done, Read&& read) {
   auto h = new_hasher();
   uint64_t offset = 0;
   while (true) {
-    auto chunk = fs.read_range(path, offset, 1 << 20);
+    auto chunk = read(offset, size_t(1) << 20);
     if (!chunk) return chunk.error();
     if (chunk->empty()) break;
     h->update(*chunk);
@@ -17,6 +19,18 @@ Result<std::string> hash_file(const FileSystem& fs, const std::string& path, con
     if (done) done->store(offset, std::memory_order_relaxed);
   }
   return h->hex_digest();
+}
+
+}  // namespace
+
+Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher,
+                              std::atomic<uint64_t>* done) {
+  return hash_chunks(new_hasher, done, [&](uint64_t offset, size_t n) { return fs.read_range(path, offset, n); });
+}
+
+Result<std::string> hash_file_below(const FileSystem& fs, const std::string& root, const std::string& rel,
+                                    const HasherFactory& new_hasher) {
+  return hash_chunks(new_hasher, nullptr, [&](uint64_t offset, size_t n) { return fs.read_below(root, rel, offset, n); });
 }
 
 // --- FileHashRing ---------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ using HasherFactory = std::function<std::unique_ptr<Hasher>()>;
 // counts the bytes read, for a progress display.
 Result<std::string> hash_file(const FileSystem& fs, const std::string& path, const HasherFactory& new_hasher,
                               std::atomic<uint64_t>* done = nullptr);
+// The same for a regular file below `root`, read without passing through a link (read_below).
+Result<std::string> hash_file_below(const FileSystem& fs, const std::string& root, const std::string& rel,
+                                    const HasherFactory& new_hasher);
 
 class FileHashRing {
  public:

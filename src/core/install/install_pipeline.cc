@@ -4,6 +4,7 @@
 
 #include "base/paths.h"
 #include "facts/machines.h"
+#include "install/merge_check.h"
 #include "install/permission_hint.h"
 #include "install/resolved_tree.h"
 #include "install/staged_libraries.h"
@@ -39,7 +40,7 @@ struct InstallRun {
 // only the empty folders are left to remove. Dismissed on success.
 class RollbackGuard {
  public:
-  explicit RollbackGuard(FileSystem& fs, const StoreLayout& store) : fs_(fs), runner_(fs, store.journal_dir()) {}
+  explicit RollbackGuard(FileSystem& fs, const StoreLayout& store) : fs_(fs), runner_(fs, store) {}
   ~RollbackGuard() {
     if (state_ == kStaging) (void)runner_.abandon(journal_);
     if (state_ != kDone) remove_empty_dirs();
@@ -151,6 +152,12 @@ Status validate(InstallRun& run) {
       return make_error(ErrorCode::kNotFound, "the toolkit directory " + *o.into + " does not exist", *o.into);
     }
     run.toolkit = inspect_toolkit(run.fs, *o.into, o.windows);
+    if (std::string pending = pending_transaction_in(run.fs, *run.toolkit, o.txid); !pending.empty()) {
+      return make_error(ErrorCode::kConflict,
+                        run.toolkit->private_dir() + "/" + pending + " belongs to an interrupted change by another cudnnup "
+                        "store; run any cudnnup command with that store (its CUDNNUP_HOME) to repair it first",
+                        run.toolkit->private_dir() + "/" + pending);
+    }
   }
   if (run.identity) {
     if (auto s = check_cuda(run, *run.identity); !s) return s;
@@ -176,12 +183,16 @@ Status stage(InstallRun& run, RollbackGuard& guard) {
   scan_options.hash_archive = !o.expected_sha256.empty();
   if (!o.dry_run) {
     run.stage = toolkit ? merge_stage_dir(*toolkit, o.txid) : store_stage_dir(store, o.txid);
+    // The journal names its paths relative to its root (docs/security.md).
+    std::string journal_root = toolkit ? toolkit->root : store.root;
+    std::string stage_rel = run.stage.substr(journal_root.size() + 1);
     Journal begun;
     begun.id = o.txid;
+    begun.root = journal_root;
     begun.kind = toolkit ? "install-merge" : "install-store";
     begun.description = "install " + std::string(paths::basename(o.archive)) + (toolkit ? " into " + toolkit->root : " into the store");
-    begun.cleanup.push_back(run.stage);
-    if (toolkit) begun.cleanup.push_back(run.stage + ".manifest.json");  // InstallPlan::manifest_stage_path
+    begun.cleanup.push_back(stage_rel);
+    if (toolkit) begun.cleanup.push_back(stage_rel + ".manifest.json");  // InstallPlan::manifest_stage_path
     std::vector<std::string> made;  // deepest first
     for (const auto& d : {store.root, store.versions_dir(), store.journal_dir()}) {
       if (!fs.exists(d)) made.insert(made.begin(), d);
@@ -191,7 +202,7 @@ Status stage(InstallRun& run, RollbackGuard& guard) {
     for (const auto& d : {store.versions_dir(), store.journal_dir()}) {
       if (auto s = fs.make_dirs(d); !s) return with_permission_hint(s.error(), store.root, o);
     }
-    if (toolkit && !fs.exists(toolkit->private_dir())) begun.new_dirs.push_back(toolkit->private_dir());
+    if (toolkit && !fs.exists(toolkit->private_dir())) begun.new_dirs.push_back(".cudnnup");
     if (auto s = guard.begin(begun); !s) return s;
     if (auto s = fs.make_dirs(run.stage); !s) return with_permission_hint(s.error(), toolkit ? toolkit->root : store.root, o);
     scan_options.stage_fs = &fs;
@@ -318,7 +329,6 @@ Status plan(InstallRun& run) {
   base.cuda_variant = id.cuda_variant;
   base.cuda_major = id.cuda_major;
   base.platform = id.platform_key();
-  base.archive_path = o.archive;
   base.archive_file_name = std::string(paths::basename(o.archive));
   base.archive_size = run.archive_size;
   base.archive_sha256 = out.archive_sha256;
@@ -359,7 +369,7 @@ Status commit(InstallRun& run, RollbackGuard& guard) {
   InstallPlan& p = run.out.plan;
   const auto& begun = guard.journal().new_dirs;
   p.journal.new_dirs.insert(p.journal.new_dirs.begin(), begun.begin(), begun.end());
-  if (auto s = fs.write_file(p.manifest_stage_path, manifest_to_json(p.manifest), true); !s) return s;
+  if (auto s = fs.write_private_file(p.manifest_stage_path, manifest_to_json(p.manifest), true); !s) return s;
   {
     ProgressPhase phase(run.services.progress, "writing to disk", 0, {});
     if (auto s = fs.sync_filesystem(run.stage); !s) return s;

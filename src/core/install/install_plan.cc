@@ -1,10 +1,17 @@
 #include "install/install_plan.h"
 
+#include <algorithm>
 #include <set>
 
 #include "base/paths.h"
 
 namespace cudnnup {
+namespace {
+
+// `path` (inside `root`) relative to it, for the journal and the manifest.
+std::string rel(const std::string& root, const std::string& path) { return path.substr(root.size() + 1); }
+
+}  // namespace
 
 std::string store_version_id(const Version& cudnn, int cuda_major) {
   return cudnn.str() + "+cuda" + std::to_string(cuda_major);
@@ -44,11 +51,12 @@ InstallPlan plan_store_install(const StoreLayout& store, const std::string& txid
   p.steps.push_back({"write-manifest", p.target + "/" + StoreLayout::kManifestName, "every file with size and sha256"});
   p.steps.push_back({"place", p.target, "one rename of " + p.stage});
   p.journal.id = txid;
+  p.journal.root = store.root;
   p.journal.kind = "install-store";
   p.journal.description = "install cuDNN " + p.manifest.cudnn_version + " (CUDA " + p.manifest.cuda_variant + ") into " + p.target;
-  p.journal.moves.push_back(Move{p.stage, p.target, false});
-  p.journal.cleanup.push_back(p.stage);
-  p.journal.sync_dirs.push_back(store.versions_dir());
+  p.journal.moves.push_back(Move{rel(store.root, p.stage), rel(store.root, p.target), false});
+  p.journal.cleanup.push_back(rel(store.root, p.stage));
+  p.journal.sync_dirs.push_back("versions");
   return p;
 }
 
@@ -65,9 +73,10 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
   p.manifest = std::move(base);
   p.manifest.mode = "merge";
   p.manifest.toolkit_root = t.root;
-  p.manifest.backup_dir = backup_dir;
+  p.manifest.backup_dir = rel(t.root, backup_dir);
   Journal& j = p.journal;
   j.id = txid;
+  j.root = t.root;
   j.kind = "install-merge";
   j.description = "install cuDNN " + p.manifest.cudnn_version + " (CUDA " + p.manifest.cuda_variant + ") into the toolkit " + t.root;
 
@@ -78,7 +87,7 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
                       t.manifest_path());
   }
   // The private dir is listed first so a roll back removes it again when it was created for us.
-  if (!fs.exists(t.private_dir())) j.new_dirs.push_back(t.private_dir());
+  if (!fs.exists(t.private_dir())) j.new_dirs.push_back(rel(t.root, t.private_dir()));
 
   std::set<std::string> new_dirs;
   std::set<std::string> destinations;
@@ -86,6 +95,16 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
     if (item.kind == EntryKind::kDirectory) continue;
     std::string rel_dest = merge_destination(item.rel, t.windows, t.lib_dir);
     if (rel_dest.empty()) continue;  // LICENSE and friends stay out of the toolkit
+    // The toolkit's own links (lib64 -> targets/x86_64-linux/lib) are resolved here, so the
+    // manifest and journal name real places and nothing later passes through a link.
+    std::string real = real_path_in_toolkit(fs, t, rel_dest);
+    if (real.empty()) {
+      return make_error(ErrorCode::kUnsupported,
+                        t.root + "/" + paths::parent(rel_dest) + " leads outside the toolkit " + t.root +
+                            "; cudnnup installs only inside it (install into the directory the link points to)",
+                        t.root + "/" + rel_dest);
+    }
+    rel_dest = real;
     std::string dest = t.root + "/" + rel_dest;
     destinations.insert(dest);
     // Public directories the install creates, top-down.
@@ -93,8 +112,8 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
     for (std::string d = paths::parent(dest); d.size() > t.root.size(); d = paths::parent(d)) chain.insert(chain.begin(), d);
     for (const auto& d : chain) {
       if (!fs.exists(d) && new_dirs.insert(d).second) {
-        j.new_dirs.push_back(d);
-        p.manifest.new_dirs.push_back(d.substr(t.root.size() + 1));
+        j.new_dirs.push_back(rel(t.root, d));
+        p.manifest.new_dirs.push_back(rel(t.root, d));
         p.steps.push_back({"create-dir", d, ""});
       }
     }
@@ -110,18 +129,21 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
       if (existing->type == FileType::kDirectory) {
         return make_error(ErrorCode::kConflict, dest + " is a directory where the archive has a file; move it away first", dest);
       }
-      f.backup = backup_dir + "/" + rel_dest;
-      j.moves.push_back(Move{dest, f.backup, true});
-      p.steps.push_back({"back-up", dest, "to " + f.backup});
+      f.backup = rel(t.root, backup_dir) + "/" + rel_dest;
+      j.moves.push_back(Move{rel_dest, f.backup, true});
+      p.steps.push_back({"back-up", dest, "to " + backup_dir + "/" + rel_dest});
     }
-    j.moves.push_back(Move{p.stage + "/" + item.rel, dest, false});
+    j.moves.push_back(Move{rel(t.root, p.stage) + "/" + item.rel, rel_dest, false});
     p.steps.push_back({"place", dest,
                        item.kind == EntryKind::kSymlink ? "symlink -> " + item.link_target
                                                         : std::to_string(item.size) + " bytes, sha256 " + item.sha256});
     p.manifest.files.push_back(f);
   }
 
-  for (const auto& path : find_toolkit_cudnn_files(fs, t)) {
+  for (const std::string& found : find_toolkit_cudnn_files(fs, t)) {
+    std::string real = real_path_in_toolkit(fs, t, rel(t.root, found));
+    if (real.empty()) continue;  // a cuDNN file outside the toolkit, through a link: not ours to move
+    std::string path = t.root + "/" + real;
     if (destinations.count(path)) continue;
     Leftover l;
     l.path = path;
@@ -129,21 +151,23 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
     l.other_major = l.major != 0 && l.major != archive_major;
     p.leftovers.push_back(l);
     if (move_aside_leftovers) {
-      std::string backup = backup_dir + "/" + path.substr(t.root.size() + 1);
-      j.moves.push_back(Move{path, backup, true});
-      p.manifest.moved_aside.push_back({path, backup});
+      std::string backup = backup_dir + "/" + rel(t.root, path);
+      j.moves.push_back(Move{rel(t.root, path), rel(t.root, backup), true});
+      p.manifest.moved_aside.push_back({rel(t.root, path), rel(t.root, backup)});
       p.steps.push_back({"move-aside", path, "to " + backup + (l.other_major ? " (cuDNN " + std::to_string(l.major) + ")" : "")});
     }
   }
-  j.moves.push_back(Move{p.manifest_stage_path, t.manifest_path(), false});
+  j.moves.push_back(Move{rel(t.root, p.manifest_stage_path), rel(t.root, t.manifest_path()), false});
   p.steps.push_back({"write-manifest", t.manifest_path(), "every file with size, sha256 and its backup"});
-  j.cleanup.push_back(p.stage);
-  j.undo_remove.push_back(backup_dir);
-  j.undo_remove.push_back(p.manifest_stage_path);
-  for (const auto& d : new_dirs) j.sync_dirs.push_back(d);
-  j.sync_dirs.push_back(t.root + "/include");
-  j.sync_dirs.push_back(t.root + "/" + (t.windows ? "bin" : t.lib_dir));
-  j.sync_dirs.push_back(t.private_dir());
+  j.cleanup.push_back(rel(t.root, p.stage));
+  j.undo_remove.push_back(rel(t.root, backup_dir));
+  j.undo_remove.push_back(rel(t.root, p.manifest_stage_path));
+  std::set<std::string> sync;
+  for (const auto& d : destinations) {
+    if (paths::parent(d) != t.root) sync.insert(rel(t.root, paths::parent(d)));
+  }
+  for (const auto& d : sync) j.sync_dirs.push_back(d);
+  j.sync_dirs.push_back(rel(t.root, t.private_dir()));
   return p;
 }
 
@@ -159,11 +183,12 @@ Result<InstallPlan> plan_store_uninstall(const FileSystem& fs, const StoreLayout
   }
   std::string trash = store.journal_dir() + "/" + txid + ".trash";
   p.journal.id = txid;
+  p.journal.root = store.root;
   p.journal.kind = "uninstall-store";
   p.journal.description = "uninstall " + id + " from " + p.target;
-  p.journal.moves.push_back(Move{p.target, trash, true});
-  p.journal.cleanup.push_back(trash);
-  p.journal.sync_dirs.push_back(store.versions_dir());
+  p.journal.moves.push_back(Move{rel(store.root, p.target), rel(store.root, trash), true});
+  p.journal.cleanup.push_back(rel(store.root, trash));
+  p.journal.sync_dirs.push_back("versions");
   p.steps.push_back({"remove", p.target, "one rename into " + trash + ", then deleted"});
   return p;
 }
@@ -175,41 +200,47 @@ Result<InstallPlan> plan_merge_uninstall(const FileSystem& fs, const ToolkitTarg
   p.id = m.id;
   p.target = t.root;
   p.manifest = m;
-  std::string trash = t.private_dir() + "/trash-" + txid;
+  std::string trash = rel(t.root, t.private_dir()) + "/trash-" + txid;
   Journal& j = p.journal;
   j.id = txid;
+  j.root = t.root;
   j.kind = "uninstall-merge";
   j.description = "uninstall cuDNN " + m.cudnn_version + " from the toolkit " + t.root;
+  std::set<std::string> sync;
   for (const auto& f : m.files) {
     std::string dest = t.root + "/" + f.path;
-    if (fs.exists(dest)) {
-      j.moves.push_back(Move{dest, trash + "/" + f.path, true});
+    if (fs.exists_below(t.root, f.path)) {
+      j.moves.push_back(Move{f.path, trash + "/" + f.path, true});
       p.steps.push_back({"remove", dest, ""});
     }
     if (!f.backup.empty()) {
-      if (!fs.exists(f.backup)) {
-        return make_error(ErrorCode::kNotFound, "the backup " + f.backup + " of " + dest + " is missing; cannot restore the toolkit exactly",
-                          f.backup);
+      if (!fs.exists_below(t.root, f.backup)) {
+        return make_error(ErrorCode::kNotFound, "the backup " + t.root + "/" + f.backup + " of " + dest +
+                                                    " is missing; cannot restore the toolkit exactly",
+                          t.root + "/" + f.backup);
       }
-      j.moves.push_back(Move{f.backup, dest, false});
-      p.steps.push_back({"restore", dest, "from " + f.backup});
+      j.moves.push_back(Move{f.backup, f.path, false});
+      p.steps.push_back({"restore", dest, "from " + t.root + "/" + f.backup});
     }
+    if (f.path.find('/') != std::string::npos) sync.insert(paths::parent(f.path));
   }
   for (const auto& a : m.moved_aside) {
-    if (!fs.exists(a.backup)) {
-      return make_error(ErrorCode::kNotFound, "the moved-aside file " + a.backup + " is missing; cannot restore " + a.path, a.backup);
+    if (!fs.exists_below(t.root, a.backup)) {
+      return make_error(ErrorCode::kNotFound, "the moved-aside file " + t.root + "/" + a.backup + " is missing; cannot restore " +
+                                                  t.root + "/" + a.path, t.root + "/" + a.backup);
     }
     j.moves.push_back(Move{a.backup, a.path, false});
-    p.steps.push_back({"restore", a.path, "from " + a.backup});
+    p.steps.push_back({"restore", t.root + "/" + a.path, "from " + t.root + "/" + a.backup});
   }
-  j.moves.push_back(Move{t.manifest_path(), trash + "/manifest.json", true});
+  j.moves.push_back(Move{rel(t.root, t.manifest_path()), trash + "/manifest.json", true});
   p.steps.push_back({"remove", t.manifest_path(), ""});
   j.cleanup.push_back(trash);
   if (!m.backup_dir.empty()) j.cleanup.push_back(m.backup_dir);
-  for (auto it = m.new_dirs.rbegin(); it != m.new_dirs.rend(); ++it) j.prune_dirs.push_back(t.root + "/" + *it);
-  j.prune_dirs.push_back(t.private_dir());
-  j.sync_dirs.push_back(t.root + "/include");
-  j.sync_dirs.push_back(t.root + "/" + (t.windows ? "bin" : t.lib_dir));
+  for (auto it = m.new_dirs.rbegin(); it != m.new_dirs.rend(); ++it) j.prune_dirs.push_back(*it);
+  j.prune_dirs.push_back(rel(t.root, t.private_dir()));
+  for (const auto& d : sync) {
+    if (std::find(m.new_dirs.begin(), m.new_dirs.end(), d) == m.new_dirs.end()) j.sync_dirs.push_back(d);
+  }
   return p;
 }
 

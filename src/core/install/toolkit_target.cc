@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "base/paths.h"
+#include "base/relative_path.h"
 #include "facts/cudnn_files.h"
 #include "install/archive_contents.h"
 
@@ -37,7 +38,8 @@ void read_toolkit_machine(const FileSystem& fs, ToolkitTarget& t) {
 
 ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, bool windows) {
   ToolkitTarget t;
-  t.root = paths::normalize(root);
+  auto real = fs.canonical(root);
+  t.root = real ? paths::normalize(*real) : paths::normalize(root);
   t.windows = windows;
   if (windows) {
     t.lib_dir = "lib/x64";
@@ -60,6 +62,28 @@ ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, boo
   }
   read_toolkit_machine(fs, t);
   return t;
+}
+
+std::string real_path_in_toolkit(const FileSystem& fs, const ToolkitTarget& t, const std::string& rel) {
+  std::vector<std::string> parts = paths::split_list(rel, '/');
+  std::string name = parts.back();
+  parts.pop_back();
+  // The deepest directory that exists, resolved; the ones below it are created later as written.
+  for (size_t k = parts.size() + 1; k-- > 0;) {
+    std::string dir = t.root;
+    for (size_t i = 0; i < k; ++i) dir += "/" + parts[i];
+    if (!fs.is_dir(dir)) continue;
+    auto real = fs.canonical(dir);
+    if (!real) return {};
+    std::string base;
+    if (paths::normalize(*real) != t.root) {
+      base = relative_below(t.root, *real);
+      if (base.empty()) return {};
+    }
+    for (size_t i = k; i < parts.size(); ++i) base = base.empty() ? parts[i] : base + "/" + parts[i];
+    return base.empty() ? name : base + "/" + name;
+  }
+  return {};
 }
 
 std::vector<std::string> find_toolkit_cudnn_files(const FileSystem& fs, const ToolkitTarget& t) {

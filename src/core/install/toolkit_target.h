@@ -22,7 +22,15 @@ struct ToolkitTarget {
   std::string manifest_path() const { return private_dir() + "/manifest.json"; }
 };
 
+// `root` is taken by its real path (a toolkit reached through /usr/local/cuda is recorded as
+// /usr/local/cuda-13.0), so what the manifest and journal name stays put when the link moves.
 ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, bool windows);
+
+// `rel` (below the toolkit root) with every link among its directories resolved: where the file
+// really is inside the toolkit ("lib64/x" -> "targets/x86_64-linux/lib/x" when lib64 is a link).
+// Directories that do not exist yet are kept as written. "" when a directory on the way leads
+// outside the toolkit. The last component is not resolved (a link there is the entry itself).
+std::string real_path_in_toolkit(const FileSystem& fs, const ToolkitTarget& t, const std::string& rel);
 
 // cuDNN files already in the toolkit: include/cudnn*.h, <lib_dir>/libcudnn*, bin/cudnn*.dll,
 // lib/x64/cudnn*.lib. Absolute paths, sorted.

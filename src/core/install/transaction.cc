@@ -1,17 +1,54 @@
 #include "install/transaction.h"
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "base/paths.h"
+#include "base/relative_path.h"
 
 namespace cudnnup {
 
 using nlohmann::json;
 
+namespace {
+
+constexpr size_t kMaxJournalBytes = 16 << 20;
+
+bool is_store_kind(const std::string& kind) { return kind == "install-store" || kind == "uninstall-store"; }
+bool is_merge_kind(const std::string& kind) { return kind == "install-merge" || kind == "uninstall-merge"; }
+
+bool under(const std::string& rel, const std::string& area) { return rel.compare(0, area.size() + 1, area + "/") == 0; }
+
+// The private places a transaction may create, fill and remove, all named by its id: a stage,
+// a trash, a backup folder. An uninstall of a merge also empties the backup folder of the
+// install it undoes (another id).
+bool is_private(const Journal& j, const std::string& rel) {
+  auto in = [&](const std::string& place) { return rel == place || under(rel, place); };
+  if (j.kind == "install-store") return in("journal/" + j.id + ".stage");
+  if (j.kind == "uninstall-store") return in("journal/" + j.id + ".trash");
+  if (j.kind == "install-merge") {
+    return in(".cudnnup/stage-" + j.id) || rel == ".cudnnup/stage-" + j.id + ".manifest.json" || in(".cudnnup/backup-" + j.id);
+  }
+  if (in(".cudnnup/trash-" + j.id)) return true;
+  std::string backup = ".cudnnup/backup-";
+  if (rel.compare(0, backup.size(), backup) != 0) return false;
+  std::string rest = rel.substr(backup.size());
+  return is_plain_name(rest.substr(0, rest.find('/')));
+}
+
+Status bad_field(const std::string& field, const std::string& why) {
+  return make_error(ErrorCode::kCorrupt, "its field '" + field + "' " + why);
+}
+
+}  // namespace
+
+std::string private_area(const std::string& kind) { return is_store_kind(kind) ? "journal" : ".cudnnup"; }
+
 std::string journal_to_json(const Journal& j) {
   json out;
-  out["schema"] = 1;
+  out["schema"] = 2;
   out["id"] = j.id;
+  out["root"] = j.root;
   out["kind"] = j.kind;
   out["description"] = j.description;
   out["phase"] = j.phase;
@@ -30,8 +67,10 @@ Result<Journal> journal_from_json(const std::string& text) {
   json in = json::parse(text, nullptr, false);
   if (in.is_discarded() || !in.is_object()) return make_error(ErrorCode::kCorrupt, "the journal is not JSON");
   try {
+    if (in.value("schema", 0) != 2) return make_error(ErrorCode::kCorrupt, "the journal has an unknown schema");
     Journal j;
     j.id = in.at("id").get<std::string>();
+    j.root = in.at("root").get<std::string>();
     j.kind = in.at("kind").get<std::string>();
     j.description = in.value("description", "");
     j.phase = in.at("phase").get<std::string>();
@@ -49,6 +88,51 @@ Result<Journal> journal_from_json(const std::string& text) {
   }
 }
 
+Status validate_journal(const Journal& j, const std::string& store_root) {
+  if (!is_plain_name(j.id) || j.id.size() > 200) return bad_field("id", "is not a plain name");
+  if (!is_store_kind(j.kind) && !is_merge_kind(j.kind)) return bad_field("kind", "is not a kind of transaction cudnnup makes");
+  if (j.phase != "staging" && j.phase != "commit" && j.phase != "cleanup") return bad_field("phase", "is unknown");
+  for (unsigned char c : j.description) {
+    if (c < 0x20 || c == 0x7f) return bad_field("description", "holds control characters");
+  }
+  std::string root = paths::normalize(j.root);
+  if (!paths::is_absolute(j.root) || root != j.root) return bad_field("root", "is not an absolute, normal path");
+  if (is_store_kind(j.kind) && root != paths::normalize(store_root)) {
+    return bad_field("root", "is not this store (" + store_root + ")");
+  }
+  if (is_merge_kind(j.kind) && (root == paths::normalize(store_root) || root == "/" || paths::parent(root) == root)) {
+    return bad_field("root", "is not a toolkit directory");
+  }
+  std::string area = private_area(j.kind);
+  auto check = [&](const std::string& field, const std::string& rel, bool must_be_private) -> Status {
+    if (auto s = check_relative_path(rel); !s) return bad_field(field, "holds " + s.error().message);
+    if (must_be_private && !is_private(j, rel)) {
+      return bad_field(field, "names '" + rel + "', which is not one of this transaction's own places in " + area + "/");
+    }
+    // Store transactions touch only their private area, versions/ and versions/<id>.
+    bool version_dir = rel == "versions" || (under(rel, "versions") && rel.find('/', 9) == std::string::npos);
+    if (is_store_kind(j.kind) && !under(rel, area) && !version_dir) {
+      return bad_field(field, "names '" + rel + "', which no store transaction touches");
+    }
+    return ok_status();
+  };
+  for (const auto& d : j.new_dirs) {
+    if (auto s = check("new_dirs", d, false); !s) return s;
+  }
+  for (const auto& m : j.moves) {
+    if (auto s = check("moves.from", m.from, !m.private_to); !s) return s;
+    if (auto s = check("moves.to", m.to, m.private_to); !s) return s;
+  }
+  for (const auto& [field, list, must_be_private] :
+       {std::tuple{"cleanup", &j.cleanup, true}, std::tuple{"undo_remove", &j.undo_remove, true},
+        std::tuple{"prune_dirs", &j.prune_dirs, false}, std::tuple{"sync_dirs", &j.sync_dirs, false}}) {
+    for (const auto& p : *list) {
+      if (auto s = check(field, p, must_be_private); !s) return s;
+    }
+  }
+  return ok_status();
+}
+
 std::string make_transaction_id(long long now_ns, const std::string& salt) {
   static int counter = 0;
   return "tx-" + std::to_string(now_ns) + "-" + std::to_string(++counter) + (salt.empty() ? "" : "-" + salt);
@@ -59,7 +143,7 @@ Status TransactionRunner::write_journal(const Journal& j) {
   if (auto s = fs_.make_dirs(journal_dir_); !s) return s;
   std::string path = journal_path(j.id);
   std::string tmp = path + ".tmp";
-  if (auto s = fs_.write_file(tmp, journal_to_json(j), /*sync=*/true); !s) return s;
+  if (auto s = fs_.write_private_file(tmp, journal_to_json(j), /*sync=*/true); !s) return s;
   if (auto s = fs_.rename(tmp, path); !s) return s;
   return fs_.sync_dir(journal_dir_);
 }
@@ -69,8 +153,8 @@ Status TransactionRunner::remove_journal(const Journal& j) {
   return fs_.sync_dir(journal_dir_);
 }
 
-bool TransactionRunner::move_done(const Move& m) const {
-  return m.private_to ? fs_.exists(m.to) : !fs_.exists(m.from);
+bool TransactionRunner::move_done(const Journal& j, const Move& m) const {
+  return m.private_to ? fs_.exists_below(j.root, m.to) : !fs_.exists_below(j.root, m.from);
 }
 
 Status TransactionRunner::begin(Journal& j) {
@@ -80,18 +164,21 @@ Status TransactionRunner::begin(Journal& j) {
 
 Status TransactionRunner::roll_forward(Journal& j) {
   for (const auto& d : j.new_dirs) {
-    if (!fs_.is_dir(d)) {
-      if (auto s = fs_.make_dir(d); !s) return s;
+    auto info = fs_.lstat_below(j.root, d);
+    if (!info || info->type != FileType::kDirectory) {
+      if (auto s = fs_.make_dir_below(j.root, d); !s) return s;
     }
   }
   for (const auto& m : j.moves) {
-    if (move_done(m)) continue;
-    if (auto s = fs_.make_dirs(paths::parent(m.to)); !s) return s;
-    if (auto s = fs_.rename(m.from, m.to); !s) return s;
+    if (move_done(j, m)) continue;
+    if (m.to.find('/') != std::string::npos) {
+      if (auto s = fs_.make_dirs_below(j.root, paths::parent(m.to)); !s) return s;
+    }
+    if (auto s = fs_.rename_below(j.root, m.from, m.to); !s) return s;
   }
   for (const auto& d : j.sync_dirs) {
-    if (fs_.is_dir(d)) {
-      if (auto s = fs_.sync_dir(d); !s) return s;
+    if (auto info = fs_.lstat_below(j.root, d); info && info->type == FileType::kDirectory) {
+      if (auto s = fs_.sync_dir(paths::join(j.root, d)); !s) return s;
     }
   }
   j.phase = "cleanup";
@@ -101,13 +188,13 @@ Status TransactionRunner::roll_forward(Journal& j) {
 
 Status TransactionRunner::finish_cleanup(Journal& j) {
   for (const auto& p : j.cleanup) {
-    if (!fs_.exists(p)) continue;
-    if (auto s = fs_.remove_tree(p); !s) return s;
+    if (!fs_.exists_below(j.root, p)) continue;
+    if (auto s = fs_.remove_tree_below(j.root, p); !s) return s;
   }
   for (const auto& d : j.prune_dirs) {
-    auto listing = fs_.list_dir(d);
+    auto listing = fs_.list_dir_below(j.root, d);
     if (listing.ok() && listing->empty()) {
-      if (auto s = fs_.remove(d); !s) return s;
+      if (auto s = fs_.remove_below(j.root, d); !s) return s;
     }
   }
   return remove_journal(j);
@@ -117,21 +204,19 @@ Status TransactionRunner::roll_back(Journal& j) {
   // While staging no move has run, and "done" cannot be read for moves out of a stage that is
   // still being filled, so only the private trees are removed.
   for (auto it = j.moves.rbegin(); j.phase != "staging" && it != j.moves.rend(); ++it) {
-    if (!move_done(*it)) continue;
-    if (auto s = fs_.rename(it->to, it->from); !s) return s;
+    if (!move_done(j, *it)) continue;
+    if (auto s = fs_.rename_below(j.root, it->to, it->from); !s) return s;
   }
-  for (const auto& p : j.cleanup) {
-    if (!fs_.exists(p)) continue;
-    if (auto s = fs_.remove_tree(p); !s) return s;
-  }
-  for (const auto& p : j.undo_remove) {
-    if (!fs_.exists(p)) continue;
-    if (auto s = fs_.remove_tree(p); !s) return s;
+  for (const auto* list : {&j.cleanup, &j.undo_remove}) {
+    for (const auto& p : *list) {
+      if (!fs_.exists_below(j.root, p)) continue;
+      if (auto s = fs_.remove_tree_below(j.root, p); !s) return s;
+    }
   }
   for (auto it = j.new_dirs.rbegin(); it != j.new_dirs.rend(); ++it) {
-    auto listing = fs_.list_dir(*it);
+    auto listing = fs_.list_dir_below(j.root, *it);
     if (listing.ok() && listing->empty()) {
-      if (auto s = fs_.remove(*it); !s) return s;
+      if (auto s = fs_.remove_below(j.root, *it); !s) return s;
     }
   }
   return remove_journal(j);
@@ -161,7 +246,36 @@ Status TransactionRunner::commit(Journal& j) {
 
 Status TransactionRunner::abandon(Journal& j) { return roll_back(j); }
 
-Result<std::vector<std::string>> TransactionRunner::recover() {
+Result<Journal> TransactionRunner::read_journal(const std::string& name) const {
+  std::string path = paths::join(journal_dir_, name);
+  auto refuse = [&](const std::string& why) {
+    return make_error(ErrorCode::kPermission,
+                      "the journal " + path + " was not acted on: " + why +
+                          ". If it is yours, finish or undo the change it describes by hand and remove it",
+                      path);
+  };
+  auto file = fs_.read_regular(path, kMaxJournalBytes, /*follow_link=*/false);
+  if (!file) return refuse(file.error().message);
+  if (file->info.other_owner) return refuse("it belongs to another user");
+  if (file->info.others_may_write) return refuse("others may write to it (group or world writable)");
+  auto j = journal_from_json(file->bytes);
+  if (!j) return refuse(j.error().message);
+  if (name != j->id + ".json") return refuse("its id does not match its file name");
+  if (auto s = validate_journal(*j, store_root_); !s) return refuse(s.error().message);
+  if (is_merge_kind(j->kind)) {
+    // The toolkit must still be where the journal says, by its real path (a repointed link such
+    // as /usr/local/cuda now names another directory), with cudnnup's private area in it.
+    auto real = fs_.canonical(j->root);
+    if (!real || *real != j->root) return refuse(j->root + " is not the toolkit's real path any more");
+    auto area = fs_.lstat_below(j->root, ".cudnnup");
+    if (j->phase != "staging" && (!area || area->type != FileType::kDirectory)) {
+      return refuse(j->root + "/.cudnnup is missing or not a directory");
+    }
+  }
+  return j;
+}
+
+Result<std::vector<std::string>> TransactionRunner::recover(std::vector<Error>* refused, const RepairWrapper& around) {
   std::vector<std::string> repaired;
   if (!fs_.is_dir(journal_dir_)) return repaired;
   auto entries = fs_.list_dir(journal_dir_);
@@ -169,33 +283,31 @@ Result<std::vector<std::string>> TransactionRunner::recover() {
   for (const auto& e : *entries) {
     std::string path = paths::join(journal_dir_, e.name);
     if (e.name.size() > 9 && e.name.compare(e.name.size() - 9, 9, ".json.tmp") == 0) {
-      // A journal write that never got renamed into place: it was never in force.
+      // A journal write that never got renamed into place: it was never in force. Only ours.
+      auto info = fs_.lstat(path);
+      if (!info || info->other_owner) continue;
       if (auto s = fs_.remove(path); !s) return s.error();
     }
   }
   for (const auto& e : *entries) {
-    std::string path = paths::join(journal_dir_, e.name);
     if (e.name.size() < 6 || e.name.compare(e.name.size() - 5, 5, ".json") != 0) continue;
-    auto text = fs_.read_file(path);
-    if (!text) return text.error();
-    auto j = journal_from_json(*text);
-    if (!j) return make_error(ErrorCode::kCorrupt, "cannot read the journal " + path + ": " + j.error().message +
-                                                       "; move it away and run `cudnnup doctor`", path);
-    Status s = ok_status();
-    std::string what;
-    if (j->phase == "staging") {
-      s = roll_back(*j);
-      what = "rolled back an interrupted ";
-    } else if (j->phase == "commit") {
-      s = roll_forward(*j);
-      what = "completed an interrupted ";
-    } else {
-      s = finish_cleanup(*j);
-      what = "cleaned up after ";
+    auto j = read_journal(e.name);
+    if (!j) {
+      if (refused) refused->push_back(j.error());
+      continue;
     }
+    std::string what = j->phase == "staging" ? "rolled back an interrupted " : j->phase == "commit" ? "completed an interrupted "
+                                                                                                      : "cleaned up after ";
+    auto repair = [&]() -> Status {
+      if (j->phase == "staging") return roll_back(*j);
+      if (j->phase == "commit") return roll_forward(*j);
+      return finish_cleanup(*j);
+    };
+    Status s = around ? around(*j, repair) : repair();
+    if (!s && around && s.error().code == ErrorCode::kConflict) continue;  // its toolkit is busy: next time
     if (!s) {
-      return make_error(s.error().code, "cannot repair the interrupted change '" + j->description + "' (journal " + path +
-                                            "): " + s.error().message, path);
+      return make_error(s.error().code, "cannot repair the interrupted change '" + j->description + "' (journal " +
+                                            journal_path(j->id) + "): " + s.error().message, journal_path(j->id));
     }
     repaired.push_back(what + j->description);
   }

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "base/paths.h"
+#include "install/merge_check.h"
 #include "install/transaction.h"
+#include "store/version_spec.h"
 
 namespace cudnnup {
 namespace {
@@ -16,41 +18,36 @@ std::string join_lines(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-std::vector<std::string> installed_store_versions(const FileSystem& fs, const StoreLayout& store) {
-  std::vector<std::string> out;
-  auto entries = fs.list_dir(store.versions_dir());
-  if (!entries) return out;
-  for (const auto& e : *entries) {
-    if (e.type == FileType::kDirectory) out.push_back(e.name);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 Result<UninstallOutcome> run_uninstall(FileSystem& fs, const StoreLayout& store, const UninstallOptions& o,
                                        const HasherFactory& new_hasher) {
   UninstallOutcome out;
   out.dry_run = o.dry_run;
-  TransactionRunner runner(fs, store.journal_dir());
+  TransactionRunner runner(fs, store);
   if (o.into) {
     ToolkitTarget t = inspect_toolkit(fs, *o.into, o.windows);
-    auto text = fs.read_file(t.manifest_path());
-    if (!text) {
+    if (!fs.exists(t.manifest_path())) {
       return make_error(ErrorCode::kNotFound, "cudnnup has not installed cuDNN into " + t.root + " (no " + t.manifest_path() +
                                                   "); files copied there by hand must be removed by hand",
                         t.manifest_path());
     }
-    auto m = manifest_from_json(*text, t.manifest_path());
-    if (!m) return m.error();
-    for (const auto& f : m->files) {
-      std::string dest = t.root + "/" + f.path;
-      if (f.kind != EntryKind::kFile || !fs.exists(dest)) continue;
-      auto h = hash_file(fs, dest, new_hasher);
-      if (!h || *h != f.sha256) out.changed_files.push_back(dest);
-    }
-    if (!out.changed_files.empty() && !o.force) {
+    if (std::string pending = pending_transaction_in(fs, t, o.txid); !pending.empty()) {
       return make_error(ErrorCode::kConflict,
-                        "these files changed since cudnnup installed them:" + join_lines(out.changed_files) +
+                        t.private_dir() + "/" + pending + " belongs to an interrupted change by another cudnnup store; "
+                        "run any cudnnup command with that store (its CUDNNUP_HOME) to repair it first",
+                        t.private_dir() + "/" + pending);
+    }
+    auto m = read_manifest(fs, t.manifest_path(), t.root, /*acting=*/true);
+    if (!m) return m.error();
+    BelowHasher hash = [&](const std::string& root, const std::string& rel) { return hash_file_below(fs, root, rel, new_hasher); };
+    MergeCheck check = check_merge_unchanged(fs, t, *m, hash);
+    for (const auto& c : check.changed) {
+      out.changed_files.push_back(c.path);
+      out.changed.push_back(c.path + ": " + c.why);
+    }
+    out.missing = check.missing;
+    if (!check.changed.empty() && !o.force) {
+      return make_error(ErrorCode::kConflict,
+                        "these entries changed since cudnnup installed them:" + join_lines(out.changed) +
                             "\nNothing was removed. Pass --force to remove them anyway (the originals are restored either way).",
                         t.root);
     }
@@ -58,21 +55,9 @@ Result<UninstallOutcome> run_uninstall(FileSystem& fs, const StoreLayout& store,
     if (!plan) return plan.error();
     out.plan = std::move(*plan);
   } else {
-    std::string id = o.version;
-    auto versions = installed_store_versions(fs, store);
-    if (std::find(versions.begin(), versions.end(), id) == versions.end()) {
-      std::vector<std::string> matches;
-      auto wanted = Version::parse(id);
-      for (const auto& v : versions) {
-        auto have = Version::parse(v.substr(0, v.find('+')));
-        if (wanted && have && have->has_prefix(*wanted)) matches.push_back(v);
-      }
-      if (matches.size() == 1) id = matches.front();
-      else if (matches.size() > 1) {
-        return make_error(ErrorCode::kUsage, "'" + o.version + "' matches several installed versions:" + join_lines(matches) +
-                                                 "\nName one of them exactly.");
-      }
-    }
+    auto found = find_installed(fs, store, o.version, o.windows);
+    if (!found) return found.error();
+    const std::string& id = found->id;
     // The active version is the versions helper's to protect (state.json / current); refuse here
     // too when the `current` link points at it, so a plain uninstall never breaks the selection.
     if (std::find(o.protected_ids.begin(), o.protected_ids.end(), id) != o.protected_ids.end()) {

@@ -15,7 +15,7 @@
 namespace cudnnup {
 
 struct UninstallOptions {
-  std::string version;               // store: "9.19.0.56+cuda13", "9.19.0.56" or "9.19" when unambiguous
+  std::string version;               // store: an installed name ("9.19.0.56+cuda13", "9.19.0.56+cuda13/") or a spec matching one
   std::optional<std::string> into;   // toolkit merge
   bool dry_run = false;
   bool force = false;                // remove files even when they changed since install
@@ -29,14 +29,13 @@ struct UninstallOptions {
 struct UninstallOutcome {
   InstallPlan plan;
   bool dry_run = false;
-  std::vector<std::string> changed_files;  // merge: files whose sha256 differs from the manifest
+  std::vector<std::string> changed_files;  // merge: installed entries the user changed (path only)
+  std::vector<std::string> changed;        // the same, "path: what changed", for people
+  std::vector<std::string> missing;        // merge: installed entries already gone
 };
 
 // `new_hasher` checks the installed files against the manifest's digests.
 Result<UninstallOutcome> run_uninstall(FileSystem& target, const StoreLayout& store, const UninstallOptions& options,
                                        const HasherFactory& new_hasher);
-
-// The store version ids (directory names under versions/).
-std::vector<std::string> installed_store_versions(const FileSystem& fs, const StoreLayout& store);
 
 }  // namespace cudnnup

@@ -57,28 +57,4 @@ Status remove_current(FileSystem& fs, const StoreLayout& layout) {
   return remove_if_present(fs, layout.current_link());
 }
 
-Result<std::vector<std::string>> recover_store(FileSystem& fs, const StoreLayout& layout, const StoreState& state) {
-  std::vector<std::string> repairs;
-  for (const std::string& leftover : {current_temp_path(layout), state_temp_path(layout)}) {
-    if (!fs.exists(leftover)) continue;
-    if (auto s = fs.remove(leftover); !s) return s.error();
-    repairs.push_back("removed " + leftover + ", left by an interrupted change");
-  }
-  if (state.global && fs.is_dir(layout.version_dir(*state.global))) {
-    auto now = read_current(fs, layout);
-    if (!now) return now.error();
-    if (*now != state.global) {
-      if (auto s = switch_current(fs, layout, *state.global); s) {
-        repairs.push_back("pointed " + layout.current_link() + " at " + *state.global + " again, as state.json says");
-      } else {
-        // Environment-only mode (links impossible here): state.json stays the truth.
-        (void)fs.remove(current_temp_path(layout));
-        repairs.push_back("could not point " + layout.current_link() + " at " + *state.global + ": " +
-                          s.error().message);
-      }
-    }
-  }
-  return repairs;
-}
-
 }  // namespace cudnnup

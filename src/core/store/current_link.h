@@ -3,7 +3,8 @@
 //
 // Switching never leaves a moment without `current`: a new link is made at current.tmp and then
 // renamed over `current`, which replaces it in one step (rename(2) on POSIX). A crash leaves either
-// the old link or the new one, plus maybe a current.tmp that recover_store() removes.
+// the old link or the new one, plus maybe a current.tmp that recover_store() removes
+// (store/store_recovery.h).
 #pragma once
 
 #include <optional>
@@ -27,11 +28,5 @@ Result<std::optional<std::string>> read_current(const FileSystem& fs, const Stor
 Status switch_current(FileSystem& fs, const StoreLayout& layout, const std::string& id);
 // Removes `current` (used when undo goes back to "no global default").
 Status remove_current(FileSystem& fs, const StoreLayout& layout);
-
-// The recovery pass every changing command runs first, under the store lock: removes what an
-// interrupted change left behind (current.tmp, state.json.tmp) and makes `current` follow the
-// state's global default again if a crash came between writing state.json and switching.
-// Returns one line per repair, for the user.
-Result<std::vector<std::string>> recover_store(FileSystem& fs, const StoreLayout& layout, const StoreState& state);
 
 }  // namespace cudnnup

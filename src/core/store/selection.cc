@@ -46,26 +46,46 @@ std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string
   return std::nullopt;
 }
 
+namespace {
+
+// What of a pin file's text may be shown: a short run of the characters a spec is made of.
+// Anything else (a line of /etc/shadow through a link, terminal escape sequences) is not echoed.
+std::string shown_line(const std::string& line) {
+  if (line.size() > 40 || line.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+_- ") !=
+                              std::string::npos) {
+    return {};
+  }
+  return line;
+}
+
+}  // namespace
+
 Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path) {
-  auto text = fs.read_file(path, 64 * 1024);
+  // A regular file only (a FIFO would block every prompt under the `init` hook), a link resolved
+  // to one, and a small one: a pin holds one spec.
+  auto text = fs.read_regular(path, kMaxPinFileBytes, /*follow_link=*/true);
   if (!text) {
     const Error& e = text.error();
-    return make_error(e.code == ErrorCode::kNotFound ? ErrorCode::kIo : e.code,
-                      "cannot read the pin file " + path + " (" + e.message +
-                          "); fix its permissions, or remove it to fall back to the global default",
+    return make_error(e.code == ErrorCode::kNotFound || e.code == ErrorCode::kCorrupt ? ErrorCode::kUsage : e.code,
+                      "cannot use the pin file " + path + " (" + e.message + "); it must be a regular file of at most " +
+                          std::to_string(kMaxPinFileBytes) + " bytes holding a version spec. Fix it, or remove it to "
+                          "fall back to the global default",
                       path);
   }
+  const std::string& bytes = text->bytes;
   size_t pos = 0;
-  while (pos <= text->size()) {
-    size_t end = text->find('\n', pos);
-    if (end == std::string::npos) end = text->size();
-    std::string line(trim(std::string_view(*text).substr(pos, end - pos)));
+  while (pos <= bytes.size()) {
+    size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos) end = bytes.size();
+    std::string line(trim(std::string_view(bytes).substr(pos, end - pos)));
     pos = end + 1;
     if (line.empty() || line[0] == '#') continue;
     if (auto spec = VersionSpec::parse(line); !spec) {
+      std::string shown = shown_line(line);
       return make_error(ErrorCode::kUsage,
-                        "the pin file " + path + " says '" + line + "', which is not a cuDNN version spec; " +
-                            "write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
+                        "the pin file " + path + (shown.empty() ? " does not hold a cuDNN version spec"
+                                                                : " says '" + shown + "', which is not a cuDNN version spec") +
+                            "; write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
                         path);
     }
     return line;

@@ -34,8 +34,12 @@ struct SelectionRequest {
 
 // The nearest pin file at or above `dir`, or nullopt.
 std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string& dir);
-// The spec in a pin file: its first line that is neither empty nor a # comment. An unreadable,
-// empty or malformed pin file is an error naming the file (kPermission / kUsage).
+// The spec in a pin file: its first line that is neither empty nor a # comment. The pin file
+// must be a regular file (or a link to one) of at most kMaxPinFileBytes; a FIFO or device is
+// refused without opening it for long. An unreadable, oversized, empty or malformed pin file is
+// an error naming the file (kPermission / kUsage) that never repeats text from it other than a
+// short run of spec characters.
+inline constexpr size_t kMaxPinFileBytes = 4096;
 Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path);
 // The text written by `cudnnup use --local`.
 std::string pin_file_contents(const std::string& spec);

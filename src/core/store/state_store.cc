@@ -3,16 +3,48 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/paths.h"
+#include "store/selection.h"
+#include "store/version_spec.h"
+
 namespace cudnnup {
 namespace {
 
 using nlohmann::json;
+
+constexpr size_t kMaxStateBytes = 64 << 20;  // far above 200 entries of the longest pin paths
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
 std::optional<std::string> read_optional(const json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null()) return std::nullopt;
   return j[key].get<std::string>();
+}
+
+bool is_version_id(const std::optional<std::string>& v) { return !v || StoreVersionId::parse(*v).has_value(); }
+bool is_spec(const std::optional<std::string>& v) { return !v || VersionSpec::parse(*v).ok(); }
+
+bool is_pin_path(const std::string& p) {
+  std::string suffix = std::string("/") + kPinFileName;
+  return paths::is_absolute(p) && paths::normalize(p) == p && p.size() > suffix.size() &&
+         p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// What each field may hold; "" when the entry is sound.
+std::string entry_problem(const HistoryEntry& e) {
+  if (e.seq <= 0 || e.undoes < 0) return "a sequence number is not positive";
+  bool local = !e.path.empty();
+  if (e.action != "use" && e.action != "use-local" && e.action != "undo") return "an unknown action '" + e.action + "'";
+  if (e.action == "use-local" && !local) return "a use-local entry names no pin file";
+  if (e.action == "use" && local) return "a use entry names a pin file";
+  if (local && !is_pin_path(e.path)) return "'" + e.path + "' is not an absolute path ending in /" + kPinFileName;
+  if (local ? !(is_spec(e.from) && is_spec(e.to)) : !(is_version_id(e.from) && is_version_id(e.to))) {
+    return "entry #" + std::to_string(e.seq) + " names something that is not a version";
+  }
+  for (unsigned char c : e.time) {
+    if (c < 0x20 || c == 0x7f) return "a time holds control characters";
+  }
+  return {};
 }
 
 }  // namespace
@@ -25,12 +57,20 @@ HistoryEntry& StoreState::record(HistoryEntry entry) {
 }
 
 const HistoryEntry* StoreState::last_undoable() const {
-  std::set<int> undone;
+  std::set<int64_t> undone;
   for (const auto& e : history) {
-    if (e.action == "undo") undone.insert(e.undoes);
+    if (e.action == "undo" && !e.pending) undone.insert(e.undoes);
   }
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (it->pending) continue;
     if ((it->action == "use" || it->action == "use-local") && !undone.count(it->seq)) return &*it;
+  }
+  return nullptr;
+}
+
+LinkedToolkit* StoreState::link_of(const std::string& cuda_dir) {
+  for (auto& l : links) {
+    if (l.cuda_dir == cuda_dir) return &l;
   }
   return nullptr;
 }
@@ -48,7 +88,12 @@ std::string state_to_json(const StoreState& state) {
               {"from", optional_string(e.from)}, {"to", optional_string(e.to)}};
     if (!e.path.empty()) h["path"] = e.path;
     if (e.undoes) h["undoes"] = e.undoes;
+    if (e.pending) h["pending"] = true;
     j["history"].push_back(h);
+  }
+  if (!state.links.empty()) {
+    j["links"] = json::array();
+    for (const auto& l : state.links) j["links"].push_back({{"cuda_dir", l.cuda_dir}, {"status", l.status}});
   }
   return j.dump(2) + "\n";
 }
@@ -61,44 +106,78 @@ Result<StoreState> state_from_json(const std::string& text, const std::string& p
                       path);
   };
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return corrupt("not a JSON object");
+  if (j.is_discarded()) return corrupt("not valid JSON");
+  if (!j.is_object()) return corrupt("not a JSON object");
   StoreState state;
   try {
     state.global = read_optional(j, "global");
-    state.next_seq = j.value("next_seq", 1);
+    state.next_seq = j.value("next_seq", int64_t{1});
     if (j.contains("history")) {
       for (const auto& h : j.at("history")) {
         HistoryEntry e;
-        e.seq = h.at("seq").get<int>();
+        e.seq = h.at("seq").get<int64_t>();
         e.time = h.value("time", "");
         e.action = h.at("action").get<std::string>();
         e.from = read_optional(h, "from");
         e.to = read_optional(h, "to");
         e.path = h.value("path", "");
-        e.undoes = h.value("undoes", 0);
+        e.undoes = h.value("undoes", int64_t{0});
+        e.pending = h.value("pending", false);
+        if (auto why = entry_problem(e); !why.empty()) return corrupt(why);
+        if (e.seq >= INT64_MAX / 2) return corrupt("a sequence number is out of range");
         state.next_seq = std::max(state.next_seq, e.seq + 1);
         state.history.push_back(std::move(e));
       }
     }
+    for (const auto& l : j.value("links", json::array())) {
+      LinkedToolkit t{l.at("cuda_dir").get<std::string>(), l.at("status").get<std::string>()};
+      if (!paths::is_absolute(t.cuda_dir) || paths::normalize(t.cuda_dir) != t.cuda_dir) {
+        return corrupt("the linked toolkit '" + t.cuda_dir + "' is not an absolute, normal path");
+      }
+      if (t.status != "linking" && t.status != "linked" && t.status != "unlinking") return corrupt("a link status is unknown");
+      state.links.push_back(std::move(t));
+    }
   } catch (const json::exception& e) {
     return corrupt(e.what());
   }
+  if (!is_version_id(state.global)) return corrupt("the global default '" + *state.global + "' is not a version id");
+  if (state.next_seq <= 0 || state.next_seq >= INT64_MAX / 2) return corrupt("next_seq is out of range");
   return state;
 }
 
 Result<StoreState> load_state(const FileSystem& fs, const StoreLayout& layout) {
   if (!fs.exists(layout.state_file())) return StoreState{};
-  // 1 MiB is far above 200 history entries, and the real FileSystem allocates the cap up front.
-  auto text = fs.read_file(layout.state_file(), 1 << 20);
-  if (!text) return text.error();
-  return state_from_json(*text, layout.state_file());
+  auto file = fs.read_regular(layout.state_file(), kMaxStateBytes, /*follow_link=*/false);
+  if (!file) {
+    return make_error(file.error().code == ErrorCode::kNotFound ? ErrorCode::kIo : file.error().code,
+                      "cannot read the store state " + layout.state_file() + ": " + file.error().message, layout.state_file());
+  }
+  auto state = state_from_json(file->bytes, layout.state_file());
+  if (!state) return state.error();
+  if (file->info.other_owner) state->untrusted = "it belongs to another user";
+  else if (file->info.others_may_write) state->untrusted = "others may write to it (group or world writable)";
+  return state;
+}
+
+Status check_state_trusted(const StoreState& state, const StoreLayout& layout) {
+  if (state.untrusted.empty()) return ok_status();
+  return make_error(ErrorCode::kPermission,
+                    "cudnnup does not act on the store state " + layout.state_file() + ": " + state.untrusted +
+                        ". Run cudnnup as the store's owner or give it a store of its own (CUDNNUP_HOME=DIR); if it is "
+                        "yours and you trust it: chmod go-w " + layout.state_file(),
+                    layout.state_file());
 }
 
 Status save_state(FileSystem& fs, const StoreLayout& layout, const StoreState& state) {
   if (auto s = fs.make_dirs(layout.root); !s) return s;
   std::string tmp = state_temp_path(layout);
-  if (auto s = fs.write_file(tmp, state_to_json(state), /*sync=*/true); !s) return s;
+  if (auto s = fs.write_private_file(tmp, state_to_json(state), /*sync=*/true); !s) return s;
   return fs.rename(tmp, layout.state_file());
+}
+
+Status restore_state(FileSystem& fs, const StoreLayout& layout, const StoreState& before, bool existed) {
+  if (existed) return save_state(fs, layout, before);
+  return fs.exists(layout.state_file()) ? fs.remove(layout.state_file()) : ok_status();
 }
 
 }  // namespace cudnnup

@@ -1,5 +1,6 @@
 #include "store/use_change.h"
 
+#include "base/paths.h"
 #include "store/current_link.h"
 #include "store/selection.h"
 
@@ -12,14 +13,6 @@ Result<std::optional<std::string>> current_pin(const FileSystem& fs, const std::
   auto spec = read_pin_file(fs, path);
   if (!spec) return spec.error();
   return std::optional<std::string>(*spec);
-}
-
-Status write_pin(FileSystem& fs, const std::string& path, const std::optional<std::string>& spec) {
-  if (!spec) return fs.exists(path) ? fs.remove(path) : ok_status();
-  // Temp + rename, so the project never sees a half-written pin file.
-  std::string tmp = path + ".tmp";
-  if (auto s = fs.write_file(tmp, pin_file_contents(*spec), /*sync=*/true); !s) return s;
-  return fs.rename(tmp, path);
 }
 
 Status apply_global(FileSystem& fs, const StoreLayout& layout, StoreState& state, HistoryEntry entry,
@@ -37,7 +30,43 @@ Status apply_global(FileSystem& fs, const StoreLayout& layout, StoreState& state
   return link;
 }
 
+// A pin file change in three steps, so that a crash at any point is finished or undone by the
+// next run (store/store_recovery.h) and the history never claims a change that did not happen:
+// the entry is saved as pending, the pin file written, the entry marked done.
+Status apply_pin_change(FileSystem& fs, const StoreLayout& layout, StoreState& state, HistoryEntry entry) {
+  bool had_state = fs.exists(layout.state_file());
+  StoreState next = state;
+  entry.pending = true;
+  next.record(std::move(entry));
+  if (auto s = save_state(fs, layout, next); !s) return s;
+  const HistoryEntry& e = next.history.back();
+  if (auto s = write_pin_file(fs, e.path, e.to); !s) {
+    // Refused (a read-only project directory): the store goes back to exactly what it was. If
+    // even that fails, the pending entry is dropped by the next run, which finds the pin unchanged.
+    (void)restore_state(fs, layout, state, had_state);
+    return s;
+  }
+  next.history.back().pending = false;
+  if (auto s = save_state(fs, layout, next); !s) return s;
+  state = std::move(next);
+  return ok_status();
+}
+
 }  // namespace
+
+std::string pin_temp_path(const std::string& pin_path) { return pin_path + ".cudnnup-new"; }
+
+Status write_pin_file(FileSystem& fs, const std::string& path, const std::optional<std::string>& spec) {
+  if (!spec) return fs.exists(path) ? fs.remove(path) : ok_status();
+  // Temp + rename, so the project never sees a half-written pin file. Whatever is at the temp
+  // name (a link planted in a cloned repository) is removed first, never written through.
+  std::string tmp = pin_temp_path(path);
+  if (fs.exists(tmp)) {
+    if (auto s = fs.remove(tmp); !s) return s;
+  }
+  if (auto s = fs.write_file(tmp, pin_file_contents(*spec), /*sync=*/true); !s) return s;
+  return fs.rename(tmp, path);
+}
 
 Status set_global_default(FileSystem& fs, const StoreLayout& layout, StoreState& state,
                           const std::optional<std::string>& id, const std::string& time,
@@ -57,21 +86,21 @@ Status set_pin_file(FileSystem& fs, const StoreLayout& layout, StoreState& state
     // An unreadable or malformed pin file is being replaced on purpose; record it as absent.
     if (auto old = current_pin(fs, pin_path); old) before = *old;
   }
-  if (auto s = write_pin(fs, pin_path, spec); !s) return s;
-  StoreState next = state;
-  next.record(HistoryEntry{0, time, "use-local", before, spec, pin_path, 0});
-  if (auto s = save_state(fs, layout, next); !s) return s;
-  state = std::move(next);
-  return ok_status();
+  return apply_pin_change(fs, layout, state, HistoryEntry{0, time, "use-local", before, spec, pin_path, 0, false});
 }
 
 Result<HistoryEntry> undo_last_change(FileSystem& fs, const StoreLayout& layout, StoreState& state,
                                       const std::vector<StoreVersionId>& installed, const std::string& time,
                                       std::string* link_problem) {
+  if (!state.history.empty() && state.history.back().pending) {
+    return make_error(ErrorCode::kConflict, "change #" + std::to_string(state.history.back().seq) +
+                                                " was interrupted and is not repaired yet; run `cudnnup use --history` to repair "
+                                                "it, then undo");
+  }
   const HistoryEntry* last = state.last_undoable();
   if (!last) return make_error(ErrorCode::kNotFound, "there is no change to undo (see `cudnnup use --history`)");
   HistoryEntry target = *last;
-  HistoryEntry undo{0, time, "undo", target.to, target.from, target.path, target.seq};
+  HistoryEntry undo{0, time, "undo", target.to, target.from, target.path, target.seq, false};
 
   if (target.action == "use") {
     if (target.from) {
@@ -96,12 +125,10 @@ Result<HistoryEntry> undo_last_change(FileSystem& fs, const StoreLayout& layout,
                           " was changed since cudnnup wrote it; edit or remove it by hand",
                       target.path);
   }
-  if (auto s = write_pin(fs, target.path, target.from); !s) return s.error();
-  StoreState next = state;
-  next.record(undo);
-  if (auto s = save_state(fs, layout, next); !s) return s.error();
-  state = std::move(next);
+  if (auto s = apply_pin_change(fs, layout, state, undo); !s) return s.error();
   return state.history.back();
 }
+
+Result<std::optional<std::string>> pin_file_spec(const FileSystem& fs, const std::string& path) { return current_pin(fs, path); }
 
 }  // namespace cudnnup

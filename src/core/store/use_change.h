@@ -23,16 +23,23 @@ Status set_global_default(FileSystem& fs, const StoreLayout& layout, StoreState&
                           const std::optional<std::string>& id, const std::string& time,
                           std::string* link_problem = nullptr);
 
-// Writes `spec` into the pin file (or removes it, with nullopt) and records the change.
+// Writes `spec` into the pin file (or removes it, with nullopt) and records the change: first as
+// pending, then done (see HistoryEntry::pending).
 Status set_pin_file(FileSystem& fs, const StoreLayout& layout, StoreState& state, const std::string& pin_path,
                     const std::optional<std::string>& spec, const std::string& time);
 
 // Reverts the newest change not yet reverted (StoreState::last_undoable) and records the undo.
 // Refuses (changing nothing) when there is nothing to undo, when the version to go back to is no
 // longer installed, or when the pin file was edited by hand since.
-// `link_problem` as for set_global_default.
+// `link_problem` as for set_global_default. Refuses while the newest change is still pending.
 Result<HistoryEntry> undo_last_change(FileSystem& fs, const StoreLayout& layout, StoreState& state,
                                       const std::vector<StoreVersionId>& installed, const std::string& time,
                                       std::string* link_problem = nullptr);
+
+// The pin file's write: temp file next to it, then one rename (nullopt removes it).
+Status write_pin_file(FileSystem& fs, const std::string& path, const std::optional<std::string>& spec);
+std::string pin_temp_path(const std::string& pin_path);  // <pin>.cudnnup-new
+// The spec a pin file holds now; nullopt when there is none; an error when it cannot be read.
+Result<std::optional<std::string>> pin_file_spec(const FileSystem& fs, const std::string& path);
 
 }  // namespace cudnnup

@@ -80,6 +80,60 @@ Result<std::vector<StoreVersionId>> list_installed(const FileSystem& fs, const S
   return out;
 }
 
+Result<StoreVersionId> find_installed(const FileSystem& fs, const StoreLayout& layout, std::string_view arg, bool windows) {
+  std::string name(trim(arg));
+  auto is_sep = [&](char c) { return c == '/' || (windows && c == '\\'); };
+  while (name.size() > 1 && is_sep(name.back())) name.pop_back();
+  while (name.size() > 2 && name[0] == '.' && is_sep(name[1])) name.erase(0, 2);
+  auto not_a_name = [&](const std::string& why) {
+    return make_error(ErrorCode::kUsage, "'" + std::string(arg) + "' " + why +
+                                             "; name an installed version as `cudnnup list` shows it, e.g. 9.19.0.56+cuda13");
+  };
+  if (name.empty() || std::any_of(name.begin(), name.end(), is_sep) || name.find('\\') != std::string::npos) {
+    return not_a_name("is a path, not a version name");
+  }
+  auto installed = list_installed(fs, layout);
+  if (!installed) return installed.error();
+  auto same = [&](const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      char x = a[i], y = b[i];
+      if (windows) {
+        x = char(std::tolower(static_cast<unsigned char>(x)));
+        y = char(std::tolower(static_cast<unsigned char>(y)));
+      }
+      if (x != y) return false;
+    }
+    return true;
+  };
+  for (const auto& id : *installed) {
+    if (same(id.id, name)) return id;
+  }
+  if (auto entries = fs.list_dir(layout.versions_dir())) {
+    for (const auto& e : *entries) {
+      if (same(e.name, name) && e.type != FileType::kDirectory) {
+        return not_a_name("is " + std::string(e.type == FileType::kSymlink ? "a link" : "not a directory") + " in " +
+                          layout.versions_dir() + ", not an installed version (cudnnup does not follow it)");
+      }
+    }
+  }
+  auto spec = VersionSpec::parse(name);
+  if (!spec) return not_a_name("is not an installed version or a version spec");
+  std::vector<StoreVersionId> matches;
+  for (const auto& id : *installed) {
+    if (spec->matches(id)) matches.push_back(id);
+  }
+  if (matches.size() > 1) {
+    return make_error(ErrorCode::kUsage, "'" + std::string(arg) + "' matches several installed versions (" +
+                                             describe_installed(matches) + "); name one of them exactly");
+  }
+  if (matches.empty()) {
+    return make_error(ErrorCode::kNotFound, "cuDNN " + name + " is not installed in the store (installed: " +
+                                                describe_installed(*installed) + "); `cudnnup list` shows what is");
+  }
+  return matches.front();
+}
+
 std::string describe_installed(const std::vector<StoreVersionId>& installed) {
   if (installed.empty()) return "nothing";
   std::string out;

@@ -40,6 +40,13 @@ struct VersionSpec {
 // (leftover temp dirs of an interrupted install) are skipped. A missing store is an empty list.
 Result<std::vector<StoreVersionId>> list_installed(const FileSystem& fs, const StoreLayout& layout);
 
+// The installed version a user names on the command line (`cudnnup uninstall NAME`): only the
+// name of a real directory in versions/ (as `cudnnup list` prints it; a trailing '/' and a leading
+// "./" as tab completion writes them are dropped), or a spec that matches exactly one. Paths are
+// refused (kUsage): "../x", "/", "versions/x", "x/y"; so is a link in versions/, which is never
+// followed. On Windows names compare without letter case, and "\" counts as '/'.
+Result<StoreVersionId> find_installed(const FileSystem& fs, const StoreLayout& layout, std::string_view arg, bool windows);
+
 // The best installed match, or kNotFound whose message lists what is installed and the fix.
 Result<StoreVersionId> resolve_spec(const VersionSpec& spec, const std::vector<StoreVersionId>& installed);
 

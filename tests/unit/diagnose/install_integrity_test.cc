@@ -13,12 +13,22 @@ using testing::MemoryFileSystem;
 const std::string kStore = "/home/u/.local/share/cudnnup";
 const std::string kVersion = kStore + "/versions/9.19.0.56+cuda13";
 
+// A stand-in sha256 (64 hex digits, as a manifest must hold) that the fake hasher below repeats.
+std::string fake_sum(const std::string& contents) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : contents) h = (h ^ c) * 1099511628211ull;
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 64; ++i) out += hex[(h >> ((i % 16) * 4)) & 0xf];
+  return out;
+}
+
 ManifestFile file(const std::string& path, const std::string& contents) {
   ManifestFile f;
   f.path = path;
   f.kind = EntryKind::kFile;
   f.size = contents.size();
-  f.sha256 = "sha-of-" + contents;  // the fake hasher below hashes this way
+  f.sha256 = fake_sum(contents);
   return f;
 }
 
@@ -100,6 +110,8 @@ TEST(InstallIntegrity, OnWindowsNamesQuarantineAndTheWayBack) {
   InstallManifest m;
   m.mode = "merge";
   m.id = "8.9.7.29+cuda12";
+  m.toolkit_root = root;
+  m.backup_dir = ".cudnnup/backup-tx-1";
   m.files = {file("bin/cudnn64_8.dll", "dll"), file("bin/cudnn_cnn_infer64_8.dll", "cnn")};
   fs.add_file(root + "/bin/cudnn64_8.dll", "dll");
   fs.add_file(root + "/.cudnnup/manifest.json", manifest_to_json(m));
@@ -125,9 +137,9 @@ TEST(InstallIntegrity, HashesOnlyWhenAskedAndCatchesSameSizeChanges) {
   EXPECT_TRUE(quick.damaged.empty()) << "sizes match: the quick check cannot see it";
   EXPECT_FALSE(quick.hashed);
   int calls = 0;
-  FileHasher hasher = [&](const std::string& path) -> Result<std::string> {
+  FileHasher hasher = [&](const std::string& root, const std::string& rel) -> Result<std::string> {
     ++calls;
-    return "sha-of-" + fs.contents(path);
+    return fake_sum(fs.contents(root + "/" + rel));
   };
   auto deep = check_install_integrity(fs, ref, &hasher);
   EXPECT_TRUE(deep.hashed);
@@ -135,6 +147,51 @@ TEST(InstallIntegrity, HashesOnlyWhenAskedAndCatchesSameSizeChanges) {
   ASSERT_EQ(deep.damaged.size(), 1u);
   EXPECT_EQ(deep.damaged[0].damage, FileDamage::kContentChanged);
   EXPECT_EQ(std::string(file_damage_name(deep.damaged[0].damage)), "content_changed");
+}
+
+// A manifest is foreign bytes too: one that names a file outside its version directory (by an
+// absolute path, by "..", or through a link planted inside it) is reported as unreadable and
+// nothing it names is hashed or even looked at.
+TEST(InstallIntegrity, AManifestNamingFilesOutsideItsRootMakesDoctorLookAtNothing) {
+  std::vector<std::string> calls;
+  MemoryFileSystem* current = nullptr;
+  FileHasher hasher = [&](const std::string& root, const std::string& rel) -> Result<std::string> {
+    calls.push_back(root + "/" + rel);
+    return fake_sum(current->contents(root + "/" + rel));
+  };
+  for (const std::string bad : {"/etc/shadow", "../../../../../etc/shadow", "lib/../../../etc/shadow", "C:/Windows/win.ini",
+                                "lib\\..\\..\\x", "lib/libcudnn.so.9.19.0:stream"}) {
+    MemoryFileSystem fs;
+    install(fs);
+    fs.add_file("/etc/shadow", "root:secret");
+    auto m = manifest_from_json(fs.contents(kVersion + "/cudnnup-manifest.json"), "m");
+    ASSERT_TRUE(m.ok());
+    m->files.push_back(file(bad, "root:secret"));
+    fs.add_file(kVersion + "/cudnnup-manifest.json", manifest_to_json(*m));
+    calls.clear();
+    current = &fs;
+    auto r = check_install_integrity(fs, {kVersion + "/cudnnup-manifest.json", kVersion, "store"}, &hasher);
+    EXPECT_FALSE(r.error.empty()) << bad;
+    EXPECT_NE(r.error.find("files.path"), std::string::npos) << r.error;
+    EXPECT_TRUE(calls.empty()) << bad << ": hashed " << (calls.empty() ? "" : calls[0]);
+    EXPECT_EQ(r.files_checked, 0u) << bad;
+  }
+  // A well-formed path that passes through a link inside the version directory is not followed.
+  MemoryFileSystem fs;
+  install(fs);
+  fs.add_file("/etc/shadow", "header");  // same size and bytes as include/cudnn.h
+  ASSERT_TRUE(fs.remove(kVersion + "/include/cudnn.h"));
+  ASSERT_TRUE(fs.remove(kVersion + "/include"));
+  fs.add_symlink(kVersion + "/include", "/etc");
+  fs.add_symlink("/etc/cudnn.h", "/etc/shadow");
+  calls.clear();
+  current = &fs;
+  auto r = check_install_integrity(fs, {kVersion + "/cudnnup-manifest.json", kVersion, "store"}, &hasher);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  for (const auto& c : calls) EXPECT_EQ(c.find("include"), std::string::npos) << "hashed through a link: " << c;
+  ASSERT_EQ(r.damaged.size(), 1u);
+  EXPECT_EQ(r.damaged[0].path, kVersion + "/include/cudnn.h");
+  EXPECT_EQ(r.damaged[0].damage, FileDamage::kNotAFile);
 }
 
 TEST(InstallIntegrity, UnreadableManifestIsAWarning) {

@@ -171,7 +171,7 @@ TEST_F(Pipeline, CrashAtEveryWriteOfAStoreInstallLeavesOldOrNew) {
     auto crashed = memory_tree(target, store.versions_dir());
     EXPECT_TRUE(crashed == old_state || crashed == new_state) << "crash before write " << k;
     target.fail_after_writes.reset();
-    ASSERT_TRUE(TransactionRunner(target, store.journal_dir()).recover().ok()) << k;
+    ASSERT_TRUE(TransactionRunner(target, store).recover().ok()) << k;
     ASSERT_TRUE(install(options(archive, true)).ok()) << k;
     EXPECT_EQ(memory_tree(target, store.versions_dir()), new_state) << k;
   }
@@ -197,7 +197,7 @@ TEST_F(Pipeline, MergeIntoAToolkitAndUninstallOnTheMemoryFilesystem) {
     target.fail_after_writes = k;
     (void)install(o);
     target.fail_after_writes.reset();
-    ASSERT_TRUE(TransactionRunner(target, store.journal_dir()).recover().ok()) << k;
+    ASSERT_TRUE(TransactionRunner(target, store).recover().ok()) << k;
     auto recovered = memory_tree(target, cuda);
     EXPECT_TRUE(recovered == old_state || recovered == new_state) << "crash before write " << k;
   }

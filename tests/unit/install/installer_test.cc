@@ -342,7 +342,7 @@ TEST_F(Installer, CrashAtEveryStepOfAStoreInstallLeavesOldOrNewAndRecoveryComple
     auto crashed = memory_tree(fs, store.versions_dir());
     EXPECT_TRUE(crashed == old_state || crashed == new_state) << "crash before write " << k << ": " << fs.log.back();
     fs.fail_after_writes.reset();
-    TransactionRunner runner(fs, store.journal_dir());
+    TransactionRunner runner(fs, store);
     auto rec = runner.recover();
     ASSERT_TRUE(rec.ok()) << "recovery after crash " << k << ": " << rec.error().message;
     auto recovered = memory_tree(fs, store.versions_dir());
@@ -376,7 +376,7 @@ TEST_F(Installer, CrashAtEveryStepOfAToolkitMergeRecoversToOldOrNew) {
     fs.fail_after_writes = k;
     (void)run_install(fs, *disk, store, o, install_services(nullptr));
     fs.fail_after_writes.reset();
-    TransactionRunner runner(fs, store.journal_dir());
+    TransactionRunner runner(fs, store);
     auto rec = runner.recover();
     ASSERT_TRUE(rec.ok()) << "recovery after crash " << k << ": " << rec.error().message;
     auto recovered = memory_tree(fs, "/mem/cuda");
@@ -399,7 +399,7 @@ TEST_F(Installer, CrashAtEveryStepOfAToolkitMergeRecoversToOldOrNew) {
     fs.fail_after_writes = k;
     (void)run_uninstall(fs, store, u, sha256_hasher());
     fs.fail_after_writes.reset();
-    TransactionRunner runner(fs, store.journal_dir());
+    TransactionRunner runner(fs, store);
     ASSERT_TRUE(runner.recover().ok()) << k;
     auto recovered = memory_tree(fs, "/mem/cuda");
     EXPECT_TRUE(recovered == old_state || recovered == new_state) << "uninstall crash before write " << k;

@@ -324,7 +324,7 @@ TEST_F(WindowsInstall, CrashAtEveryStepOfAMergeIntoCudaV124RecoversToOldOrNew) {
     fs.fail_after_writes = k;
     (void)run_install(fs, *disk, mem_store, o, install_services(nullptr));
     fs.fail_after_writes.reset();
-    TransactionRunner runner(fs, mem_store.journal_dir());
+    TransactionRunner runner(fs, mem_store);
     auto rec = runner.recover();
     ASSERT_TRUE(rec.ok()) << "recovery after crash " << k << ": " << rec.error().message;
     auto recovered = memory_tree(fs, kMemCuda);
@@ -346,7 +346,7 @@ TEST_F(WindowsInstall, CrashAtEveryStepOfAMergeIntoCudaV124RecoversToOldOrNew) {
     fs.fail_after_writes = k;
     (void)run_uninstall(fs, mem_store, u, sha256_hasher());
     fs.fail_after_writes.reset();
-    TransactionRunner runner(fs, mem_store.journal_dir());
+    TransactionRunner runner(fs, mem_store);
     ASSERT_TRUE(runner.recover().ok()) << k;
     auto recovered = memory_tree(fs, kMemCuda);
     EXPECT_TRUE(recovered == old_state || recovered == new_state) << "uninstall crash before write " << k;

@@ -4,6 +4,7 @@
 
 #include "store/current_link.h"
 #include "store/selection.h"
+#include "store/store_recovery.h"
 #include "store/use_change.h"
 #include "support/memory_fs.h"
 
@@ -124,7 +125,9 @@ TEST(CurrentSwitch, WithoutLinksTheDefaultIsStillRecorded) {
   EXPECT_EQ(load_state(fs, kLayout)->global, kNew);
   EXPECT_EQ(*read_current(fs, kLayout), kOld);  // the link could not follow
   // Recovery notes it instead of failing every later command.
-  auto repairs = recover_store(fs, kLayout, *load_state(fs, kLayout));
+  auto loaded = load_state(fs, kLayout);
+  ASSERT_TRUE(loaded.ok());
+  auto repairs = recover_store(fs, kLayout, *loaded);
   ASSERT_TRUE(repairs.ok());
   ASSERT_EQ(repairs->size(), 1u);
   EXPECT_NE(repairs->at(0).find("could not point"), std::string::npos);
