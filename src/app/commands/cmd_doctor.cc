@@ -9,6 +9,7 @@
 #include "app/child/framework_probe.h"
 #include "app/render/which_render.h"
 #include "app/render/which_render_windows.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -24,7 +25,7 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
   for (const auto& p : probes) {
     if (p.agrees) continue;
     Finding f;
-    f.id = p.ran ? "framework.probe_disagrees" : "framework.probe_failed";
+    f.id = p.ran ? finding_id::kFrameworkProbeDisagrees : finding_id::kFrameworkProbeFailed;
     f.severity = p.ran ? Severity::kWarning : Severity::kInfo;
     f.subject = p.interpreter;
     f.title = p.ran ? p.framework + " really loaded something other than predicted"

@@ -15,6 +15,7 @@
 #include "store/store_layout.h"
 #include "diagnose/windows_checks.h"
 #include "diagnose/windows_dll_checks.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -143,7 +144,7 @@ std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& framew
   for (const auto& fw : frameworks) {
     if (!fw.passes.has_value() || *fw.passes) continue;
     Finding f;
-    f.id = "framework.cudnn_rejected";
+    f.id = finding_id::kFrameworkCudnnRejected;
     f.severity = Severity::kError;
     f.subject = fw.site_packages;
     f.title = fw.framework + " " + fw.version + " in " + fw.env_prefix + ": " + fw.verdict;

@@ -4,6 +4,7 @@
 
 #include "base/paths.h"
 #include "binfmt/pe.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -57,7 +58,7 @@ std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& 
     const DllResolution& r = w.resolution;
     if (r.winner && !r.loads) {
       Finding f;
-      f.id = "windows.dll_load_fails";
+      f.id = finding_id::kWindowsDllLoadFails;
       f.severity = Severity::kError;
       f.subject = r.winner->path;
       f.title = r.name + " for " + w.target + " fails with " + error_text(r.win32_error) + ": " +
@@ -82,7 +83,7 @@ std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& 
     }
     if (w.mixed) {
       Finding f;
-      f.id = "windows.mixed_cudnn_dlls";
+      f.id = finding_id::kWindowsMixedCudnnDlls;
       f.severity = Severity::kWarning;
       f.subject = r.winner ? r.winner->path : r.name;
       f.title = "cuDNN for " + w.target + " would take sub-libraries from another folder than " +
@@ -128,14 +129,14 @@ std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env
              "dll_x64\\zlibwapi.dll) next to cudnn64_8.dll in " + native(c.lib_dir),
              "or move to cuDNN 9.2 or newer, which no longer needs it"};
     if (!r.winner) {
-      f.id = "windows.zlibwapi_missing";
+      f.id = finding_id::kWindowsZlibwapiMissing;
       f.title = "zlibwapi.dll, which cuDNN " + v.str() + " needs, is neither next to it nor on the DLL search path";
       f.evidence.push_back("searched: " + native(c.lib_dir) + ", System32, the Windows folder, the current folder and " +
                            std::to_string(ctx.path.size()) + " PATH entries");
       out.push_back(f);
     } else if (r.winner->problem == DllLoadProblem::kWrongMachine || r.winner->problem == DllLoadProblem::kEmpty ||
                r.winner->problem == DllLoadProblem::kNotPe || r.winner->problem == DllLoadProblem::kTruncated) {
-      f.id = "windows.zlibwapi_wrong_machine";
+      f.id = finding_id::kWindowsZlibwapiWrongMachine;
       f.title = "The zlibwapi.dll cuDNN " + v.str() + " would load cannot load: " + r.winner->problem_detail +
                 " (error 193, ERROR_BAD_EXE_FORMAT)";
       f.evidence.push_back(native(r.winner->path) + " (" + r.winner->rule + ")");
