@@ -19,7 +19,7 @@ Result<Rules> load_rules(const AppContext& ctx) {
   return parse_rules(*text, ctx.options.db_path);
 }
 
-Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target) {
   auto rules = load_rules(ctx);
   if (!rules) return rules.error();
   ChildProber prober;
@@ -35,7 +35,7 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
   }
   FileHasher hasher;
 #endif
-  DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr};
+  DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr, for_target};
   return run_doctor_full(inputs);
 }
 

@@ -131,7 +131,9 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
              cudnn_library_glob(std::min(copies[0]->major(), copies[1]->major()), false) + "* '" + dir + "/cudnn-old/'"};
     out.push_back(f);
   }
-  // Copies of one major that a plain program could both reach: the first one wins.
+  // Windows: copies of one major that a plain program could both reach through PATH, the first
+  // one winning. On Linux the loader model decides (diagnose/load_checks.h, from `which`'s resolver).
+  if (!env.windows()) return out;
   std::map<int, std::vector<const CudnnCopy*>> reachable;
   for (const auto& c : report.copies) {
     if (on_default_search_path(c)) reachable[c.major()].push_back(&c);
@@ -149,8 +151,8 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
       for (const auto& w : c->found_via) via += (via.empty() ? "" : ", ") + w;
       f.evidence.push_back((c == winner ? "wins: " : "shadowed: ") + copy_label(*c) + " (via " + via + ")");
     }
-    f.fix = {env.windows() ? "Remove the unwanted directory from PATH" : "Remove the unwanted directory from LD_LIBRARY_PATH",
-             "or select one copy per shell: eval \"$(cudnnup env --shell bash)\""};
+    f.fix = {"Remove the unwanted directory from PATH",
+             "or select one copy per shell: cudnnup env --shell pwsh | Out-String | Invoke-Expression"};
     out.push_back(f);
   }
   return out;

@@ -16,6 +16,7 @@ const std::vector<std::string_view>& all() {
       kCudnnKnownBadRelease,    kCudnnSonameLinkMissing,
       kCudnnNoHeader,           kCudnnMixedMajors,
       kCudnnLdconfigStale,      kCudnnShadowed,
+      kLoaderMixedCopies,       kEnvRedirectsCudnn,
       kFrameworkCudnnRejected,  kFrameworkProbeDisagrees,
       kFrameworkProbeFailed,
       kWindowsStaleSessionPath, kWindowsPathTruncated,

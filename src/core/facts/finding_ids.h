@@ -33,6 +33,9 @@ inline constexpr std::string_view kCudnnMixedMajors = "cudnn.mixed_majors";
 inline constexpr std::string_view kCudnnLdconfigStale = "cudnn.ldconfig_stale";
 inline constexpr std::string_view kCudnnShadowed = "cudnn.shadowed";
 
+inline constexpr std::string_view kLoaderMixedCopies = "loader.mixed_copies";
+inline constexpr std::string_view kEnvRedirectsCudnn = "env.redirects_cudnn";
+
 inline constexpr std::string_view kFrameworkCudnnRejected = "framework.cudnn_rejected";
 inline constexpr std::string_view kFrameworkProbeDisagrees = "framework.probe_disagrees";
 inline constexpr std::string_view kFrameworkProbeFailed = "framework.probe_failed";

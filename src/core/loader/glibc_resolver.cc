@@ -79,9 +79,10 @@ LoaderSystem loader_system_from(const FileSystem& fs, const Environment& env, bo
   sys.cwd = env.cwd.empty() ? "/" : env.cwd;
   if (auto llp = env.get("LD_LIBRARY_PATH"); llp && !llp->empty()) {
     sys.ld_library_path = paths::split_list(*llp, ':');
-    // ld.so also splits on ';'.
+    // ld.so also splits on ';'. An empty entry (":x", "x::y", "x:") is the current directory: kept.
     std::vector<std::string> split;
     for (const auto& entry : sys.ld_library_path) {
+      if (entry.empty()) split.push_back(entry);
       for (const auto& part : paths::split_list(entry, ';')) split.push_back(part);
     }
     sys.ld_library_path = split;

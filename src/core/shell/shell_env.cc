@@ -99,11 +99,6 @@ void plan_list(const FileSystem& fs, const Environment& env, const std::string& 
   plan.changes.push_back({var, join(result, std::string(1, env.list_separator()))});
 }
 
-std::string quote_posix(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string quote_fish(const std::string& s) {
   std::string out = "'";
@@ -121,6 +116,12 @@ std::string quote_pwsh(const std::string& s) {
 }
 
 }  // namespace
+
+std::string quote_posix(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::optional<Shell> parse_shell(std::string_view name) {
   if (name == "bash") return Shell::kBash;

@@ -21,7 +21,7 @@ std::string read(const std::filesystem::path& p) {
 }
 
 const std::regex& id_pattern() {
-  static const std::regex re(R"(\b(driver|toolkit|cudnn|framework|windows|install|env)\.[a-z_]+[a-z]\b)");
+  static const std::regex re(R"(\b(driver|toolkit|cudnn|framework|windows|install|loader|env)\.[a-z_]+[a-z]\b)");
   return re;
 }
 
