@@ -1,7 +1,8 @@
 #!/bin/bash
 # The issue-6 acceptance run on a GPU machine (docs/benchmarks.md): verify the pip and the system
 # cuDNN, time verify against the PyTorch one-conv check, verify deliberately broken copies, and
-# bench against PyTorch with the same cuDNN.
+# bench against PyTorch with the same cuDNN. Then issue 12's: with LD_LIBRARY_PATH set to the
+# system cuDNN, which --for torch and doctor against what a real PyTorch process maps.
 #   bench/gpu_acceptance.sh [CUDNNUP]      (default build/src/cudnnup; writes into $OUT or /tmp/out)
 set -u
 W=$(cd "$(dirname "$0")" && pwd)
@@ -67,4 +68,48 @@ for r in d.get("rows", []):
           f"pt {r.get('pytorch_ms', 0):9.4f} ms {r.get('pytorch_tflops', 0):7.1f} TF  ratio {r.get('ratio_vs_pytorch', 0):5.2f}  "
           f"engine {r['engine']} cands {r['candidates']} {r.get('error', '')}")
 PYEOF
+step "issue 12: LD_LIBRARY_PATH=$SYS (the system cuDNN): what which and doctor predict for PyTorch, and what it maps"
+# Record the commands and their output in docs/commands/doctor.md ("On a GPU machine").
+PYBIN=$(command -v $PY)
+env LD_LIBRARY_PATH=$SYS "$B" which --for torch --python "$PYBIN" -v; echo "exit $?"
+env LD_LIBRARY_PATH=$SYS "$B" --json which --for torch --python "$PYBIN" > "$OUT/which_torch_llp.json"; echo "json exit $?"
+env LD_LIBRARY_PATH=$SYS "$B" doctor; echo "exit $?"
+env LD_LIBRARY_PATH=$SYS "$B" --json doctor > "$OUT/doctor_llp.json"; echo "json exit $?"
+timeout 300 env LD_LIBRARY_PATH=$SYS "$B" --json doctor --probe-frameworks > "$OUT/doctor_llp_probe.json"; echo "probe exit $?"
+env LD_LIBRARY_PATH=$SYS $PY - > "$OUT/torch_maps_llp.txt" <<'PYEOF'
+# A real PyTorch process under the same environment: one convolution, then every cuDNN file mapped.
+import os, torch
+x = torch.randn(1, 3, 32, 32, device="cuda")
+w = torch.randn(8, 3, 3, 3, device="cuda")
+torch.nn.functional.conv2d(x, w)
+torch.cuda.synchronize()
+print("# torch", torch.__version__, "cudnn", torch.backends.cudnn.version())
+seen = []
+for line in open("/proc/self/maps"):
+    path = line.split()[-1] if "/" in line else ""
+    if "libcudnn" in os.path.basename(path) and path not in seen:
+        seen.append(os.path.realpath(path))
+print("\n".join(dict.fromkeys(seen)))
+PYEOF
+echo "torch exit $?"; cat "$OUT/torch_maps_llp.txt"
+$PY - "$OUT/which_torch_llp.json" "$OUT/doctor_llp.json" "$OUT/torch_maps_llp.txt" <<'PYEOF'
+# The prediction of which --for torch and of doctor's "What loads", file for file, against the maps.
+import json, os, sys
+which, doctor, maps = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read().split("\n")
+real = sorted(os.path.realpath(p) for p in maps if p and not p.startswith("#"))
+def predicted(report):
+    load = report.get("load") or {}
+    return sorted(os.path.realpath(p) for p in load.get("loaded_cudnn_files", []))
+for name, reports in (("which --for torch", which.get("reports", [])),
+                      ("doctor frameworks", [f for f in doctor.get("frameworks", []) if f.get("framework") == "torch"])):
+    for r in reports:
+        p = predicted(r)
+        print(name, r.get("env_prefix"), "AGREES" if p == real else "DISAGREES")
+        for f in sorted(set(p) | set(real)):
+            print("   ", "both     " if f in p and f in real else "predicted" if f in p else "mapped   ", f)
+print("doctor findings:", [(f["id"], f["subject"]) for f in doctor.get("findings", [])])
+for c in doctor.get("copies", []):
+    print("copy", c["lib_dir"], c["library_version"], "cuda", c["cuda_major"], "isolated", (c.get("probe") or {}).get("isolated"))
+PYEOF
+
 step "done"; date -u

@@ -8,6 +8,13 @@
 
 namespace cudnnup {
 
+// Probe children only, before loading anything: makes `dir` the one place besides the system
+// folders where libraries loaded by name are looked for. Windows: the safe DLL search mode
+// (SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) + AddDllDirectory(dir)), and every
+// later DynamicLibrary::open searches that way. POSIX: nothing to do in the process; the parent
+// starts the child with LD_LIBRARY_PATH=dir and no LD_PRELOAD (ld.so reads them at start).
+Status restrict_library_search(const std::string& dir);
+
 class DynamicLibrary {
  public:
   static Result<DynamicLibrary> open(const std::string& absolute_path);

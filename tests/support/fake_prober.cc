@@ -16,8 +16,9 @@ void FakeProber::set_cudnn_loaded(const std::string& library_path, long long ver
   set_cudnn(library_path, p);
 }
 
-LibraryProbe FakeProber::probe_cudnn(const std::string& library_path) {
-  cudnn_requests.push_back(library_path);
+LibraryProbe FakeProber::probe_cudnn(const ProbeRequest& request) {
+  const std::string& library_path = request.library_path;
+  cudnn_requests.push_back(request);
   auto it = cudnn_.find(library_path);
   if (it != cudnn_.end()) return it->second;
   LibraryProbe p;

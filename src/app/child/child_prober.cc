@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <future>
+#include <optional>
 
 #include "platform/process.h"
 
@@ -12,11 +13,14 @@ namespace {
 using nlohmann::json;
 
 // Runs `cudnnup __probe ...`; returns the JSON it printed, or a description of how it failed.
-Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms) {
+// `env`: the child's variables (nullopt: ours).
+Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms,
+                       std::optional<std::map<std::string, std::string>> env = std::nullopt) {
   std::vector<std::string> argv = {self_executable_path(), "__probe"};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions options;
   options.timeout_ms = timeout_ms;
+  options.env = std::move(env);
   auto result = run_process(argv, options);
   if (!result) return result.error();
   if (!result->exited_normally() || result->exit_code != 0) {
@@ -31,10 +35,22 @@ Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms) {
 
 }  // namespace
 
-LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
+std::map<std::string, std::string> isolated_probe_environment(const Environment& env, const std::string& lib_dir) {
+  std::map<std::string, std::string> vars;
+  for (const auto& [name, value] : env.vars) {
+    if (env.windows() || name.rfind("LD_", 0) != 0) vars[name] = value;
+  }
+  if (!env.windows()) vars["LD_LIBRARY_PATH"] = lib_dir;
+  return vars;
+}
+
+LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
+  const std::string& library_path = request.library_path;
   LibraryProbe probe;
   probe.attempted = true;
-  auto out = run_probe({"cudnn", library_path}, timeout_ms_);
+  std::vector<std::string> args = {"cudnn", library_path};
+  if (!request.lib_dir.empty()) args.insert(args.end(), {"--lib-dir", request.lib_dir});
+  auto out = run_probe(args, timeout_ms_, isolated_probe_environment(env_, request.lib_dir));
   if (!out) {
     probe.failure = "loading " + library_path + ": " + out.error().message;
     return probe;
@@ -49,15 +65,22 @@ LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
   probe.version = decode_cudnn_version_number(probe.version_number);
   if (j.contains("cudart_version")) probe.cudart_version = decode_cuda_version_number(j["cudart_version"].get<long long>());
   probe.max_device_version = j.value("max_device_version", 0LL);
+  for (const auto& m : j.value("mapped", json::array())) {
+    if (m.is_string()) probe.mapped_files.push_back(m.get<std::string>());
+  }
+  if (j.contains("search_error") && j["search_error"].is_string()) {  // Windows: the safe search was refused
+    probe.isolated = false;
+    probe.isolation_problem = "could not be probed in isolation: " + j["search_error"].get<std::string>();
+  }
   return probe;
 }
 
-std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<std::string>& library_paths) {
-  std::vector<LibraryProbe> out(library_paths.size());
-  for (size_t start = 0; start < library_paths.size(); start += kParallel) {
+std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<ProbeRequest>& requests) {
+  std::vector<LibraryProbe> out(requests.size());
+  for (size_t start = 0; start < requests.size(); start += kParallel) {
     std::vector<std::future<LibraryProbe>> batch;
-    for (size_t i = start; i < std::min(library_paths.size(), start + kParallel); ++i) {
-      batch.push_back(std::async(std::launch::async, [this, &library_paths, i] { return probe_cudnn(library_paths[i]); }));
+    for (size_t i = start; i < std::min(requests.size(), start + kParallel); ++i) {
+      batch.push_back(std::async(std::launch::async, [this, &requests, i] { return probe_cudnn(requests[i]); }));
     }
     for (size_t i = 0; i < batch.size(); ++i) out[start + i] = batch[i].get();
   }

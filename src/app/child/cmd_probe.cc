@@ -8,16 +8,34 @@
 #include "gpu/nvidia_api.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "base/paths.h"
+#include "facts/cudnn_files.h"
 #include "platform/dynamic_library.h"
+#include "platform/loaded_modules.h"
 
 namespace cudnnup {
 namespace {
 
 using nlohmann::json;
 
-int probe_cudnn(const std::string& path) {
+// Every cuDNN file mapped into this process, with its directory resolved (a copy reached through
+// a link compares equal to its canonical lib_dir).
+json mapped_cudnn_files(const FileSystem& fs) {
+  json out = json::array();
+  for (const auto& m : loaded_module_paths()) {
+    if (!parse_cudnn_library_name(paths::basename(m))) continue;
+    auto dir = fs.canonical(paths::parent(m));
+    out.push_back(paths::join(dir ? *dir : paths::parent(m), std::string(paths::basename(m))));
+  }
+  return out;
+}
+
+int probe_cudnn(const AppContext& ctx, const std::string& path, const std::string& lib_dir) {
   json out;
   out["path"] = path;
+  if (!lib_dir.empty()) {
+    if (Status s = restrict_library_search(lib_dir); !s) out["search_error"] = s.error().message;
+  }
   auto lib = DynamicLibrary::open(path);
   if (!lib) {
     out["loaded"] = false;
@@ -35,6 +53,8 @@ int probe_cudnn(const std::string& path) {
   if (auto get_max_device = lib->function<nv::cudnnGetMaxDeviceVersion_t>("cudnnGetMaxDeviceVersion")) {
     out["max_device_version"] = static_cast<long long>(get_max_device());
   }
+  // After the calls: cuDNN 9's shim maps libcudnn_graph (whose numbers it reports) on the first one.
+  out["mapped"] = mapped_cudnn_files(*ctx.fs);
   lib->leak();  // unloading cuDNN at exit has crashed in the field; the process ends anyway
   std::cout << out.dump() << std::endl;
   return kExitOk;
@@ -164,10 +184,13 @@ void add_probe_command(CLI::App& app, CommandAction& action) {
   probe->group("");  // hidden from --help: only cudnnup itself starts probes
   probe->require_subcommand(1);
 
-  auto* cudnn = probe->add_subcommand("cudnn", "Load a cuDNN shim library and report its versions");
-  static std::string cudnn_path;
+  auto* cudnn = probe->add_subcommand("cudnn", "Load a cuDNN shim library and report its versions and mapped files");
+  static std::string cudnn_path, cudnn_lib_dir;
   cudnn->add_option("library", cudnn_path)->required();
-  cudnn->callback([&action] { action = [](AppContext&) { return probe_cudnn(cudnn_path); }; });
+  cudnn->add_option("--lib-dir", cudnn_lib_dir, "The copy's directory: the only place to search (Windows)");
+  cudnn->callback([&action] {
+    action = [](AppContext& ctx) { return probe_cudnn(ctx, cudnn_path, cudnn_lib_dir); };
+  });
 
   auto* driver = probe->add_subcommand("driver", "Ask the NVIDIA driver for its version and GPUs");
   static std::string cuda_path, nvml_path;

@@ -131,7 +131,8 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "The \"What loads\" section predicts, without loading anything, the copy a plain program linked with\n"
       "-lcudnn gets and the copy each framework gets (cudnnup which explains each in detail), and with --for\n"
       "what that program gets. What LD_LIBRARY_PATH and LD_PRELOAD change there, and any mix of copies, are\n"
-      "findings of their own, with the variable and entry to change.\n\n"
+      "findings of their own, with the variable and entry to change; each copy is judged by a probe that\n"
+      "runs without them (only the copy's own directory to search) and names every file it mapped.\n\n"
       "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error.\n"
       "Examples:\n  cudnnup doctor\n  cudnnup doctor --for ./train\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
   auto opts = std::make_shared<DoctorOptions>();

@@ -22,7 +22,7 @@ Result<Rules> load_rules(const AppContext& ctx) {
 Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target) {
   auto rules = load_rules(ctx);
   if (!rules) return rules.error();
-  ChildProber prober;
+  ChildProber prober(ctx.env);
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
 #if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& path) { return sha256_file(*ctx.fs, path); };

@@ -123,6 +123,20 @@ std::vector<Finding> shim_loads(const CopyCheckInput& in) {
   return {f};
 }
 
+// The probe's answer was another copy's (a mapped cuDNN file came from elsewhere): said, and the
+// copy is judged by its files instead. Nothing about the copy itself is wrong for this.
+std::vector<Finding> probe_isolated(const CopyCheckInput& in) {
+  const LibraryProbe& p = in.copy.probe;
+  if (!p.attempted || p.isolated) return {};
+  auto f = make_finding(id::kCudnnProbeNotIsolated, Severity::kWarning, in.copy.lib_dir,
+                        copy_label(in.copy) + " " + p.isolation_problem);
+  f.detail = "The probe ran with only this copy's directory on LD_LIBRARY_PATH and no LD_PRELOAD, yet cuDNN mapped a "
+             "file from elsewhere: the copy lacks it under the name cuDNN asks for first (full version, "
+             "then major.minor, then major), or /etc/ld.so.preload injects it. Its version and CUDA major come from its files.";
+  f.evidence = p.mapped_files;
+  return {f};
+}
+
 // Built for another CUDA major than the toolkit it was merged into.
 std::vector<Finding> cuda_major_matches_toolkit(const CopyCheckInput& in) {
   const CudnnCopy& copy = in.copy;
@@ -278,6 +292,7 @@ const std::vector<CopyCheck>& copy_checks() {
       {"sublibrary_versions", {id::kCudnnMixedSublibraryVersions}, sublibrary_versions},
       {"header_matches_library", {id::kCudnnHeaderLibraryMismatch}, header_matches_library},
       {"shim_loads", {id::kCudnnLoadFailed, id::kCudnnLoadCrashed}, shim_loads},
+      {"probe_isolated", {id::kCudnnProbeNotIsolated}, probe_isolated},
       {"cuda_major_matches_toolkit", {id::kCudnnCudaMajorMismatch}, cuda_major_matches_toolkit},
       {"build_variant_exists", {id::kCudnnUnknownBuildVariant}, build_variant_exists},
       {"driver_new_enough", {id::kCudnnDriverTooOld}, driver_new_enough},

@@ -1,7 +1,6 @@
 #include "diagnose/doctor.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <future>
 #include <regex>
@@ -12,6 +11,7 @@
 #include "binfmt/ld_so_cache.h"
 #include "binfmt/ld_so_conf.h"
 #include "base/paths.h"
+#include "base/strings.h"
 #include "facts/cudnn_files.h"
 #include "facts/driver_libraries.h"
 #include "discover/python_envs.h"
@@ -79,7 +79,36 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
   return probed;
 }
 
-void apply_probe(CudnnCopy& copy, const LibraryProbe& probe) {
+// A probe speaks for the copy only when every cuDNN file it mapped is the copy's own; otherwise
+// its numbers are another copy's and the copy keeps what its files say.
+void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& report) {
+  auto same_dir = [&](const std::string& a, const std::string& b) {
+    return report.os == "windows" ? ascii_lower(a) == ascii_lower(b) : a == b;  // Windows paths ignore case
+  };
+  for (const auto& file : probe.mapped_files) {
+    std::string dir = paths::parent(file);
+    if (!probe.isolated || same_dir(dir, copy.lib_dir)) continue;
+    bool listed = std::any_of(report.copies.begin(), report.copies.end(),
+                              [&](const CudnnCopy& c) { return same_dir(c.lib_dir, dir); });
+    std::string answer;
+    if (probe.version.known()) {
+      answer = " (its answer, cuDNN " + probe.version.str() +
+               (probe.cudart_version.known() ? " for CUDA " + std::to_string(probe.cudart_version.major()) : "") +
+               ", is not this copy's)";
+    }
+    probe.isolated = false;
+    probe.isolation_problem = "could not be probed in isolation: " + file + " came from " +
+                              (listed ? "the copy in " + dir : dir + ", which holds no copy doctor lists") + answer;
+  }
+  if (probe.isolated) return;
+  probe.version = Version{};
+  probe.version_number = 0;
+  probe.cudart_version = Version{};
+  probe.max_device_version = 0;
+}
+
+void apply_probe(CudnnCopy& copy, LibraryProbe probe, const Report& report) {
+  attribute_probe(probe, copy, report);
   copy.probe = probe;
   if (probe.loaded && probe.version.known()) {
     copy.library_version = probe.version;
@@ -181,13 +210,6 @@ LoadModel model_loads(const DoctorInputs& in, const Environment& env, const std:
   return m;
 }
 
-std::string shell_word(const std::string& s) {
-  bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._+-=:,@").find(c) != std::string_view::npos;
-  });
-  return plain ? s : quote_posix(s);
-}
-
 // Every target of "What loads", paired with its answer without LD_LIBRARY_PATH / LD_PRELOAD.
 std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadModel* without, const std::string& for_target) {
   std::vector<LoadTarget> out;
@@ -198,7 +220,7 @@ std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadMod
   for (size_t i = 0; i < outcome.for_program.size(); ++i) {
     const WhichReport& w = outcome.for_program[i];
     const WhichReport* other = without && i < without->for_program.size() ? &without->for_program[i] : nullptr;
-    out.push_back({for_target, "cudnnup which " + w.library + " --for " + shell_word(for_target), &w, other, false, true});
+    out.push_back({for_target, "cudnnup which " + w.library + " --for " + posix_word(for_target), &w, other, false, true});
   }
   for (const auto& fw : outcome.frameworks) {
     if (!fw.load) continue;
@@ -209,7 +231,7 @@ std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadMod
     std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
     // The mix itself is framework.cudnn_rejected's to report.
     out.push_back({fw.framework + " " + fw.version + " in " + fw.env_prefix,
-                   "cudnnup which --for " + fw.framework + " --python " + shell_word(interp), &*fw.load, other, false,
+                   "cudnnup which --for " + fw.framework + " --python " + posix_word(interp), &*fw.load, other, false,
                    false});
   }
   return out;
@@ -236,17 +258,17 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   for (const auto& d : loader.conf) candidates.push_back({d, "ld.so.conf"});
   report.copies = scan_cudnn_copies(di, candidates, &report.searched_dirs, &report.scan_issues);
 
-  std::vector<std::string> shims;
+  std::vector<ProbeRequest> requests;
   std::vector<CudnnCopy*> probed;
   for (auto& copy : report.copies) {
     std::string shim = shim_to_probe(copy);
     if (shim.empty()) continue;
-    shims.push_back(shim);
+    requests.push_back({shim, copy.lib_dir});
     probed.push_back(&copy);
   }
   // The probes wait on child processes; model the loaders meanwhile (they only read files):
   // under the user's environment, and without LD_LIBRARY_PATH/LD_PRELOAD to tell their effect.
-  auto pending = std::async(std::launch::async, [&] { return in.prober.probe_cudnn_all(shims); });
+  auto pending = std::async(std::launch::async, [&] { return in.prober.probe_cudnn_all(requests); });
   std::optional<LoadModel> without;
   if (!in.env.windows()) {
     std::vector<int> majors = majors_found(report);
@@ -262,7 +284,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
     outcome.windows_loads = model_windows_loads(in.fs, in.env, report);
   }
   auto probes = pending.get();
-  for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i]);
+  for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i], report);
 
   auto add = [&](std::vector<Finding> more) {
     for (auto& f : more) report.findings.push_back(std::move(f));

@@ -320,7 +320,7 @@ std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& framew
     if (fw.loaded_cudnn) f.evidence.push_back("that copy is cuDNN " + fw.loaded_cudnn->str());
     for (const auto& n : fw.notes) f.evidence.push_back(n);
     std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
-    std::string which = "cudnnup which --for " + fw.framework + " --python " + interp;
+    std::string which = "cudnnup which --for " + fw.framework + " --python " + posix_word(interp);
     // When the environment put a file there, take it out of the environment; the copies are fine.
     std::vector<MappedFile> files = fw.load ? mapped_files(*fw.load, report) : std::vector<MappedFile>{};
     std::vector<const MappedFile*> pointers;
@@ -329,7 +329,7 @@ std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& framew
     f.fix = env_fixes(fs, env, pointers, &variables);
     f.fix.push_back(which + "   # shows every candidate and why it lost");
     if (variables.empty()) {
-      f.fix.push_back("Reinstall the framework's pinned cuDNN: " + interp + " -m pip install --force-reinstall " +
+      f.fix.push_back("Reinstall the framework's pinned cuDNN: " + posix_word(interp) + " -m pip install --force-reinstall " +
                       fw.framework);
     }
     out.push_back(f);

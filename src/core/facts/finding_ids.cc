@@ -16,6 +16,7 @@ const std::vector<std::string_view>& all() {
       kCudnnKnownBadRelease,    kCudnnSonameLinkMissing,
       kCudnnNoHeader,           kCudnnMixedMajors,
       kCudnnLdconfigStale,      kCudnnShadowed,
+      kCudnnProbeNotIsolated,
       kLoaderMixedCopies,       kEnvRedirectsCudnn,
       kFrameworkCudnnRejected,  kFrameworkProbeDisagrees,
       kFrameworkProbeFailed,

@@ -32,6 +32,7 @@ inline constexpr std::string_view kCudnnNoHeader = "cudnn.no_header";
 inline constexpr std::string_view kCudnnMixedMajors = "cudnn.mixed_majors";
 inline constexpr std::string_view kCudnnLdconfigStale = "cudnn.ldconfig_stale";
 inline constexpr std::string_view kCudnnShadowed = "cudnn.shadowed";
+inline constexpr std::string_view kCudnnProbeNotIsolated = "cudnn.probe_not_isolated";
 
 inline constexpr std::string_view kLoaderMixedCopies = "loader.mixed_copies";
 inline constexpr std::string_view kEnvRedirectsCudnn = "env.redirects_cudnn";

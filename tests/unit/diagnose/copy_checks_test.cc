@@ -186,6 +186,20 @@ TEST(CopyChecks, ShimLoadsFailedOrCrashed) {
   EXPECT_TRUE(run("shim_loads", c, machine_with(c)).empty());
 }
 
+TEST(CopyChecks, ProbeIsolated) {
+  CudnnCopy c = healthy_copy();
+  EXPECT_TRUE(run("probe_isolated", c, machine_with(c)).empty());
+  c.probe.isolated = false;
+  c.probe.isolation_problem = "could not be probed in isolation: /x/libcudnn_graph.so.9 came from the copy in /x";
+  c.probe.mapped_files = {c.lib_dir + "/libcudnn.so.9", "/x/libcudnn_graph.so.9"};
+  auto f = run("probe_isolated", c, machine_with(c));
+  ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.probe_not_isolated"});
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_EQ(f[0].title, "cuDNN 9.19.0 in /usr/local/cuda-13.0/lib " + c.probe.isolation_problem);
+  EXPECT_EQ(f[0].evidence, c.probe.mapped_files);
+  EXPECT_TRUE(f[0].fix.empty()) << "nothing to change in the copy";
+}
+
 TEST(CopyChecks, CudaMajorMatchesToolkitPrefersTheProbe) {
   CudnnCopy c = healthy_copy();
   c.probe.cudart_version = Version::parse("12.8").value();  // the library says CUDA 12

@@ -62,7 +62,9 @@ TEST(DoctorWithFakeProber, TheProbesAnswerIsTheCopysVersion) {
   prober.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91900, 13000);
   DoctorRun r = doctor(fs, prober);
   ASSERT_NE(r.copy, nullptr);
-  EXPECT_EQ(prober.cudnn_requests, std::vector<std::string>{std::string(kLib) + "/libcudnn.so.9"});
+  ASSERT_EQ(prober.cudnn_requests.size(), 1u);
+  EXPECT_EQ(prober.cudnn_requests[0].library_path, std::string(kLib) + "/libcudnn.so.9");
+  EXPECT_EQ(prober.cudnn_requests[0].lib_dir, kLib) << "the copy's own directory: the child's only library path";
   EXPECT_EQ(r.copy->library_version.str(), "9.19.0");
   EXPECT_EQ(r.copy->library_version_source, "cudnnGetVersion()");
   EXPECT_EQ(r.copy->cuda_major, 13);
@@ -77,6 +79,41 @@ TEST(DoctorWithFakeProber, ProbeSaysAnotherCudaMajorOrVersion) {
   prober.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91400, 12080);
   DoctorRun r = doctor(fs, prober);
   EXPECT_EQ(r.ids, (std::vector<std::string>{"cudnn.header_library_mismatch", "cudnn.cuda_major_mismatch"}));
+}
+
+TEST(DoctorWithFakeProber, AProbeThatMappedAnotherCopysFileDoesNotSpeakForTheCopy) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  fs.add_file("/opt/old/lib/libcudnn_graph.so.9", testing::elf_library("libcudnn_graph.so.9"));
+  FakeProber prober;
+  LibraryProbe answer;
+  answer.loaded = true;
+  answer.version_number = 91400;
+  answer.version = decode_cudnn_version_number(91400);
+  answer.cudart_version = decode_cuda_version_number(12080);
+  answer.mapped_files = {std::string(kLib) + "/libcudnn.so.9", "/opt/old/lib/libcudnn_graph.so.9"};
+  prober.set_cudnn(std::string(kLib) + "/libcudnn.so.9", answer);
+  DoctorRun r = doctor(fs, prober);
+  ASSERT_NE(r.copy, nullptr);
+  EXPECT_FALSE(r.copy->probe.isolated);
+  EXPECT_EQ(r.copy->probe.isolation_problem,
+            "could not be probed in isolation: /opt/old/lib/libcudnn_graph.so.9 came from /opt/old/lib, which holds no "
+            "copy doctor lists (its answer, cuDNN 9.14.0 for CUDA 12, is not this copy's)");
+  EXPECT_FALSE(r.copy->library_version.known()) << "never another copy's numbers";
+  EXPECT_FALSE(r.copy->probe.version.known());
+  EXPECT_EQ(r.copy->cuda_major, 0);
+  // Judged by its files (header 9.19.0): no mismatch, no wrong CUDA major; the note is a warning.
+  EXPECT_EQ(r.ids, (std::vector<std::string>{"cudnn.probe_not_isolated"}));
+  // Every mapped file the copy's own: the answer is the copy's.
+  answer.mapped_files = {std::string(kLib) + "/libcudnn.so.9", std::string(kLib) + "/libcudnn_graph.so.9"};
+  answer.version_number = 91900;
+  answer.version = decode_cudnn_version_number(91900);
+  answer.cudart_version = decode_cuda_version_number(13000);
+  prober.set_cudnn(std::string(kLib) + "/libcudnn.so.9", answer);
+  r = doctor(fs, prober);
+  EXPECT_TRUE(r.copy->probe.isolated);
+  EXPECT_EQ(r.copy->library_version.str(), "9.19.0");
+  EXPECT_TRUE(r.ids.empty());
 }
 
 TEST(DoctorWithFakeProber, ProbeThatCrashedOrFailed) {
