@@ -17,6 +17,7 @@ struct ProcessOptions {
   // When set, the child gets exactly these variables; otherwise it inherits ours.
   std::optional<std::map<std::string, std::string>> env;
   bool capture_stderr = true;  // false: the child's stderr goes to ours
+  std::string cwd;             // the child's working directory; empty: ours
 };
 
 struct ProcessResult {

@@ -60,6 +60,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());  // glibc >= 2.29
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Own process group, so a timeout can kill anything the child started too.

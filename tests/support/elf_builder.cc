@@ -6,74 +6,85 @@ namespace cudnnup::testing {
 namespace {
 
 template <typename T>
-void put(std::string& bytes, size_t offset, T value) {
-  if (bytes.size() < offset + sizeof(T)) bytes.resize(offset + sizeof(T), '\0');
-  std::memcpy(&bytes[offset], &value, sizeof(T));
+void put(std::string& out, size_t at, T value) {
+  if (out.size() < at + sizeof(T)) out.resize(at + sizeof(T), '\0');
+  std::memcpy(&out[at], &value, sizeof(T));
 }
 
 }  // namespace
 
-std::string elf_bytes(const ElfSpec& spec) {
-  constexpr size_t kHeader = 64, kPhdr = 56, kDyn = 16;
-  constexpr int64_t kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29;
-  // The string table: a leading NUL, then each string.
+std::string build_elf(const ElfSpec& spec) {
+  // Strings first, so the dynamic entries can point at them.
   std::string strtab(1, '\0');
-  std::vector<std::pair<int64_t, uint64_t>> tags;
-  auto add_string = [&](int64_t tag, const std::string& s) {
-    tags.emplace_back(tag, strtab.size());
+  auto add_string = [&](const std::string& s) {
+    uint64_t at = strtab.size();
     strtab += s;
-    strtab.push_back('\0');
+    strtab += '\0';
+    return at;
   };
-  for (const auto& n : spec.needed) add_string(kDtNeeded, n);
-  if (!spec.soname.empty()) add_string(kDtSoname, spec.soname);
-  if (!spec.rpath.empty()) add_string(kDtRpath, spec.rpath);
-  if (!spec.runpath.empty()) add_string(kDtRunpath, spec.runpath);
-  const size_t dyn_offset = kHeader + 2 * kPhdr;
-  const size_t dyn_size = (tags.size() + 3) * kDyn;  // + STRTAB, STRSZ, NULL
-  const size_t str_offset = dyn_offset + dyn_size;
-  const size_t file_size = str_offset + strtab.size();
+  std::vector<std::pair<int64_t, uint64_t>> dyn;
+  for (const auto& n : spec.needed) dyn.push_back({1, add_string(n)});       // DT_NEEDED
+  if (!spec.soname.empty()) dyn.push_back({14, add_string(spec.soname)});   // DT_SONAME
+  if (!spec.rpath.empty()) dyn.push_back({15, add_string(spec.rpath)});     // DT_RPATH
+  if (!spec.runpath.empty()) dyn.push_back({29, add_string(spec.runpath)}); // DT_RUNPATH
+  bool b64 = spec.is_64bit;
+  size_t ehsize = b64 ? 64 : 52, phentsize = b64 ? 56 : 32, dynent = b64 ? 16 : 8;
+  size_t phoff = ehsize, dynoff = phoff + 2 * phentsize;
+  size_t dynsize = (dyn.size() + 3) * dynent;  // + DT_STRTAB, DT_STRSZ, DT_NULL
+  size_t stroff = dynoff + dynsize;
+  size_t total = stroff + strtab.size();
+  dyn.push_back({5, stroff});           // DT_STRTAB (vaddr == offset: one PT_LOAD at 0)
+  dyn.push_back({10, strtab.size()});   // DT_STRSZ
+  dyn.push_back({0, 0});                // DT_NULL
 
-  std::string b(file_size, '\0');
-  b.replace(0, 4, "\x7f" "ELF");
-  b[4] = 2;  // ELFCLASS64
-  b[5] = 1;  // little-endian
-  b[6] = 1;  // EV_CURRENT
-  put<uint16_t>(b, 16, spec.type);
-  put<uint16_t>(b, 18, spec.machine);
-  put<uint32_t>(b, 20, 1);
-  put<uint64_t>(b, 32, kHeader);  // e_phoff
-  put<uint64_t>(b, 40, 0);        // e_shoff: no sections
-  put<uint16_t>(b, 52, kHeader);
-  put<uint16_t>(b, 54, kPhdr);
-  put<uint16_t>(b, 56, 2);
-  put<uint16_t>(b, 58, 64);
-  put<uint16_t>(b, 60, 0);
-  // PT_LOAD: the whole file at address 0, so a virtual address equals its file offset.
-  size_t ph = kHeader;
-  put<uint32_t>(b, ph, 1);
-  put<uint64_t>(b, ph + 8, 0);
-  put<uint64_t>(b, ph + 16, 0);
-  put<uint64_t>(b, ph + 32, file_size);
-  put<uint64_t>(b, ph + 40, file_size);
-  // PT_DYNAMIC.
-  ph += kPhdr;
-  put<uint32_t>(b, ph, 2);
-  put<uint64_t>(b, ph + 8, dyn_offset);
-  put<uint64_t>(b, ph + 16, dyn_offset);
-  put<uint64_t>(b, ph + 32, dyn_size);
-  put<uint64_t>(b, ph + 40, dyn_size);
-  size_t d = dyn_offset;
-  for (const auto& [tag, value] : tags) {
-    put<int64_t>(b, d, tag);
-    put<uint64_t>(b, d + 8, value);
-    d += kDyn;
+  std::string out(total, '\0');
+  std::memcpy(&out[0], "\x7f" "ELF", 4);
+  out[4] = b64 ? 2 : 1;  // class
+  out[5] = 1;            // little endian
+  out[6] = 1;            // version
+  put<uint16_t>(out, 16, spec.type);
+  put<uint16_t>(out, 18, spec.machine);
+  put<uint32_t>(out, 20, 1);
+  if (b64) {
+    put<uint64_t>(out, 32, phoff);
+    put<uint16_t>(out, 52, uint16_t(ehsize));
+    put<uint16_t>(out, 54, uint16_t(phentsize));
+    put<uint16_t>(out, 56, 2);
+  } else {
+    put<uint32_t>(out, 28, uint32_t(phoff));
+    put<uint16_t>(out, 40, uint16_t(ehsize));
+    put<uint16_t>(out, 42, uint16_t(phentsize));
+    put<uint16_t>(out, 44, 2);
   }
-  put<int64_t>(b, d, kDtStrtab);
-  put<uint64_t>(b, d + 8, str_offset);
-  put<int64_t>(b, d + kDyn, kDtStrsz);
-  put<uint64_t>(b, d + kDyn + 8, strtab.size());
-  b.replace(str_offset, strtab.size(), strtab);
-  return b;
+  auto phdr = [&](size_t i, uint32_t type, uint64_t offset, uint64_t size) {
+    size_t at = phoff + i * phentsize;
+    put<uint32_t>(out, at, type);
+    if (b64) {
+      put<uint64_t>(out, at + 8, offset);
+      put<uint64_t>(out, at + 16, offset);
+      put<uint64_t>(out, at + 32, size);
+      put<uint64_t>(out, at + 40, size);
+    } else {
+      put<uint32_t>(out, at + 4, uint32_t(offset));
+      put<uint32_t>(out, at + 8, uint32_t(offset));
+      put<uint32_t>(out, at + 16, uint32_t(size));
+      put<uint32_t>(out, at + 20, uint32_t(size));
+    }
+  };
+  phdr(0, 1, 0, total);         // PT_LOAD
+  phdr(1, 2, dynoff, dynsize);  // PT_DYNAMIC
+  for (size_t i = 0; i < dyn.size(); ++i) {
+    size_t at = dynoff + i * dynent;
+    if (b64) {
+      put<int64_t>(out, at, dyn[i].first);
+      put<uint64_t>(out, at + 8, dyn[i].second);
+    } else {
+      put<int32_t>(out, at, int32_t(dyn[i].first));
+      put<uint32_t>(out, at + 4, uint32_t(dyn[i].second));
+    }
+  }
+  std::memcpy(&out[stroff], strtab.data(), strtab.size());
+  return out;
 }
 
 }  // namespace cudnnup::testing

@@ -9,7 +9,6 @@
 #include "app/render/report_text.h"
 #include "app/child/framework_probe.h"
 #include "app/render/which_render.h"
-#include "app/render/which_render_windows.h"
 #include "base/paths.h"
 #include "loader/frameworks.h"
 #include "facts/finding_ids.h"
@@ -84,7 +83,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     }
     if (ctx.env.windows()) {
       doc["windows_loads"] = nlohmann::ordered_json::array();
-      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(windows_which_to_json(w));
+      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(which_report_to_json(w));
     }
     doc["frameworks"] = nlohmann::ordered_json::array();
     for (const auto& f : outcome->frameworks) doc["frameworks"].push_back(framework_report_to_json(f));
@@ -99,7 +98,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   if (ctx.options.quiet) return code;
   if (!outcome->windows_loads.empty()) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
-    for (const auto& w : outcome->windows_loads) std::cout << windows_which_to_text(w, false, ctx.color);
+    for (const auto& w : outcome->windows_loads) std::cout << which_report_to_text(w, false, ctx.color);
   }
   if (!outcome->plain_program.empty()) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";

@@ -8,7 +8,8 @@
 namespace cudnnup {
 namespace {
 
-constexpr uint32_t kPtLoad = 1, kPtDynamic = 2;
+constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3;
+constexpr uint16_t kEtExec = 2, kEtDyn = 3;
 constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtSoname = 14,
                   kDtRpath = 15, kDtRunpath = 29;
 constexpr size_t kMaxProgramHeaders = 4096;
@@ -70,14 +71,17 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
                             std::to_string(shoff + uint64_t(shnum) * shentsize) + " but the file has " +
                             std::to_string(file_size) + " bytes");
   }
+  if (info.type != kEtExec && info.type != kEtDyn) info.unmappable = "only ET_DYN and ET_EXEC can be loaded";
   if (phnum == 0 || phnum > kMaxProgramHeaders || phentsize < (info.is_64bit ? 56 : 32)) {
     info.problems.push_back("no usable program headers");
+    if (info.unmappable.empty()) info.unmappable = "ELF file's program headers are missing or of the wrong size";
     return info;
   }
   auto ph = read(phoff, size_t(phnum) * phentsize);
   if (!ph) return ph.error();
   if (ph->size() < size_t(phnum) * phentsize) {
     info.problems.push_back("truncated: the program headers run past the end of the file");
+    if (info.unmappable.empty()) info.unmappable = "cannot read file data: the program headers are cut off";
     return info;
   }
   std::vector<Segment> segments;
@@ -99,6 +103,13 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
                               " but the file has " + std::to_string(file_size) + " bytes");
     }
     segments.push_back(s);
+  }
+  bool loadable = std::any_of(segments.begin(), segments.end(), [](const Segment& s) { return s.type == kPtLoad; });
+  if (!loadable && info.unmappable.empty()) info.unmappable = "object file has no loadable segments";
+  for (const auto& s : segments) {
+    if (s.type != kPtInterp || s.filesz == 0 || s.filesz > kMaxStringBytes || s.offset + s.filesz > file_size) continue;
+    auto interp = read(s.offset, size_t(s.filesz));
+    if (interp) info.interpreter = std::string(interp->data(), strnlen(interp->data(), interp->size()));
   }
   const Segment* dynamic = nullptr;
   for (const auto& s : segments) {

@@ -35,7 +35,7 @@ struct DoctorOutcome {
   std::vector<WhichReport> for_program;      // --for PATH: one per cuDNN major found
   std::vector<FrameworkReport> frameworks;
   // Windows: the plain program per major and the active Python (core/windows_dll_checks.h).
-  std::vector<WindowsWhichReport> windows_loads;
+  std::vector<WhichReport> windows_loads;
 };
 
 DoctorOutcome run_doctor_full(const DoctorInputs& inputs);

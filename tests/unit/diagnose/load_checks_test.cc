@@ -39,7 +39,10 @@ CudnnCopy add_copy(MemoryFileSystem& fs, const std::string& lib_dir, int minor, 
   c.header_version = Version{9, minor, 0};
   c.cuda_major = 13;
   if (shim) {
-    fs.add_file(lib_dir + "/libcudnn.so.9", testing::elf_bytes({"libcudnn.so.9", {}, "$ORIGIN", ""}));
+    testing::ElfSpec shim;
+    shim.soname = "libcudnn.so.9";
+    shim.runpath = "$ORIGIN";
+    fs.add_file(lib_dir + "/libcudnn.so.9", testing::build_elf(shim));
     c.libraries.push_back(library("cudnn", lib_dir + "/libcudnn.so.9"));
   }
   for (const auto& s : subs) {
