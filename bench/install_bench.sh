@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Install speed vs a plain `tar -xf` of the same archive into the same filesystem (docs/benchmarks.md).
 # Packs the image's real cuDNN libraries into an official-layout archive of >= 500 MB, then times,
-# RUNS times each (median): `tar -xf`, `tar -xf && sync -f` (tar does not make the files durable,
-# cudnnup does), `cudnnup install` (store mode: policy checks, sha256 of every file, ELF
-# verification, manifest, syncfs, commit by rename) and `cudnnup install --sha256` (the same, plus
-# the archive's own sha256 checked, as for a known official archive). Peak RSS from GNU time -v.
-# Not run in CI.
+# RUNS times each (median), interleaved: `tar -xf`, `tar -xf && sync -f` (tar does not make the
+# files durable, cudnnup does), `cudnnup install` (store mode: policy checks, links on the
+# resolved tree, sha256 of every file, ELF verification, manifest, syncfs, commit by rename),
+# `cudnnup install --sha256` (the same, plus the archive's own sha256 checked, as for a known
+# official archive) and that again with the progress line on (stderr a terminal, through
+# script(1)). With BASELINE=another cudnnup binary, `install --sha256` of that one too, for a
+# before/after in the same run. Peak RSS from GNU time -v. Not run in CI.
 #   usage: bench/install_bench.sh [BUILD_DIR] [FORMAT: tar|tar.xz] [RUNS]
 # Environment: CUDNN_LIB_DIR / CUDNN_INCLUDE_DIR (default: the image's /usr/local/cuda-13.0),
-# CUDNNUP (the binary, default BUILD_DIR/src/cudnnup), TIME (GNU time, default /usr/bin/time).
+# CUDNNUP (the binary, default BUILD_DIR/src/cudnnup), BASELINE (optional), TIME (GNU time,
+# default /usr/bin/time).
 set -euo pipefail
 build=${1:-build}
 format=${2:-tar}
@@ -52,7 +55,8 @@ timed() {
   eval "$list+=(\"$w $(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')\")"
 }
 archive_sha=$(sha256sum "$archive" | cut -d' ' -f1)
-tar_t=(); tarsync_t=(); inst_t=(); instsha_t=()
+baseline=${BASELINE:-}
+tar_t=(); tarsync_t=(); inst_t=(); instsha_t=(); instprog_t=(); base_t=()
 for i in $(seq "$runs"); do
   d="$work/t$i"; mkdir -p "$d"; sync
   timed tar_t tar -xf "$archive" -C "$d"
@@ -65,6 +69,13 @@ for i in $(seq "$runs"); do
   # itself is hashed too, on its own thread.
   timed instsha_t env CUDNNUP_HOME="$work/store$i" "$cudnnup" install "$archive" --sha256 "$archive_sha"
   rm -rf "$work/store$i"; sync
+  # The same with the progress line: script(1) gives cudnnup a terminal for stderr.
+  timed instprog_t script -qec "env CUDNNUP_HOME='$work/store$i' '$cudnnup' install '$archive' --sha256 $archive_sha" /dev/null
+  rm -rf "$work/store$i"; sync
+  if [[ -n $baseline ]]; then
+    timed base_t env CUDNNUP_HOME="$work/store$i" "$baseline" install "$archive" --sha256 "$archive_sha"
+    rm -rf "$work/store$i"; sync
+  fi
 done
 rss_line=$(CUDNNUP_HOME="$work/store-rss" "$TIME" -v "$cudnnup" install "$archive" 2>&1 >/dev/null | grep "Maximum resident")
 tar_rss=$(mkdir -p "$work/rss" && "$TIME" -v tar -xf "$archive" -C "$work/rss" 2>&1 | grep "Maximum resident")
@@ -82,9 +93,13 @@ report tar "${tar_t[@]}"
 report tarsync "${tarsync_t[@]}"
 report install "${inst_t[@]}"
 report installsha "${instsha_t[@]}"
+report installprogress "${instprog_t[@]}"
+[[ -n $baseline ]] && report baseline "${base_t[@]}"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 echo "ratio install / tar -xf:        wall $(ratio "$m_install_w" "$m_tar_w")  cpu $(ratio "$m_install_c" "$m_tar_c")"
 echo "ratio install / tar -xf + sync: wall $(ratio "$m_install_w" "$m_tarsync_w")  cpu $(ratio "$m_install_c" "$m_tarsync_c")"
 echo "ratio install --sha256 / tar -xf: wall $(ratio "$m_installsha_w" "$m_tar_w")  cpu $(ratio "$m_installsha_c" "$m_tar_c")"
+echo "ratio install --sha256 with progress / tar -xf: wall $(ratio "$m_installprogress_w" "$m_tar_w")  cpu $(ratio "$m_installprogress_c" "$m_tar_c")"
+[[ -n $baseline ]] && echo "ratio install --sha256 / BASELINE install --sha256: wall $(ratio "$m_installsha_w" "$m_baseline_w")  cpu $(ratio "$m_installsha_c" "$m_baseline_c")"
 echo "cudnnup peak RSS: ${rss_line##*: } kB; tar peak RSS: ${tar_rss##*: } kB"
 rm -rf "$work"

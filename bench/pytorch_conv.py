@@ -13,6 +13,7 @@ The output names the cuDNN library the process really loaded (from /proc/self/ma
 comparison can show that both sides ran the same cuDNN.
 """
 import json
+import os
 import sys
 import time
 
@@ -89,9 +90,14 @@ def bench(cases_path):
         rows.append({"key": case["key"], "ms": ms, "tflops": flops / (ms * 1e-3) / 1e12,
                      "samples": [round(x, 5) for x in in_order]})
         print(f"{case['key']:45s} {ms:9.4f} ms {rows[-1]['tflops']:8.1f} TFLOP/s", file=sys.stderr)
+    # What decides PyTorch's engine candidates (aten/src/ATen/native/cudnn/Conv_v8.cpp), so that
+    # `cudnnup bench --compare` can show where the two sides differ.
     json.dump({"schema": "cudnnup.pytorch-bench/1", "torch": torch.__version__,
                "cudnn": torch.backends.cudnn.version(), "cudnn_library": loaded_cudnn(),
-               "allow_tf32": torch.backends.cudnn.allow_tf32, "rows": rows}, sys.stdout, indent=2)
+               "allow_tf32": torch.backends.cudnn.allow_tf32,
+               "benchmark_limit": getattr(torch.backends.cudnn, "benchmark_limit", None),
+               "heuristic_mode_b": os.environ.get("TORCH_CUDNN_USE_HEURISTIC_MODE_B", "") not in ("", "0"),
+               "rows": rows}, sys.stdout, indent=2)
     print()
 
 

@@ -8,7 +8,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libarchive-dev libcurl4-openssl-dev libssl-dev
   googletest libgtest-dev libgmock-dev
-  python3 zsh fish zip xz-utils
+  python3 python3-jsonschema zsh fish zip xz-utils bsdutils
   patchelf   # tests/disk/loader_differential_test.cc patches stub libraries per scenario
 )
 if [[ "${1:-}" == "--windows" ]]; then

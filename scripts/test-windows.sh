@@ -148,14 +148,18 @@ check "doctor --json prints one JSON document" 0,1,3 '
 if not out.strip():
     raise SystemExit("doctor printed nothing: the doctor command is not implemented in this build yet")
 json.loads(out)' -- doctor --json
-check "probe loads a stub cudnn64_9.dll" 0 '
-j = json.loads(out); assert j["loaded"] is True, j; assert j["version"] == 91900, j' -- __probe cudnn "$fixtures/v9.19.0.56/cudnn64_9.dll"
+# The probe child (`cudnnup __child REQUEST`, core/child/protocol.h) with its events on stdout.
+probe_request() { printf '{"protocol":"cudnnup.child/1","task":"probe-cudnn","events":"-","library":"%s"}' "$1"; }
+probe_result='[j] = [json.loads(l)["result"] for l in out.splitlines() if l.startswith("{\"event\":\"result\"")]
+assert out.splitlines()[-1] == "{\"event\":\"done\"}", out'
+check "probe loads a stub cudnn64_9.dll" 0 "$probe_result"'
+assert j["loaded"] is True, j; assert j["version"] == 91900, j' -- __child "$(probe_request "$fixtures/v9.19.0.56/cudnn64_9.dll")"
 mkdir -p "$work/alone" && cp "$fixtures/v9.19.0.56/cudnn64_9.dll" "$work/alone/"
-check "probe reports a missing sub-DLL as error 126" 0 '
-j = json.loads(out); assert j["loaded"] is False, j; assert "error 126" in j["error"], j' -- __probe cudnn "$work/alone/cudnn64_9.dll"
+check "probe reports a missing sub-DLL as error 126" 0 "$probe_result"'
+assert j["loaded"] is False, j; assert "error 126" in j["error"], j' -- __child "$(probe_request "$work/alone/cudnn64_9.dll")"
 : >"$work/empty.dll"
-check "probe reports a 0-byte DLL" 0 '
-j = json.loads(out); assert j["loaded"] is False, j; assert "empty.dll" in j["error"], j' -- __probe cudnn "$work/empty.dll"
+check "probe reports a 0-byte DLL" 0 "$probe_result"'
+assert j["loaded"] is False, j; assert "empty.dll" in j["error"], j' -- __child "$(probe_request "$work/empty.dll")"
 
 echo "== install / archive-info / uninstall of a Windows .zip under Wine"
 # Wine maps / to drive Z:. Spelled out here rather than asking `winepath`, which starts a Wine

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/nvidia_api.h"
@@ -14,19 +15,21 @@ namespace cudnnup {
 
 class CudnnApi {
  public:
-  static Result<CudnnApi> load(const std::string& shim_path);
+  // `major`: the shim's major from its file name, which picks the required API (gpu/cudnn_symbols.h).
+  static Result<CudnnApi> load(const std::string& shim_path, int major);
   const nv::CudnnFunctions& functions() const { return fn_; }
-  // Names of the legacy convolution symbols the library lacks (empty for a real cuDNN 8/9).
-  const std::vector<std::string>& missing_legacy() const { return missing_legacy_; }
-  const std::vector<std::string>& missing_backend() const { return missing_backend_; }
+  // Every symbol of gpu/cudnn_symbols.h the library does not export (empty for a real cuDNN).
+  const std::vector<std::string>& missing() const { return missing_; }
+  // The sub-library version checks of this major that the library exports, in calling order.
+  const std::vector<std::pair<std::string, nv::cudnnVersionCheck_t>>& version_checks() const { return checks_; }
   void leak() { lib_.leak(); }  // cuDNN has crashed in the field when unloaded at exit
 
  private:
   explicit CudnnApi(DynamicLibrary lib) : lib_(std::move(lib)) {}
   DynamicLibrary lib_;
   nv::CudnnFunctions fn_;
-  std::vector<std::string> missing_legacy_;
-  std::vector<std::string> missing_backend_;
+  std::vector<std::string> missing_;
+  std::vector<std::pair<std::string, nv::cudnnVersionCheck_t>> checks_;
 };
 
 }  // namespace cudnnup

@@ -2,8 +2,7 @@
 
 #include <curl/curl.h>
 
-#include <chrono>
-#include <cstdio>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -74,28 +73,15 @@ size_t write_file_chunk(char* ptr, size_t size, size_t n, void* user) {
   return size * n;
 }
 
-struct Progress {
-  std::string label;
-  uint64_t base = 0;
-  uint64_t expected = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last{};
+// What curl reports, for the progress display's thread to read.
+struct Counter {
+  uint64_t base = 0;  // the part file's bytes before this download
+  std::atomic<uint64_t> now{0};
 };
 
-int on_progress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t, curl_off_t) {
-  auto* p = static_cast<Progress*>(user);
-  auto now = std::chrono::steady_clock::now();
-  if (now - p->last < std::chrono::milliseconds(200) && dlnow != dltotal) return 0;
-  p->last = now;
-  uint64_t total = p->expected ? p->expected : p->base + static_cast<uint64_t>(dltotal);
-  uint64_t have = p->base + static_cast<uint64_t>(dlnow);
-  double secs = std::chrono::duration<double>(now - p->start).count();
-  double rate = secs > 0 ? double(dlnow) / secs / (1 << 20) : 0;
-  int pct = total ? int(100.0 * double(have) / double(total)) : 0;
-  int filled = pct * 30 / 100;
-  std::fprintf(stderr, "\r  %s [%.*s%*s] %3d%% %.1f/%.1f MiB %.1f MiB/s ", p->label.c_str(), filled,
-               "##############################", 30 - filled, "", pct, double(have) / (1 << 20), double(total) / (1 << 20), rate);
-  std::fflush(stderr);
+int on_progress(void* user, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t) {
+  auto* c = static_cast<Counter*>(user);
+  c->now.store(c->base + static_cast<uint64_t>(dlnow), std::memory_order_relaxed);
   return 0;
 }
 
@@ -146,7 +132,11 @@ Status http_download(const std::string& url, const std::string& part_path, const
   sink.h = c.h;
   sink.part_path = part_path;
   sink.resume_from = have;
-  Progress progress{o.label, have, o.expected_size};
+  Counter counter;
+  counter.base = have;
+  counter.now = have;
+  ProgressPhase phase(o.progress, "downloading " + o.label, o.expected_size,
+                      [&counter] { return counter.now.load(std::memory_order_relaxed); });
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
@@ -162,11 +152,10 @@ Status http_download(const std::string& url, const std::string& part_path, const
   if (o.progress) {
     curl_easy_setopt(c.h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c.h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c.h, CURLOPT_XFERINFODATA, &progress);
+    curl_easy_setopt(c.h, CURLOPT_XFERINFODATA, &counter);
   }
   CURLcode rc = curl_easy_perform(c.h);
   out.close();
-  if (o.progress) std::fprintf(stderr, "\n");
   if (sink.failed) return make_error(ErrorCode::kIo, "cannot write " + part_path + " (disk full?)", part_path);
   if (rc != CURLE_OK) {
     Error e = curl_failure(rc, url, errbuf);

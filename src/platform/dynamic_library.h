@@ -8,12 +8,11 @@
 
 namespace cudnnup {
 
-// Probe children only, before loading anything: makes `dir` the one place besides the system
-// folders where libraries loaded by name are looked for. Windows: the safe DLL search mode
-// (SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) + AddDllDirectory(dir)), and every
-// later DynamicLibrary::open searches that way. POSIX: nothing to do in the process; the parent
-// starts the child with LD_LIBRARY_PATH=dir and no LD_PRELOAD (ld.so reads them at start).
-Status restrict_library_search(const std::string& dir);
+// For a child that loads a cuDNN copy. Windows: takes the current directory out of the DLL search
+// (SetDllDirectoryW(L"")), so a by-name load finds the copy's directory (first on the PATH its
+// parent gave it) and the system, never a stray DLL where the user stands. POSIX: nothing to do;
+// the parent sets LD_LIBRARY_PATH (core/child/loader_environment.h).
+void use_safe_library_search();
 
 class DynamicLibrary {
  public:

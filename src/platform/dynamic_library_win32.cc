@@ -20,30 +20,16 @@ std::string explain_load_error(DWORD code) {
   }
 }
 
-bool g_restricted = false;  // restrict_library_search ran: open with the safe search flags
-
 }  // namespace
 
-Status restrict_library_search(const std::string& dir) {
-  if (!SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)) {
-    return win32::make_win32_error("cannot switch to the safe DLL search mode", dir, GetLastError());
-  }
-  if (!AddDllDirectory(win32::to_win_path(dir).c_str())) {
-    return win32::make_win32_error("cannot add the DLL directory", dir, GetLastError());
-  }
-  g_restricted = true;
-  return ok_status();
-}
+void use_safe_library_search() { SetDllDirectoryW(L""); }
 
 Result<DynamicLibrary> DynamicLibrary::open(const std::string& absolute_path) {
   // With an absolute path, LOAD_WITH_ALTERED_SEARCH_PATH makes the DLL's own directory the first
-  // place searched for the DLLs it imports (cudnn64_9.dll's sub-libraries sit next to it). After
-  // restrict_library_search, the DLL's folder, the added folder and System32 only (no PATH).
+  // place searched for the DLLs it imports (cudnn64_9.dll's sub-libraries sit next to it).
   DWORD old_mode = 0;
   SetThreadErrorMode(SEM_FAILCRITICALERRORS, &old_mode);  // no "DLL missing" dialog box
-  DWORD flags = g_restricted ? LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
-                             : LOAD_WITH_ALTERED_SEARCH_PATH;
-  HMODULE module = LoadLibraryExW(win32::to_win_path(absolute_path).c_str(), nullptr, flags);
+  HMODULE module = LoadLibraryExW(win32::to_win_path(absolute_path).c_str(), nullptr, LOAD_WITH_ALTERED_SEARCH_PATH);
   DWORD err = module ? 0 : GetLastError();
   SetThreadErrorMode(old_mode, nullptr);
   if (!module) {

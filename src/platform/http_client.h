@@ -1,18 +1,19 @@
 // Downloads over http(s): WinHTTP on Windows (platform/http_client_win32.cc), libcurl on Linux
 // (adapters/http_client_curl.cc, an adapter since Linux has no system HTTP API); the build picks one.
 // What they fetch: small text files (redistrib manifests) and resumable
-// archive downloads into a ".part" file, with a progress bar on stderr when asked.
+// archive downloads into a ".part" file, reporting progress (base/progress.h) when asked.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "base/progress.h"
 #include "base/result.h"
 
 namespace cudnnup {
 
 struct DownloadOptions {
-  bool progress = false;          // draw a progress bar on stderr (only on a terminal)
+  Progress* progress = nullptr;   // nullptr: nothing shown
   uint64_t expected_size = 0;     // 0: unknown
   long connect_timeout_s = 20;
   long stall_timeout_s = 60;      // give up when less than 1 byte/s arrives for this long

@@ -1,12 +1,11 @@
 // Downloads on Windows through WinHTTP (the OS's own HTTP stack, with the system's certificate
 // store and proxy settings), so the Windows build needs neither libcurl nor OpenSSL. Same contract
 // as the libcurl version on Linux (adapters/http_client.h): 404 -> kNotFound, timeouts -> kTimeout,
-// resumable downloads into a ".part" file with "Range: bytes=N-", a progress bar on stderr.
+// resumable downloads into a ".part" file with "Range: bytes=N-", progress reported (base/progress.h).
 #include <windows.h>
 #include <winhttp.h>
 
-#include <chrono>
-#include <cstdio>
+#include <atomic>
 #include <vector>
 
 #include "platform/http_client.h"
@@ -123,31 +122,6 @@ Status read_body(const std::string& url, Request& r, Sink sink) {
   }
 }
 
-class ProgressBar {
- public:
-  ProgressBar(std::string label, uint64_t base, uint64_t expected) : label_(std::move(label)), base_(base), expected_(expected) {}
-  void update(uint64_t received, uint64_t total_of_response, bool final) {
-    auto now = std::chrono::steady_clock::now();
-    if (!final && now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    uint64_t total = expected_ ? expected_ : base_ + total_of_response;
-    uint64_t have = base_ + received;
-    double secs = std::chrono::duration<double>(now - start_).count();
-    double rate = secs > 0 ? double(received) / secs / (1 << 20) : 0;
-    int pct = total ? int(100.0 * double(have) / double(total)) : 0;
-    int filled = pct * 30 / 100;
-    std::fprintf(stderr, "\r  %s [%.*s%*s] %3d%% %.1f/%.1f MiB %.1f MiB/s ", label_.c_str(), filled,
-                 "##############################", 30 - filled, "", pct, double(have) / (1 << 20), double(total) / (1 << 20), rate);
-    std::fflush(stderr);
-  }
-
- private:
-  std::string label_;
-  uint64_t base_, expected_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_{};
-};
-
 }  // namespace
 
 Result<std::string> http_get_text(const std::string& url, size_t max_bytes) {
@@ -208,21 +182,17 @@ Status http_download(const std::string& url, const std::string& part_path, const
   end.QuadPart = LONGLONG(have);
   if (!SetFilePointerEx(file, end, nullptr, FILE_BEGIN)) return win32::make_win32_error("cannot seek in", part_path, GetLastError());
 
-  ProgressBar bar(o.label, have, o.expected_size);
-  uint64_t received = 0;
+  std::atomic<uint64_t> received{0};
+  uint64_t total = o.expected_size ? o.expected_size : (r.content_length ? have + r.content_length : 0);
+  ProgressPhase phase(o.progress, "downloading " + o.label, total, [&] { return have + received.load(std::memory_order_relaxed); });
   auto s = read_body(url, r, [&](const char* data, size_t n) -> Status {
     DWORD written = 0;
     if (!WriteFile(file, data, DWORD(n), &written, nullptr) || written != n) {
       return make_error(ErrorCode::kIo, "cannot write " + part_path + " (disk full?)", part_path);
     }
-    received += n;
-    if (o.progress) bar.update(received, r.content_length, false);
+    received.fetch_add(n, std::memory_order_relaxed);
     return ok_status();
   });
-  if (o.progress) {
-    bar.update(received, r.content_length, true);
-    std::fprintf(stderr, "\n");
-  }
   if (!s) {
     Error e = s.error();
     if (e.code != ErrorCode::kIo || e.message.rfind("cannot write", 0) != 0) {

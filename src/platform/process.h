@@ -18,6 +18,15 @@ struct ProcessOptions {
   std::optional<std::map<std::string, std::string>> env;
   bool capture_stderr = true;  // false: the child's stderr goes to ours
   std::string cwd;             // the child's working directory; empty: ours
+  // When set, the child gets a channel of its own besides stdout/stderr (core/child/protocol.h):
+  // every occurrence of this text in argv is replaced by the channel's id, which the child hands
+  // to EventChannel::open (platform/event_channel.h). POSIX: file descriptor 3; Windows: an
+  // inherited pipe handle. What arrives on it is ProcessResult::events.
+  std::string event_channel_placeholder;
+  size_t max_event_bytes = 64 << 20;  // beyond this the channel is drained and dropped
+  // Keep the last max_output_bytes of stdout/stderr instead of the first (a library's chatter can
+  // be long; what it printed last, before a crash, is what a report needs).
+  bool keep_output_tail = false;
 };
 
 struct ProcessResult {
@@ -26,6 +35,9 @@ struct ProcessResult {
   bool timed_out = false;   // we killed it at the deadline
   std::string out;          // stdout
   std::string err;          // stderr, when captured
+  std::string events;       // the event channel's bytes, when one was asked for
+  bool events_truncated = false;  // the channel carried more than max_event_bytes
+  size_t out_dropped = 0, err_dropped = 0;  // bytes of stdout/stderr beyond max_output_bytes
   bool exited_normally() const { return signal == 0 && !timed_out; }
   std::string describe_failure() const;  // "killed by signal 11 (SIGSEGV)", "timed out after N ms"
 };
@@ -35,7 +47,8 @@ struct ProcessResult {
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
 
 // Replaces this process with argv (exec), or on Windows runs it and exits with its code.
-// Returns only on failure.
+// Returns only on failure: kNotFound when there is no such program, another code when it
+// exists but cannot be run (not executable, a directory, not a program for this OS).
 Error exec_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
 
 // The absolute path of the running cudnnup binary, used to start probe children.

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "platform/process.h"
@@ -47,54 +48,90 @@ std::string ProcessResult::describe_failure() const {
   return "exited with code " + std::to_string(exit_code);
 }
 
-Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  if (argv.empty()) return make_error(ErrorCode::kInternal, "run_process: empty command");
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return make_error(ErrorCode::kIo, "pipe failed");
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return make_error(ErrorCode::kIo, "pipe failed");
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());  // glibc >= 2.29
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Own process group, so a timeout can kill anything the child started too.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
+namespace {
 
-  std::vector<std::string> args = argv;
-  auto c_args = c_strings(args);
-  std::vector<std::string> envs;
-  std::vector<char*> c_env;
-  char** env_ptr = environ;
-  if (options.env) {
-    envs = env_strings(*options.env);
-    c_env = c_strings(envs);
-    env_ptr = c_env.data();
-  }
-  pid_t pid = 0;
-  int rc = argv[0].find('/') != std::string::npos
-               ? posix_spawn(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), env_ptr)
-               : posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), env_ptr);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    return make_error(ErrorCode::kNotFound, "cannot start " + argv[0] + ": " + strerror(rc), argv[0]);
-  }
+constexpr int kEventFd = 3;  // where the child finds its event channel (ProcessOptions)
 
-  ProcessResult result;
-  int64_t deadline = now_ms() + options.timeout_ms;
-  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
+// A pipe whose ends close themselves; both ends are close-on-exec, so only the fds dup2'ed into
+// the child reach it.
+struct Pipe {
+  int read_end = -1, write_end = -1;
+  Pipe() = default;
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  ~Pipe() {
+    close_read();
+    close_write();
+  }
+  bool open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
+    read_end = fds[0];
+    write_end = fds[1];
+    // Above the standard descriptors and 3, so that dup2'ing the child's ends never overwrites
+    // one of them (a parent started with stdout closed gets pipe fds 1 and 2).
+    for (int* fd : {&read_end, &write_end}) {
+      int high = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
+      if (high < 0) return false;
+      close(*fd);
+      *fd = high;
+    }
+    return true;
+  }
+  void close_read() {
+    if (read_end >= 0) close(read_end);
+    read_end = -1;
+  }
+  void close_write() {
+    if (write_end >= 0) close(write_end);
+    write_end = -1;
+  }
+};
+
+// Appends to one captured stream, keeping the head or the tail within `limit`.
+struct Sink {
+  std::string* text = nullptr;
+  size_t limit = 0;
+  bool keep_tail = false;
+  size_t* dropped = nullptr;
+  bool* truncated = nullptr;
+  void add(const char* data, size_t n) {
+    if (!keep_tail) {
+      size_t take = text->size() < limit ? std::min(n, limit - text->size()) : 0;
+      text->append(data, take);
+      if (take < n) {
+        if (dropped) *dropped += n - take;
+        if (truncated) *truncated = true;
+      }
+      return;
+    }
+    text->append(data, n);
+    if (text->size() > 2 * limit) trim();
+  }
+  void trim() {
+    if (text->size() <= limit) return;
+    size_t cut = text->size() - limit;
+    text->erase(0, cut);
+    if (dropped) *dropped += cut;
+  }
+};
+
+std::vector<std::string> with_channel_id(const std::vector<std::string>& argv, const std::string& placeholder) {
+  std::vector<std::string> out = argv;
+  if (placeholder.empty()) return out;
+  for (auto& a : out) {
+    for (size_t at = a.find(placeholder); at != std::string::npos; at = a.find(placeholder, at)) {
+      a.replace(at, placeholder.size(), std::to_string(kEventFd));
+    }
+  }
+  return out;
+}
+
+// Reads every pipe until all are closed or the deadline passes (then kills the process group).
+void pump(pid_t pid, std::vector<std::pair<int, Sink>>& streams, int64_t deadline, ProcessResult& result) {
+  std::vector<struct pollfd> fds;
+  for (auto& s : streams) fds.push_back({s.first, POLLIN, 0});
+  size_t open_fds = fds.size();
   char buf[65536];
   while (open_fds > 0) {
     int64_t left = deadline - now_ms();
@@ -103,29 +140,28 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
       kill(-pid, SIGKILL);
       break;
     }
-    int n = poll(fds, 2, int(std::min<int64_t>(left, INT_MAX)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
+    int n = poll(fds.data(), fds.size(), int(std::min<int64_t>(left, INT_MAX)));
+    if (n <= 0) continue;  // EINTR or a spurious wake-up: the deadline check above ends it
+    for (size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
-        close(fds[i].fd);
         fds[i].fd = -1;
         --open_fds;
         continue;
       }
-      std::string& sink = i == 0 ? result.out : result.err;
-      if (sink.size() < options.max_output_bytes) sink.append(buf, size_t(got));
+      streams[i].second.add(buf, size_t(got));
     }
   }
-  for (auto& f : fds) {
-    if (f.fd >= 0) close(f.fd);
-  }
+  for (auto& s : streams) s.second.trim();
+}
+
+// Waits for the child, still honouring the deadline after its pipes closed.
+void wait_for(pid_t pid, int64_t deadline, ProcessResult& result) {
   int status = 0;
   while (true) {
     if (!result.timed_out) {
-      // The pipes closed; the child should be exiting. Keep honouring the deadline.
       pid_t w = waitpid(pid, &status, WNOHANG);
       if (w == pid) break;
       if (w < 0 && errno != EINTR) break;
@@ -144,6 +180,59 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   }
+}
+
+}  // namespace
+
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  if (argv.empty()) return make_error(ErrorCode::kInternal, "run_process: empty command");
+  const bool channel = !options.event_channel_placeholder.empty();
+  Pipe out, err, events;
+  if (!out.open() || !err.open() || (channel && !events.open())) return make_error(ErrorCode::kIo, "pipe failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
+  if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
+  if (channel) posix_spawn_file_actions_adddup2(&actions, events.write_end, kEventFd);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());  // glibc >= 2.29
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Own process group, so a timeout can kill anything the child started too.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+
+  std::vector<std::string> args = with_channel_id(argv, options.event_channel_placeholder);
+  auto c_args = c_strings(args);
+  std::vector<std::string> envs;
+  std::vector<char*> c_env;
+  char** env_ptr = environ;
+  if (options.env) {
+    envs = env_strings(*options.env);
+    c_env = c_strings(envs);
+    env_ptr = c_env.data();
+  }
+  pid_t pid = 0;
+  int rc = argv[0].find('/') != std::string::npos
+               ? posix_spawn(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), env_ptr)
+               : posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), env_ptr);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  out.close_write();
+  err.close_write();
+  events.close_write();
+  if (rc != 0) return make_error(ErrorCode::kNotFound, "cannot start " + argv[0] + ": " + strerror(rc), argv[0]);
+
+  ProcessResult result;
+  std::vector<std::pair<int, Sink>> streams;
+  streams.push_back({out.read_end, Sink{&result.out, options.max_output_bytes, options.keep_output_tail, &result.out_dropped}});
+  streams.push_back({err.read_end, Sink{&result.err, options.max_output_bytes, options.keep_output_tail, &result.err_dropped}});
+  if (channel) {
+    streams.push_back({events.read_end, Sink{&result.events, options.max_event_bytes, false, nullptr,
+                                             &result.events_truncated}});
+  }
+  int64_t deadline = now_ms() + options.timeout_ms;
+  pump(pid, streams, deadline, result);
+  wait_for(pid, deadline, result);
   return result;
 }
 
@@ -153,7 +242,10 @@ Error exec_process(const std::vector<std::string>& argv, const std::map<std::str
   auto envs = env_strings(env);
   auto c_env = c_strings(envs);
   execvpe(args[0].c_str(), c_args.data(), c_env.data());
-  return make_error(ErrorCode::kNotFound, "cannot run " + argv[0] + ": " + strerror(errno), argv[0]);
+  // As a shell tells them apart (exit 127 and 126): not there, or there but not runnable.
+  int err = errno;
+  ErrorCode code = err == ENOENT || err == ENOTDIR ? ErrorCode::kNotFound : ErrorCode::kPermission;
+  return make_error(code, "cannot run " + argv[0] + ": " + strerror(err), argv[0]);
 }
 
 std::string self_executable_path() {

@@ -64,12 +64,45 @@ HANDLE inheritable_copy(HANDLE h) {
   return copy;
 }
 
-void drain(HANDLE pipe, std::string* sink, size_t limit) {
+// Reads a pipe to its end, keeping the first `limit` bytes (or the last, with keep_tail).
+void drain(HANDLE pipe, std::string* sink, size_t limit, bool keep_tail, size_t* dropped, bool* truncated) {
   char buf[65536];
   DWORD n = 0;
   while (ReadFile(pipe, buf, sizeof buf, &n, nullptr) && n > 0) {
-    if (sink->size() < limit) sink->append(buf, std::min<size_t>(n, limit - sink->size()));
+    if (keep_tail) {
+      sink->append(buf, n);
+      if (sink->size() > 2 * limit) {
+        *dropped += sink->size() - limit;
+        sink->erase(0, sink->size() - limit);
+      }
+      continue;
+    }
+    size_t take = sink->size() < limit ? std::min<size_t>(n, limit - sink->size()) : 0;
+    sink->append(buf, take);
+    if (take < n) {
+      if (dropped) *dropped += n - take;
+      if (truncated) *truncated = true;
+    }
   }
+  if (sink->size() > limit && keep_tail) {
+    *dropped += sink->size() - limit;
+    sink->erase(0, sink->size() - limit);
+  }
+}
+
+// argv with the event channel's placeholder replaced by the handle's value (the child inherits
+// the handle: every inheritable handle is, with bInheritHandles).
+std::vector<std::string> with_channel_id(const std::vector<std::string>& argv, const std::string& placeholder,
+                                         HANDLE channel) {
+  std::vector<std::string> out = argv;
+  if (placeholder.empty()) return out;
+  const std::string id = std::to_string(reinterpret_cast<uintptr_t>(channel));
+  for (auto& a : out) {
+    for (size_t at = a.find(placeholder); at != std::string::npos; at = a.find(placeholder, at)) {
+      a.replace(at, placeholder.size(), id);
+    }
+  }
+  return out;
 }
 
 struct Started {
@@ -133,13 +166,16 @@ std::string ProcessResult::describe_failure() const {
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) return make_error(ErrorCode::kInternal, "run_process: empty command");
   SECURITY_ATTRIBUTES sa{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
-  Handle out_read, out_write, err_read, err_write;
-  if (!CreatePipe(out_read.out(), out_write.out(), &sa, 0) || !CreatePipe(err_read.out(), err_write.out(), &sa, 0)) {
+  const bool channel = !options.event_channel_placeholder.empty();
+  Handle out_read, out_write, err_read, err_write, ev_read, ev_write;
+  if (!CreatePipe(out_read.out(), out_write.out(), &sa, 0) || !CreatePipe(err_read.out(), err_write.out(), &sa, 0) ||
+      (channel && !CreatePipe(ev_read.out(), ev_write.out(), &sa, 0))) {
     return win32::make_win32_error("cannot create a pipe", "", GetLastError());
   }
   // Our ends must not leak into the child, or the pipes never report end of file.
   SetHandleInformation(out_read.get(), HANDLE_FLAG_INHERIT, 0);
   SetHandleInformation(err_read.get(), HANDLE_FLAG_INHERIT, 0);
+  if (channel) SetHandleInformation(ev_read.get(), HANDLE_FLAG_INHERIT, 0);
   Handle null_in(CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, nullptr));
   Handle our_stderr;
   if (!options.capture_stderr) our_stderr.reset(inheritable_copy(GetStdHandle(STD_ERROR_HANDLE)));
@@ -150,17 +186,26 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   si.hStdInput = null_in.get();
   si.hStdOutput = out_write.get();
   si.hStdError = options.capture_stderr ? err_write.get() : our_stderr.get();
-  auto started = start(argv, options.env ? &*options.env : nullptr, si, options.cwd);
+  auto started = start(with_channel_id(argv, options.event_channel_placeholder, ev_write.get()),
+                       options.env ? &*options.env : nullptr, si, options.cwd);
   // Close our copies of the write ends: only the child holds them now.
   out_write.reset();
   err_write.reset();
+  ev_write.reset();
   null_in.reset();
   our_stderr.reset();
   if (!started) return started.error();
 
   ProcessResult result;
-  std::thread out_reader(drain, out_read.get(), &result.out, options.max_output_bytes);
-  std::thread err_reader(drain, err_read.get(), &result.err, options.max_output_bytes);
+  const size_t limit = options.max_output_bytes;
+  const bool tail = options.keep_output_tail;
+  std::thread out_reader(drain, out_read.get(), &result.out, limit, tail, &result.out_dropped, nullptr);
+  std::thread err_reader(drain, err_read.get(), &result.err, limit, tail, &result.err_dropped, nullptr);
+  std::thread ev_reader;
+  if (channel) {
+    ev_reader = std::thread(drain, ev_read.get(), &result.events, options.max_event_bytes, false, nullptr,
+                            &result.events_truncated);
+  }
   DWORD wait = WaitForSingleObject(started->process.get(), DWORD(std::max(0, options.timeout_ms)));
   if (wait != WAIT_OBJECT_0) result.timed_out = true;
   // Stop the child (on timeout) and anything it left running that still holds our pipes, so the
@@ -173,6 +218,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   WaitForSingleObject(started->process.get(), INFINITE);
   out_reader.join();
   err_reader.join();
+  if (ev_reader.joinable()) ev_reader.join();
   if (!result.timed_out) {
     DWORD code = 0;
     GetExitCodeProcess(started->process.get(), &code);

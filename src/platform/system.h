@@ -10,6 +10,7 @@ namespace cudnnup {
 
 Environment current_environment();
 bool stdout_is_terminal();
+bool stderr_is_terminal();  // where progress lines go
 // Makes stdout UTF-8 and ANSI-capable where that needs asking (Windows consoles).
 void prepare_console();
 // The command-line arguments as UTF-8 (on Windows re-read as UTF-16, since argv is in the ANSI

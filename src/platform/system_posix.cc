@@ -23,6 +23,7 @@ Environment current_environment() {
 }
 
 bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
 void prepare_console() {}
 

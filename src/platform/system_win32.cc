@@ -90,6 +90,12 @@ bool stdout_is_terminal() {
   return GetConsoleMode(GetStdHandle(STD_OUTPUT_HANDLE), &mode) != 0 && g_console_has_vt;
 }
 
+bool stderr_is_terminal() {
+  // The progress line needs only "\r", which every Windows console understands.
+  DWORD mode = 0;
+  return GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mode) != 0;
+}
+
 void prepare_console() {
   // UTF-8 output, so paths with non-ASCII names and the em-dash in --help show correctly.
   SetConsoleOutputCP(CP_UTF8);

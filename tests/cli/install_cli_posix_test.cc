@@ -91,9 +91,18 @@ TEST_F(InstallCli, RealCudnnShimMergedIntoAToolkitReports91900AndDoctorSeesIt) {
 
   auto r = cudnnup({"install", archive, "--into", cuda});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  auto probe = cudnnup({"__probe", "cudnn", cuda + "/lib64/libcudnn.so.9"});
+  nlohmann::json request{{"protocol", "cudnnup.child/1"}, {"task", "probe-cudnn"}, {"events", "-"},
+                         {"library", cuda + "/lib64/libcudnn.so.9"}};
+  auto probe = cudnnup({"__child", request.dump()});
   ASSERT_EQ(probe.exit_code, 0) << probe.err;
-  auto p = nlohmann::json::parse(probe.out);
+  nlohmann::json p;  // the "result" event's object (core/child/protocol.h)
+  for (size_t at = 0, next; at < probe.out.size(); at = next + 1) {
+    next = probe.out.find('\n', at);
+    if (next == std::string::npos) next = probe.out.size();
+    auto e = nlohmann::json::parse(probe.out.substr(at, next - at), nullptr, false);
+    if (!e.is_discarded() && e.value("event", "") == "result") p = e["result"];
+  }
+  ASSERT_TRUE(p.is_object()) << probe.out;
   EXPECT_TRUE(p["loaded"].get<bool>()) << probe.out;
   EXPECT_EQ(p["version"], 91900) << probe.out;
 
@@ -333,6 +342,46 @@ TEST_F(MirrorCli, AWrongSha256IsRefusedAndNothingIsInstalled) {
   EXPECT_NE(r.err.find("sha256"), std::string::npos) << r.err;
   EXPECT_FALSE(stdfs::exists(store() + "/versions"));
   EXPECT_FALSE(stdfs::exists(store() + "/cache/" + kTop + ".tar.xz.part")) << "a wrong file is not kept for resuming";
+}
+
+// Where each hash came from: without a published one the mirror's manifest is used and named.
+TEST_F(MirrorCli, TheOutputSaysWhichHashTheArchiveWasCheckedAgainst) {
+  auto r = cudnnup({"--json", "install", "9.19.0", "--cuda", "13", "--mirror", mirror()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::string manifest = mirror() + "/redistrib_9.19.0.json";
+  EXPECT_EQ(j["source"]["sha256_from"], "the mirror's manifest (" + manifest + ")");
+  ASSERT_EQ(j["source"]["hashes"].size(), 1u);
+  EXPECT_EQ(j["source"]["hashes"][0]["source"], "mirror-manifest");
+  EXPECT_EQ(j["source"]["hashes"][0]["where"], manifest);
+  EXPECT_EQ(j["source"]["hashes"][0]["sha256"], sha);
+  EXPECT_TRUE(j["source"]["hashes"][0]["used"].get<bool>());
+  EXPECT_EQ(j["archive"]["sha256"], sha);
+
+  ASSERT_EQ(cudnnup({"uninstall", "9.19.0.99+cuda13"}).exit_code, 0);
+  auto text = cudnnup({"install", "9.19.0", "--cuda", "13", "--mirror", mirror(), "--sha256", sha});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("matches the mirror's manifest (" + manifest + "); the sha256 given with --sha256 agrees"), std::string::npos)
+      << text.out;
+}
+
+// A mirror whose manifest gives another sha256 for an archive NVIDIA published (a row of
+// data/known_archives.json) is refused before anything is downloaded, naming both sources.
+TEST_F(MirrorCli, AMirrorThatDisagreesWithNvidiasPublishedHashIsRefused) {
+  const std::string published = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  nlohmann::json m = {{"release_label", "9.19.0"},
+                      {"cudnn", {{"version", "9.19.0.56"},
+                                 {"linux-x86_64", {{"cuda13", {{"relative_path", "cudnn/linux-x86_64/" + published},
+                                                               {"sha256", sha}, {"size", std::to_string(size)}}}}}}}};
+  testing::write_text(mirror() + "/redistrib_9.19.0.json", m.dump(1));
+  stdfs::copy_file(mirror() + "/" + archive_rel, mirror() + "/cudnn/linux-x86_64/" + published);
+  auto r = cudnnup({"install", "9.19.0", "--cuda", "13", "--mirror", mirror()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("NVIDIA's published sha256 (https://developer.download.nvidia.com/compute/cudnn/redist/redistrib_9.19.0.json)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the mirror's manifest (" + mirror() + "/redistrib_9.19.0.json) is " + sha), std::string::npos) << r.err;
+  EXPECT_FALSE(stdfs::exists(store() + "/versions"));
 }
 
 TEST_F(MirrorCli, AMissingVersionSaysWhereItLooked) {

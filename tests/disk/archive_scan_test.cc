@@ -1,4 +1,6 @@
-#include "app/commands/archive_scan.h"
+#include "install/archive_scan.h"
+
+#include "app/commands/install_services.h"
 
 #if CUDNNUP_HAVE_INSTALL
 
@@ -39,7 +41,7 @@ class ArchiveScan : public ::testing::Test {
     auto name = parse_archive_name(file);
     if (name) options.name = *name;
     options.limits = limits;
-    return scan_archive(*fs, path, options);
+    return scan_archive(*fs, path, options, install_services(nullptr));
   }
   static std::vector<FakeEntry> linux_entries() { return testing::official_entries(OfficialLayout{kLinuxTop}); }
 };
@@ -96,7 +98,7 @@ TEST_F(ArchiveScan, HostileCorpusIsRefusedWithAReason) {
       {"traversal", [&](auto& e) { e.push_back({t + "../../evil.sh", EntryKind::kFile, "x"}); }, "path traversal"},
       {"absolute", [&](auto& e) { e.push_back({"/tmp/evil.sh", EntryKind::kFile, "x"}); }, "absolute"},
       {"symlink escape", [&](auto& e) { e.push_back({t + "lib/libevil.so", EntryKind::kSymlink, {}, "/etc/passwd"}); }, "outside"},
-      {"relative symlink escape", [&](auto& e) { e.push_back({t + "lib/up", EntryKind::kSymlink, {}, "../../.."}); }, "outside"},
+      {"relative symlink escape", [&](auto& e) { e.push_back({t + "lib/up", EntryKind::kSymlink, {}, "../../.."}); }, "above the version directory"},
       {"hard link", [&](auto& e) { e.push_back({t + "lib/hl", EntryKind::kHardlink, {}, "/etc/passwd"}); }, "hard link"},
       {"device node", [&](auto& e) { e.push_back({t + "lib/null", EntryKind::kDevice}); }, "device node"},
       {"case collision", [&](auto& e) { e.push_back({t + "include/CUDNN_VERSION.h", EntryKind::kFile, "x"}); }, "letter case"},
@@ -160,7 +162,7 @@ TEST_F(ArchiveScan, TruncatedArchiveIsRefused) {
   std::filesystem::resize_file(path, size / 2);
   ScanOptions options;
   options.name = *parse_archive_name(path);
-  auto r = scan_archive(*fs, path, options);
+  auto r = scan_archive(*fs, path, options, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kCorrupt);
   EXPECT_NE(r.error().message.find("truncated"), std::string::npos) << r.error().message;

@@ -200,12 +200,19 @@ TEST(Win32Process, CapturesOutputAndExitCode) {
 
 TEST(Win32Process, ArgumentsSurviveQuotingAsUtf8) {
   // The probe child echoes the library path it was given, so the round trip through
-  // CreateProcessW and CommandLineToArgvW is visible.
+  // CreateProcessW and CommandLineToArgvW is visible (the request is JSON with quotes inside).
   std::string odd = "C:/dir with space/caf\xc3\xa9 \"quoted\"\\/cudnn64_9.dll";
-  auto r = run_process({cudnnup_exe(), "__probe", "cudnn", odd}, {});
+  nlohmann::json request{{"protocol", "cudnnup.child/1"}, {"task", "probe-cudnn"}, {"events", "-"}, {"library", odd}};
+  auto r = run_process({cudnnup_exe(), "__child", request.dump()}, {});
   ASSERT_TRUE(r) << r.error().message;
-  auto j = nlohmann::json::parse(r->out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << r->out;
+  nlohmann::json j;
+  for (size_t at = 0, next; at < r->out.size(); at = next + 1) {
+    next = r->out.find('\n', at);
+    if (next == std::string::npos) next = r->out.size();
+    auto e = nlohmann::json::parse(r->out.substr(at, next - at), nullptr, false);
+    if (!e.is_discarded() && e.value("event", "") == "result") j = e["result"];
+  }
+  ASSERT_TRUE(j.is_object()) << r->out;
   EXPECT_EQ(j.value("path", ""), odd);
   EXPECT_EQ(j.value("loaded", true), false);
 }

@@ -1,15 +1,17 @@
 #include "support/archive_builder.h"
 
-#if CUDNNUP_HAVE_INSTALL
-
-#include <archive.h>
-#include <archive_entry.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "support/fixture_libs.h"
+#include "support/pe_builder.h"
+
+#if CUDNNUP_HAVE_INSTALL
+#include <archive.h>
+#include <archive_entry.h>
+#endif
 
 namespace cudnnup::testing {
 
@@ -20,6 +22,7 @@ std::string read_file_bytes(const std::string& path) {
   return ss.str();
 }
 
+#if CUDNNUP_HAVE_INSTALL
 void write_archive(const std::string& out_path, const std::vector<FakeEntry>& entries, ArchiveFormat format) {
   struct archive* a = archive_write_new();
   switch (format) {
@@ -67,6 +70,7 @@ void write_archive(const std::string& out_path, const std::vector<FakeEntry>& en
       default:
         ADD_FAILURE() << "unsupported fake entry kind";
     }
+    if (e.mode >= 0) archive_entry_set_perm(ae, static_cast<mode_t>(e.mode));
     ASSERT_EQ(archive_write_header(a, ae), ARCHIVE_OK) << e.path << ": " << archive_error_string(a);
     if (e.kind == EntryKind::kFile && !e.data.empty()) {
       size_t n = e.declared_size >= 0 ? std::min(e.data.size(), size_t(e.declared_size)) : e.data.size();
@@ -78,14 +82,11 @@ void write_archive(const std::string& out_path, const std::vector<FakeEntry>& en
   archive_write_free(a);
 }
 
+#endif  // CUDNNUP_HAVE_INSTALL
+
 std::string fake_pe(uint16_t machine, size_t size) {
-  std::string pe(std::max<size_t>(size, 0x200), '\0');
-  pe[0] = 'M';
-  pe[1] = 'Z';
-  pe[0x3c] = char(0x80);
-  pe.replace(0x80, 4, std::string("PE\0\0", 4));
-  pe[0x84] = char(machine & 0xff);
-  pe[0x85] = char(machine >> 8);
+  std::string pe = build_pe_dll(machine, {"KERNEL32.dll"});
+  if (pe.size() < size) pe.resize(size, '\0');
   return pe;
 }
 
@@ -128,5 +129,3 @@ std::vector<FakeEntry> official_entries(const OfficialLayout& l) {
 }
 
 }  // namespace cudnnup::testing
-
-#endif  // CUDNNUP_HAVE_INSTALL

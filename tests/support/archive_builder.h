@@ -18,16 +18,17 @@ struct FakeEntry {
   std::string data;         // file bytes
   std::string link_target;  // symlink / hard link
   long long declared_size = -1;  // tar header size when it must differ from data (truncation)
+  int mode = -1;                 // permission bits when they must differ from 0644/0755/0777
 };
 
 enum class ArchiveFormat { kTarXz, kTarGz, kTar, kZip };
 
-// Writes the entries in order; aborts the test on failure.
+// Writes the entries in order; aborts the test on failure. (Builds with libarchive only.)
 void write_archive(const std::string& out_path, const std::vector<FakeEntry>& entries, ArchiveFormat format);
 
 std::string read_file_bytes(const std::string& path);
 
-// A minimal PE (DLL) header for the given machine (0x8664 x64, 0xAA64 arm64), padded to `size`.
+// A small valid PE DLL for the given machine (0x8664 x64, 0xAA64 arm64), padded to `size`.
 std::string fake_pe(uint16_t machine = 0x8664, size_t size = 4096);
 
 struct OfficialLayout {

@@ -84,8 +84,8 @@ void make_symlink(const std::string& target, const std::string& link) {
 }
 
 void install_stub_set(const std::string& variant, const std::string& lib_dir, bool versioned_names, bool dev_links) {
-  // variant is "v9.19.0" / "v8.9.7": the major and full version come from it.
-  std::string version = variant.substr(1);
+  // variant is "v9.19.0" / "v8.9.7" / "linked9.19.0": the major and full version come from it.
+  std::string version = variant.substr(variant.find_first_of("0123456789"));
   std::string major = version.substr(0, version.find('.'));
   std::vector<std::string> names = {"libcudnn"};
   for (const auto& c : major == "8" ? cudnn8_components() : cudnn9_components()) names.push_back("libcudnn_" + c);

@@ -3,54 +3,57 @@
 #include <nlohmann/json.hpp>
 
 #include <future>
+#include <map>
 #include <optional>
 
-#include "platform/process.h"
+#include "app/child/child_runner.h"
+#include "base/result.h"
+#include "child/loader_environment.h"
+#include "child/mapped_files.h"
 
 namespace cudnnup {
 namespace {
 
 using nlohmann::json;
 
-// Runs `cudnnup __probe ...`; returns the JSON it printed, or a description of how it failed.
-// `env`: the child's variables (nullopt: ours).
-Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms,
+// Runs one probe task in a child; returns its answer, or a description of how it failed, worded
+// as doctor has always shown it ("the probe process crashed (killed by signal 11, ...)").
+// `env`: the child's whole environment (unset: ours).
+Result<json> run_probe(const std::string& task, json request, int timeout_ms, std::vector<std::string>* mapped,
                        std::optional<std::map<std::string, std::string>> env = std::nullopt) {
-  std::vector<std::string> argv = {self_executable_path(), "__probe"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions options;
+  ChildRunOptions options;
   options.timeout_ms = timeout_ms;
   options.env = std::move(env);
-  auto result = run_process(argv, options);
-  if (!result) return result.error();
-  if (!result->exited_normally() || result->exit_code != 0) {
-    std::string why = "the probe process " + result->describe_failure();
-    if (!result->err.empty()) why += ": " + result->err.substr(0, 500);
-    return make_error(ErrorCode::kIo, why);
+  options.required_stages = {"probe"};
+  options.what = "the probe process";
+  ChildRun run = run_child(task, std::move(request), options);
+  if (run.problem) {
+    // A crash or hang keeps the words doctor's findings key on ("crashed", "did not finish").
+    std::string why = run.problem->crashed && run.end.started ? "the probe process " + run.end.how : run.problem->summary;
+    if (!run.end.printed.empty()) why += ": " + run.end.printed.substr(0, 500);
+    return make_error(run.problem->crashed ? ErrorCode::kIo : ErrorCode::kInternal, why);
   }
-  auto doc = json::parse(result->out, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorCode::kInternal, "the probe printed no JSON");
-  return doc;
+  const json* answer = run.transcript.result();
+  if (!answer || !answer->is_object()) return make_error(ErrorCode::kInternal, "the probe reported no result");
+  if (mapped) {
+    for (auto& [when, files] : run.transcript.module_snapshots()) *mapped = files;
+  }
+  return *answer;
 }
 
 }  // namespace
-
-std::map<std::string, std::string> isolated_probe_environment(const Environment& env, const std::string& lib_dir) {
-  std::map<std::string, std::string> vars;
-  for (const auto& [name, value] : env.vars) {
-    if (env.windows() || name.rfind("LD_", 0) != 0) vars[name] = value;
-  }
-  if (!env.windows()) vars["LD_LIBRARY_PATH"] = lib_dir;
-  return vars;
-}
 
 LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
   const std::string& library_path = request.library_path;
   LibraryProbe probe;
   probe.attempted = true;
-  std::vector<std::string> args = {"cudnn", library_path};
-  if (!request.lib_dir.empty()) args.insert(args.end(), {"--lib-dir", request.lib_dir});
-  auto out = run_probe(args, timeout_ms_, isolated_probe_environment(env_, request.lib_dir));
+  // Isolated: the copy's own loader environment, so the shim's by-name loads of its sub-libraries
+  // find this copy's files and no other (doctor::attribute_probe checks that they did).
+  std::vector<std::string> mapped;
+  auto out = run_probe("probe-cudnn", json{{"library", library_path}, {"isolated", true}}, timeout_ms_, &mapped,
+                       child_loader_environment(env_, request.lib_dir));
+  // Only the cuDNN files are kept: they decide whose answer it was.
+  for (const auto& f : attribute_cudnn_files(mapped, {}, env_.windows())) probe.mapped_files.push_back(f.path);
   if (!out) {
     probe.failure = "loading " + library_path + ": " + out.error().message;
     return probe;
@@ -65,13 +68,6 @@ LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
   probe.version = decode_cudnn_version_number(probe.version_number);
   if (j.contains("cudart_version")) probe.cudart_version = decode_cuda_version_number(j["cudart_version"].get<long long>());
   probe.max_device_version = j.value("max_device_version", 0LL);
-  for (const auto& m : j.value("mapped", json::array())) {
-    if (m.is_string()) probe.mapped_files.push_back(m.get<std::string>());
-  }
-  if (j.contains("search_error") && j["search_error"].is_string()) {  // Windows: the safe search was refused
-    probe.isolated = false;
-    probe.isolation_problem = "could not be probed in isolation: " + j["search_error"].get<std::string>();
-  }
   return probe;
 }
 
@@ -89,10 +85,7 @@ std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<ProbeRe
 
 DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
   DriverInfo info;
-  std::vector<std::string> args = {"driver"};
-  if (!libcuda_path.empty()) args.insert(args.end(), {"--cuda", libcuda_path});
-  if (!nvml_path.empty()) args.insert(args.end(), {"--nvml", nvml_path});
-  auto out = run_probe(args, timeout_ms_);
+  auto out = run_probe("probe-driver", json{{"cuda", libcuda_path}, {"nvml", nvml_path}}, timeout_ms_, nullptr);
   if (!out) {
     info.problem = out.error().message;
     return info;

@@ -1,24 +1,18 @@
-// Prober that loads libraries in child processes (`cudnnup __probe ...`): a library that crashes
+// Prober that loads libraries in child processes (tasks probe-cudnn and probe-driver of
+// `cudnnup __child`, app/child/child_runner.h): a library that crashes
 // or hangs while loading becomes a finding, never a crash of cudnnup.
 #pragma once
-
-#include <map>
-#include <string>
 
 #include "base/environment.h"
 #include "diagnose/prober.h"
 
 namespace cudnnup {
 
-// The variables of a cuDNN probe child: the user's, less every LD_* variable (LD_PRELOAD,
-// LD_AUDIT, ...), with LD_LIBRARY_PATH = the copy's directory so the shim's by-name loads find
-// that copy's sub-libraries first. On Windows the variables stay; the child restricts its search.
-std::map<std::string, std::string> isolated_probe_environment(const Environment& env, const std::string& lib_dir);
-
 class ChildProber final : public Prober {
  public:
-  // `env`: the user's environment; a cuDNN probe child gets it without any LD_* variable and with
-  // LD_LIBRARY_PATH set to the copy's directory (isolated_probe_environment).
+  // `env`: the user's environment; a cuDNN probe child gets the copy's loader environment made
+  // from it (core/child/loader_environment.h: no LD_PRELOAD/LD_AUDIT, LD_LIBRARY_PATH = the copy's
+  // directory; Windows: the copy's folder first on PATH and no current directory in the search).
   explicit ChildProber(const Environment& env, int timeout_ms = 15000) : env_(env), timeout_ms_(timeout_ms) {}
   LibraryProbe probe_cudnn(const ProbeRequest& request) override;
   // One child per library, up to kParallel at a time: with 200 Python environments the probes

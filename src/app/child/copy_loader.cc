@@ -1,8 +1,11 @@
 #include "app/child/copy_loader.h"
 
+#include <algorithm>
+
 #include "adapters/cuda_driver_api.h"
 #include "binfmt/elf.h"
 #include "base/paths.h"
+#include "facts/cudnn_components.h"
 #include "facts/driver_libraries.h"
 #include "gpu/verify_locate.h"
 #include "platform/loaded_modules.h"
@@ -11,44 +14,75 @@ namespace cudnnup {
 
 namespace {
 
-std::vector<std::string> elf_problems(const FileSystem& fs, const std::string& path) {
-  auto info = fs.stat(path);
-  if (!info) return {info.error().message};
-  auto parsed = parse_elf([&](uint64_t off, size_t n) { return fs.read_range(path, off, n); }, info->size);
-  if (!parsed) return {parsed.error().message};
-  return parsed->problems;
-}
+using Note = std::function<void(const std::string&)>;
 
-LibraryLoad try_load(const FileSystem& fs, bool windows, const std::string& component, const std::string& path,
-                     const std::function<void(const std::string&)>& before_load) {
+// What is known about a file before anything is loaded; `needed` gets its DT_NEEDED names.
+LibraryLoad inspect(const FileSystem& fs, bool windows, const std::string& component, const std::string& path,
+                    std::vector<std::string>* needed) {
   LibraryLoad l;
   l.component = component;
   l.path = path;
   l.present = fs.exists(path);
   if (!l.present) return l;
   if (auto real = fs.canonical(path)) l.real_path = *real;
-  // Check the ELF first: the loader maps a truncated file and dies with SIGBUS touching the
-  // missing pages, so a damaged file is reported from its headers instead of loaded.
-  if (!windows) l.elf_problems = elf_problems(fs, path);  // DLLs are PE files: the loader checks them
-  if (!l.elf_problems.empty()) {
-    l.error = "not loaded: " + l.elf_problems.front();
-    return l;
+  if (windows) return l;  // DLLs are PE files: the loader checks them
+  auto info = fs.stat(path);
+  auto parsed = info ? parse_elf([&](uint64_t off, size_t n) { return fs.read_range(path, off, n); }, info->size)
+                     : Result<ElfInfo>(info.error());
+  if (!parsed) {
+    l.elf_problems = {parsed.error().message};
+  } else {
+    l.elf_problems = parsed->problems;
+    *needed = parsed->needed;
   }
-  if (before_load) before_load(path);
-  auto lib = DynamicLibrary::open(path);
+  if (!l.elf_problems.empty()) l.error = "not loaded: " + l.elf_problems.front();
+  return l;
+}
+
+void load_by_path(LibraryLoad& l, const Note& note) {
+  if (!l.present || !l.elf_problems.empty() || !l.error.empty()) return;
+  if (note) note("loading " + l.path);
+  auto lib = DynamicLibrary::open(l.path);
   if (lib) {
     l.loaded = true;
     lib->leak();  // unloading cuDNN at exit has crashed in the field; the process ends anyway
   } else {
     l.error = lib.error().message;
   }
-  return l;
+}
+
+// The shim, its API and its version checks; the checks make the shim load its sub-libraries.
+// `damaged`: components whose file must not reach the loader: no version check then, and no
+// cudnnGetVersion when it is the library that call is forwarded to (9.x graph, 8.x ops_infer).
+void load_shim(LoadedCopy& out, const std::vector<std::string>& damaged, const Note& note) {
+  LibrarySetFacts& lf = out.facts;
+  load_by_path(lf.shim, note);
+  if (!lf.shim.loaded) return;
+  auto loaded = CudnnApi::load(lf.shim.path, lf.major);
+  if (!loaded) return;
+  out.api.emplace(std::move(loaded.value()));
+  out.api->leak();
+  lf.missing_symbols = out.api->missing();
+  auto is_damaged = [&](const char* component) {
+    return std::find(damaged.begin(), damaged.end(), component) != damaged.end();
+  };
+  if (damaged.empty()) {
+    for (const auto& [name, check] : out.api->version_checks()) {
+      if (note) note("calling " + name + " (the shim loads its sub-libraries)");
+      lf.version_checks.emplace_back(name, check());
+    }
+  }
+  const auto& fn = out.api->functions();
+  if (fn.GetVersion && !is_damaged(kCudnnGraphComponent) && !is_damaged(kCudnn8VersionComponent)) {
+    if (note) note("calling cudnnGetVersion");
+    lf.version = decode_cudnn_version_number(static_cast<long long>(fn.GetVersion()));
+  }
+  if (lf.version.known()) lf.major = lf.version.major();
 }
 
 }  // namespace
 
-LoadedCopy load_copy(const AppContext& ctx, const std::string& path,
-                     const std::function<void(const std::string&)>& before_load) {
+LoadedCopy load_copy(const AppContext& ctx, const std::string& path, const Note& note) {
   LoadedCopy out;
   const FileSystem& fs = *ctx.fs;
   const bool windows = ctx.env.windows();
@@ -62,30 +96,30 @@ LoadedCopy load_copy(const AppContext& ctx, const std::string& path,
   out.located = true;
   lf.lib_dir = loc->lib_dir;
   lf.major = loc->major;
-  for (const auto& file : loc->sublibrary_files) {
+  lf.windows = windows;
+  std::vector<std::string> damaged, damaged_names;
+  std::vector<std::vector<std::string>> needed(loc->sublibrary_files.size());
+  for (size_t i = 0; i < loc->sublibrary_files.size(); ++i) {
+    const std::string& file = loc->sublibrary_files[i];
     std::string name(paths::basename(file));
-    lf.sublibraries.push_back(try_load(fs, windows, sublibrary_component(name), file, before_load));
+    lf.sublibraries.push_back(inspect(fs, windows, sublibrary_component(name), file, &needed[i]));
+    if (lf.sublibraries.back().elf_problems.empty()) continue;
+    damaged.push_back(lf.sublibraries.back().component);
+    damaged_names.push_back(name);
   }
-  lf.shim = try_load(fs, windows, "cudnn", loc->shim, before_load);
-  if (lf.shim.loaded) {
-    auto loaded = CudnnApi::load(loc->shim);
-    if (loaded) {
-      out.api.emplace(std::move(loaded.value()));
-      out.api->leak();
-      const auto& fn = out.api->functions();
-      if (fn.GetVersion) lf.version = decode_cudnn_version_number(static_cast<long long>(fn.GetVersion()));
-      if (lf.version.known()) lf.major = lf.version.major();
-      std::pair<const char*, nv::cudnnVersionCheck_t> checks[] = {{"cudnnGraphVersionCheck", fn.GraphVersionCheck},
-                                                                   {"cudnnOpsVersionCheck", fn.OpsVersionCheck},
-                                                                   {"cudnnCnnVersionCheck", fn.CnnVersionCheck},
-                                                                   {"cudnnAdvVersionCheck", fn.AdvVersionCheck}};
-      for (auto& [name, check] : checks) {
-        if (check) lf.version_checks.emplace_back(name, check());
+  // Nor through another sub-library's DT_NEEDED.
+  for (size_t i = 0; i < lf.sublibraries.size(); ++i) {
+    for (const auto& n : needed[i]) {
+      if (std::find(damaged_names.begin(), damaged_names.end(), n) != damaged_names.end() && lf.sublibraries[i].error.empty()) {
+        lf.sublibraries[i].error = "not loaded: it needs " + n + ", which is damaged";
       }
-      lf.missing_symbols = out.api->missing_legacy();
-      for (const auto& m : out.api->missing_backend()) lf.missing_symbols.push_back(m);
     }
   }
+  std::vector<std::string> shim_needed;
+  lf.shim = inspect(fs, windows, "cudnn", loc->shim, &shim_needed);
+  // A damaged sub-library is not handed to the loader at all, not even through the shim.
+  load_shim(out, damaged, note);
+  for (auto& l : lf.sublibraries) load_by_path(l, note);
   for (const auto& comp : required_sublibraries(lf.major, lf.version)) {
     bool found = false;
     for (const auto& l : lf.sublibraries) found = found || l.component == comp;
@@ -96,12 +130,7 @@ LoadedCopy load_copy(const AppContext& ctx, const std::string& path,
       lf.sublibraries.push_back(missing);
     }
   }
-  // Module paths as the loader recorded them, with their directory resolved, so a copy reached
-  // through a link (lib64 -> targets/.../lib) compares equal to its canonical lib_dir.
-  for (const auto& m : loaded_module_paths()) {
-    auto real_dir = fs.canonical(paths::parent(m));
-    lf.loaded_modules.push_back(paths::join(real_dir ? *real_dir : paths::parent(m), paths::basename(m)));
-  }
+  lf.loaded_modules = loaded_module_paths();
   return out;
 }
 

@@ -1,6 +1,13 @@
-// Shared by the verify and bench children: loads a cuDNN copy's sub-libraries and shim by
-// absolute path (sub-libraries first, so the shim's by-name loads get these) and keeps them
-// loaded for the life of the process; finds libcuda. Only child processes call this.
+// Shared by the verify and bench children: loads a cuDNN copy the way programs do, and keeps it
+// loaded for the life of the process; finds libcuda. Only child processes call this, in the
+// loader environment their parent set (core/child/loader_environment.h).
+//
+// The order: every file's ELF headers are checked first (the loader maps a truncated file and
+// dies with SIGBUS touching the missing pages); then the shim is loaded by absolute path and its
+// sub-library version checks are called, so the shim loads its sub-libraries by name as in real
+// use; then each sub-library is loaded by absolute path too (what is already mapped is only
+// counted again; what the shim did not load gets the loader's own error message); last, every
+// file mapped into the process is listed.
 #pragma once
 
 #include <functional>
@@ -22,10 +29,10 @@ struct LoadedCopy {
   std::optional<CudnnApi> api;      // set when the shim loaded
 };
 
-// `before_load` (optional) hears each path just before it is handed to the loader, so a crash
-// inside a library's initialisation can be pinned on that file.
+// `note` (optional) hears what is about to happen ("loading X", "calling cudnnOpsVersionCheck"),
+// so a crash inside a library's initialisation can be pinned on it.
 LoadedCopy load_copy(const AppContext& ctx, const std::string& path,
-                     const std::function<void(const std::string&)>& before_load = {});
+                     const std::function<void(const std::string&)>& note = {});
 
 // --libcuda when given, else LD_LIBRARY_PATH entries, else the usual driver locations.
 std::string pick_libcuda(const AppContext& ctx, const std::string& requested);

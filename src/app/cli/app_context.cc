@@ -7,18 +7,31 @@
 
 namespace cudnnup {
 
-int report_error(const AppContext& ctx, const Error& error) {
-  int code = error.code == ErrorCode::kConflict ? kExitConflict : kExitUsage;
+int exit_code_for(const Error& error) { return error.code == ErrorCode::kConflict ? kExitConflict : kExitUsage; }
+
+int report_error(const AppContext& ctx, const Error& error) { return report_error(ctx, error, exit_code_for(error)); }
+
+int report_error(const AppContext& ctx, const Error& error, int exit_code, const std::vector<std::string>& suggestions) {
   if (ctx.options.json) {
-    nlohmann::json out;
+    nlohmann::ordered_json out;
+    out["schema"] = "cudnnup.error/1";
+    out["command"] = ctx.command.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ctx.command);
     out["error"] = {{"code", error_code_name(error.code)}, {"message", error.message}};
     if (!error.path.empty()) out["error"]["path"] = error.path;
-    out["exit_code"] = code;
+    if (!suggestions.empty()) out["error"]["did_you_mean"] = suggestions;
+    out["exit_code"] = exit_code;
     std::cout << out.dump(2) << std::endl;
   } else {
     std::cerr << "cudnnup: error: " << error.message << std::endl;
+    if (!suggestions.empty()) {
+      std::cerr << "Did you mean";
+      for (size_t i = 0; i < suggestions.size(); ++i) {
+        std::cerr << (i == 0 ? " " : i + 1 == suggestions.size() ? " or " : ", ") << "`" << suggestions[i] << "`";
+      }
+      std::cerr << "?" << std::endl;
+    }
   }
-  return code;
+  return exit_code;
 }
 
 }  // namespace cudnnup

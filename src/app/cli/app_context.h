@@ -3,7 +3,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "app/cli/output_format.h"
 #include "base/environment.h"
 #include "base/filesystem.h"
 #include "base/result.h"
@@ -11,8 +13,9 @@
 namespace cudnnup {
 
 struct GlobalOptions {
-  bool json = false;
-  bool no_color = false;
+  OutputFormat format = OutputFormat::kText;  // --format (cli_definition.cc)
+  bool json = false;                          // format == kJson: set with it, once, after parsing
+  ColorChoice color = ColorChoice::kAuto;     // --color, --no-color
   bool quiet = false;
   std::string db_path;  // --db FILE overrides the embedded rules
 };
@@ -21,11 +24,19 @@ struct AppContext {
   GlobalOptions options;
   std::unique_ptr<FileSystem> fs;
   Environment env;
-  bool color = false;  // decided once: terminal, no --no-color, no NO_COLOR, not --json
+  bool color = false;   // decided once (use_color): --color, NO_COLOR, TERM, a terminal, not JSON
+  std::string command;  // the command that runs ("doctor", "cache clean"), for error documents
 };
 
-// Prints an error the same way for every command (text or JSON) and returns kExitUsage or the
-// code that fits the error.
+// Prints an error the same way for every command (text on stderr, or the JSON error document
+// `cudnnup.error/1` on stdout) and returns kExitUsage or the code that fits the error.
 int report_error(const AppContext& ctx, const Error& error);
+
+// The same with a chosen exit code (exec: 126, 127) and "did you mean" words.
+int report_error(const AppContext& ctx, const Error& error, int exit_code,
+                 const std::vector<std::string>& suggestions = {});
+
+// The exit code that fits an error: 4 for a conflict, else 2.
+int exit_code_for(const Error& error);
 
 }  // namespace cudnnup

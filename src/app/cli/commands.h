@@ -13,7 +13,7 @@ using CommandAction = std::function<int(AppContext&)>;
 
 void add_doctor_command(CLI::App& app, CommandAction& action);
 void add_explain_command(CLI::App& app, CommandAction& action);
-void add_probe_command(CLI::App& app, CommandAction& action);  // hidden: the child side of probes
+void add_child_command(CLI::App& app, CommandAction& action);  // hidden: __child, every child process
 void add_which_command(CLI::App& app, CommandAction& action);
 // Versions side by side (docs/commands/versions.md).
 void add_list_command(CLI::App& app, CommandAction& action);
@@ -26,7 +26,9 @@ void add_link_command(CLI::App& app, CommandAction& action);
 void add_archive_info_command(CLI::App& app, CommandAction& action);
 void add_install_command(CLI::App& app, CommandAction& action);
 void add_uninstall_command(CLI::App& app, CommandAction& action);
-void add_verify_command(CLI::App& app, CommandAction& action);  // verify + hidden __verify-child
-void add_bench_command(CLI::App& app, CommandAction& action);   // bench + hidden __bench-child
+void add_cache_command(CLI::App& app, CommandAction& action);        // cache clean
+void add_completions_command(CLI::App& app, CommandAction& action);  // reads the whole CLI (cli_model.h)
+void add_verify_command(CLI::App& app, CommandAction& action);
+void add_bench_command(CLI::App& app, CommandAction& action);
 
 }  // namespace cudnnup

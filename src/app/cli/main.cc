@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "app/cli/commands.h"
+#include "app/cli/cli_definition.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/usage_errors.h"
+#include "app/cli/version_info.h"
 #include "app/commands/recovery.h"
 #include "platform/real_filesystem.h"
 #include "platform/system.h"
@@ -13,55 +15,43 @@ using namespace cudnnup;
 
 int main(int argc, char** argv) {
   prepare_console();
-  CLI::App app{
-      "cudnnup — install, switch, diagnose and verify NVIDIA cuDNN.\n\n"
-      "Start with `cudnnup doctor`: it lists the driver, every CUDA toolkit and every cuDNN copy on\n"
-      "this machine and says what is wrong and how to fix it. Exit codes: 0 ok, 1 problems found,\n"
-      "2 usage or tool error, 3 no NVIDIA driver/GPU, 4 locked or conflicting (docs/exit-codes.md).",
-      "cudnnup"};
-  // CLI11 turns on "/option" parsing on Windows, which would read a path like "/tmp/x" or
-  // "//server/share" as an option; cudnnup paths use '/' everywhere, so keep it off.
-  app.allow_windows_style_options(false);
-  app.require_subcommand(1);
-  app.fallthrough();  // global flags (--json, --no-color, --db) may follow the command name
-  app.set_version_flag("--version", std::string("cudnnup ") + CUDNNUP_VERSION);
-  AppContext ctx;
-  app.add_flag("--json", ctx.options.json, "Print machine-readable JSON (schema: docs/json-schema.md)");
-  app.add_flag("--no-color", ctx.options.no_color, "Never colour the output (NO_COLOR is honoured too)");
-  app.add_flag("-q,--quiet", ctx.options.quiet, "Print only problems");
-  app.add_option("--db", ctx.options.db_path, "Use this rules file instead of the built-in one (data/rules.json format)");
-
+  CLI::App app{kProgramHelp, "cudnnup"};
+  GlobalArgs global;
   CommandAction action;
-  add_doctor_command(app, action);
-  add_explain_command(app, action);
-  add_probe_command(app, action);
-  add_which_command(app, action);
-  add_list_command(app, action);
-  add_use_command(app, action);
-  add_current_command(app, action);
-  add_env_command(app, action);
-  add_exec_command(app, action);
-  add_init_command(app, action);
-  add_link_command(app, action);
-  add_archive_info_command(app, action);
-  add_install_command(app, action);
-  add_uninstall_command(app, action);
-  add_verify_command(app, action);
-  add_bench_command(app, action);
+  define_cli(app, global, action);
 
   std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
+  const std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
+  AppContext ctx;
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    UsageProblem p = explain_parse_error(app, words, e);
+    ctx.options.json = json_requested(words);  // the options were not read: a usage error in JSON mode is JSON
+    ctx.command = p.command;
+    return report_error(ctx, p.error, kExitUsage, p.suggestions);
   }
+  const CLI::App* command = chosen_command(app);
+  ctx.command = command_path(command);
+  auto options = resolve_global_options(global, command);
+  if (!options) {
+    ctx.options.json = json_requested(words);
+    return report_error(ctx, options.error());
+  }
+  ctx.options = *options;
   ctx.fs = make_real_filesystem();
   ctx.env = current_environment();
-  ctx.color = !ctx.options.json && !ctx.options.no_color && !ctx.env.get("NO_COLOR") && stdout_is_terminal();
-  if (!action) return kExitUsage;
+  ctx.color = use_color(ctx.options.color, ctx.options.format, ctx.env.get("NO_COLOR"), ctx.env.get("TERM"),
+                        stdout_is_terminal());
+  if (global.version) return print_version(ctx);
+  if (!action) {
+    UsageProblem p = missing_command(command ? *command : app);
+    return report_error(ctx, p.error, kExitUsage);
+  }
   // A cudnnup killed mid-install left a journal: finish or roll it back before anything else
   // looks at the store (ARCHITECTURE: "repairs leftovers on its next start"). Probe children
   // skip this: they only load a library and must stay cheap.

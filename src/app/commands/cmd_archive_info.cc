@@ -6,9 +6,9 @@
 #include "app/cli/exit_codes.h"
 
 #if CUDNNUP_HAVE_INSTALL
-#include "platform/sha256.h"
-#include "app/render/archive_render.h"
 #include "app/commands/doctor_runner.h"
+#include "app/commands/install_services.h"
+#include "app/render/archive_render.h"
 #include "base/paths.h"
 #endif
 
@@ -41,9 +41,13 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   ScanOptions options;
   options.name = name;
   options.hash_archive = true;
-  auto scan = scan_archive(*ctx.fs, args.file, options);
+  Result<ScanResult> scan = make_error(ErrorCode::kInternal, "not read");
+  {
+    auto progress = progress_for(ctx);
+    scan = scan_archive(*ctx.fs, args.file, options, install_services(progress ? progress->get() : nullptr));
+  }
   // A refused archive stops the scan early; hash it on its own then.
-  auto sha = scan ? Result<std::string>(scan->archive_sha256) : sha256_file(*ctx.fs, args.file);
+  auto sha = scan ? Result<std::string>(scan->archive_sha256) : hash_file(*ctx.fs, args.file, sha256_hasher());
   if (!sha) return report_error(ctx, sha.error());
   std::optional<ArchiveName> identity = name;
   if (!identity && scan) {
@@ -67,9 +71,8 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   int code = archive_ok && suits_ok ? kExitOk : kExitProblems;
 
   if (ctx.options.json) {
-    nlohmann::json out;
-    out["schema"] = 1;
-    out["command"] = "archive-info";
+    nlohmann::ordered_json out;
+    out["schema"] = "cudnnup.archive-info/1";
     out["archive"] = archive_identity_json(name, args.file, info->size, *sha);
     out["known"] = known_json(known);
     if (scan) {
@@ -128,8 +131,9 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
 void add_archive_info_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<ArchiveInfoArgs>();
   auto* cmd = app.add_subcommand("archive-info", "Say what a cuDNN archive is, whether it is whole and genuine, and whether it suits this machine");
-  cmd->add_option("file", args->file, "A cuDNN archive: .tar.xz, .tgz, .tar or .zip")->required();
-  cmd->add_option("--cuda-dir", args->cuda_dir, "Judge the CUDA match against this toolkit (default: every toolkit found)");
+  cmd->add_option("file", args->file, "A cuDNN archive: .tar.xz, .tgz, .tar or .zip")->type_name("FILE")->required();
+  cmd->add_option("--cuda-dir", args->cuda_dir, "Judge the CUDA match against this toolkit (default: every toolkit found)")
+      ->type_name("DIR");
   cmd->add_flag("--no-machine", args->no_machine, "Do not inspect this machine (no toolkit/driver/GPU checks)");
   cmd->footer(
       "Reads every entry once (streaming) and refuses what install would refuse: paths outside the\n"

@@ -49,7 +49,8 @@ void add_current_command(CLI::App& app, CommandAction& action) {
       "Precedence, first wins: $CUDNNUP_VERSION, the nearest .cudnn-version file from the working\n"
       "directory up, the global default (`cudnnup use VERSION`).\n"
       "Exit codes: 0 a version is selected and installed; 2 nothing selected, the selected version is\n"
-      "not installed, or a pin file cannot be read (the message names it).");
+      "not installed, or a pin file cannot be read (the message names it).\n"
+      "Examples:\n  cudnnup current\n  cudnnup current --bare");
   cmd->add_flag("--bare", bare, "Print only the version id (for scripts)");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_current(ctx, bare); }; });
 }

@@ -85,6 +85,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
       doc["windows_loads"] = nlohmann::ordered_json::array();
       for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(which_report_to_json(w));
     }
+    doc["python_environments"] = outcome->python_envs;
     doc["frameworks"] = nlohmann::ordered_json::array();
     for (const auto& f : outcome->frameworks) doc["frameworks"].push_back(framework_report_to_json(f));
     if (opts.probe_frameworks) {
@@ -100,10 +101,18 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
     for (const auto& w : outcome->windows_loads) std::cout << which_report_to_text(w, false, ctx.color);
   }
-  if (!outcome->plain_program.empty()) {
+  if (!ctx.env.windows()) {
+    // Every part of the checklist is shown, also when it found nothing, so that "nothing" is
+    // an answer rather than a missing line.
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
+    if (outcome->plain_program.empty()) std::cout << "  nothing: no cuDNN copy was found\n";
     for (const auto& w : outcome->plain_program) std::cout << which_report_to_text(w, false, ctx.color);
     for (const auto& w : outcome->for_program) std::cout << which_report_to_text(w, false, ctx.color);
+    std::cout << "\n" << Style{ctx.color}.bold("Frameworks") << "\n";
+    size_t envs = outcome->python_envs.size();
+    if (outcome->frameworks.empty()) {
+      std::cout << "  none found in " << envs << " Python environment" << (envs == 1 ? "" : "s") << "\n";
+    }
     for (const auto& f : outcome->frameworks) std::cout << framework_report_to_text(f, false, ctx.color);
   }
   if (opts.probe_frameworks) {

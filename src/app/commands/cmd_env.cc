@@ -92,7 +92,8 @@ void add_env_command(CLI::App& app, CommandAction& action) {
       "  cudnnup env --shell cmd > %TEMP%\\cudnn.cmd && %TEMP%\\cudnn.cmd\n"
       "  cudnnup env --persist --dry-run\n"
       "  cudnnup env --unpersist");
-  cmd->add_option("--shell", opt.shell, "bash, zsh, fish, pwsh or cmd (default: bash; pwsh on Windows)");
+  cmd->add_option("--shell", opt.shell, "bash, zsh, fish, pwsh or cmd (default: bash; pwsh on Windows)")
+      ->check(CLI::IsMember(std::vector<std::string>{"bash", "zsh", "fish", "pwsh", "cmd"}));
   cmd->add_option("--version", opt.version, "Use this version spec instead of the selection");
   cmd->add_flag("--hook", opt.hook, "Print nothing (exit 0) when no version is selected; used by `cudnnup init`");
   cmd->add_flag("--persist", opt.persist,

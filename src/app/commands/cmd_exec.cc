@@ -1,4 +1,4 @@
-// `cudnnup exec [--version V] -- COMMAND ARGS...`: runs COMMAND with the environment of
+// `cudnnup exec [--version V] [--] COMMAND ARGS...`: runs COMMAND with the environment of
 // `cudnnup env` for the selected (or given) version.
 #include <iostream>
 
@@ -17,7 +17,7 @@ struct ExecOptions {
 
 int run_exec(AppContext& ctx, const ExecOptions& opt) {
   if (opt.command.empty()) {
-    return report_error(ctx, make_error(ErrorCode::kUsage, "say what to run: `cudnnup exec -- python train.py`"));
+    return report_error(ctx, make_error(ErrorCode::kUsage, "say what to run: `cudnnup exec python train.py`"));
   }
   auto store = read_store(ctx);
   if (!store) return report_error(ctx, store.error());
@@ -34,7 +34,8 @@ int run_exec(AppContext& ctx, const ExecOptions& opt) {
   auto vars = apply_environment(ctx.env, plan);
   std::cout.flush();
   Error error = exec_process(opt.command, vars);  // returns only when COMMAND could not start
-  return report_error(ctx, error);
+  // Like a shell: 127 when there is no such command, 126 when it cannot be run.
+  return report_error(ctx, error, error.code == ErrorCode::kNotFound ? kExitCommandNotFound : kExitCannotExecute);
 }
 
 }  // namespace
@@ -44,13 +45,14 @@ void add_exec_command(CLI::App& app, CommandAction& action) {
   auto* cmd = app.add_subcommand("exec", "Run a command with the selected cuDNN first in its library path");
   cmd->footer(
       "The command gets the environment `cudnnup env` prints. Without --version the usual selection\n"
-      "applies ($CUDNNUP_VERSION, .cudnn-version, global default).\n"
-      "Exit codes: the command's own; 2 when nothing is selected, the version is not installed or the\n"
-      "command cannot be started.\n"
-      "Examples:\n  cudnnup exec -- python train.py\n  cudnnup exec --version 8.9 -- ./legacy_app");
+      "applies ($CUDNNUP_VERSION, .cudnn-version, global default). Everything from COMMAND on is the\n"
+      "command's own, options included; `--` before it is optional.\n"
+      "Exit codes: the command's own; 2 when nothing is selected or the version is not installed;\n"
+      "127 no such command, 126 it cannot be run (as a shell says).\n"
+      "Examples:\n  cudnnup exec python train.py --epochs 3\n  cudnnup exec --version 8.9 -- ./legacy_app");
   cmd->add_option("--version", opt.version, "Version spec to use instead of the selection (9.1, 8+cuda12)");
-  cmd->add_option("COMMAND", opt.command, "The command and its arguments (after --)")->required();
-  cmd->prefix_command(false);
+  cmd->add_option("COMMAND", opt.command, "The command and its arguments")->type_name("COMMAND");
+  cmd->positionals_at_end();  // the first word of COMMAND ends cudnnup's options
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_exec(ctx, opt); }; });
 }
 

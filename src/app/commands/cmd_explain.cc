@@ -265,7 +265,7 @@ void add_explain_command(CLI::App& app, CommandAction& action) {
   auto opt = std::make_shared<ExplainOptions>();
   auto* cmd = app.add_subcommand("explain", "Explain a cuDNN/CUDA error message: what it means, its likely cause on this machine, the fix");
   cmd->add_option("text", opt->text, "The message (quote it), or - to read a log from stdin");
-  cmd->add_option("-f,--file", opt->file, "Read the message or a whole log from this file");
+  cmd->add_option("-f,--file", opt->file, "Read the message or a whole log from this file")->type_name("FILE");
   cmd->add_flag("--no-doctor", opt->no_doctor,
                 "Do not examine this machine (e.g. for a log from another machine); causes stay unranked");
   cmd->footer(

@@ -1,6 +1,7 @@
 // `cudnnup init SHELL`: a shell hook that re-applies `cudnnup env` whenever the directory or
 // $CUDNNUP_VERSION changes, and after every `cudnnup` command (so `use` takes effect at once),
 // the way pyenv's and direnv's hooks work. Installed with `eval "$(cudnnup init bash)"`.
+#include <nlohmann/json.hpp>
 #include <iostream>
 
 #include "app/cli/commands.h"
@@ -100,12 +101,19 @@ int run_init(AppContext& ctx, const std::string& shell_text) {
                                         "prompt hook: run `cudnnup env --shell cmd` instead)"));
   }
   std::string exe = self_executable_path();
+  std::string script;
   switch (*shell) {
     case Shell::kBash:
-    case Shell::kZsh: std::cout << bash_or_zsh_hook(exe, *shell); break;
-    case Shell::kFish: std::cout << fish_hook(exe); break;
-    case Shell::kPwsh: std::cout << pwsh_hook(exe); break;
+    case Shell::kZsh: script = bash_or_zsh_hook(exe, *shell); break;
+    case Shell::kFish: script = fish_hook(exe); break;
+    case Shell::kPwsh: script = pwsh_hook(exe); break;
     case Shell::kCmd: break;
+  }
+  if (ctx.options.json) {
+    nlohmann::ordered_json out = {{"schema", "cudnnup.init/1"}, {"shell", shell_name(*shell)}, {"script", script}};
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << script;
   }
   return kExitOk;
 }
@@ -122,8 +130,12 @@ void add_init_command(CLI::App& app, CommandAction& action) {
       "  fish (config.fish): cudnnup init fish | source\n"
       "  pwsh ($PROFILE):   cudnnup init pwsh | Out-String | Invoke-Expression\n"
       "The hook runs `cudnnup env` when you change directory or CUDNNUP_VERSION, and after each\n"
-      "`cudnnup` command. Exit codes: 0 printed; 2 unknown shell.");
-  cmd->add_option("SHELL", shell, "bash, zsh, fish or pwsh")->required();
+      "`cudnnup` command.\n"
+      "Exit codes: 0 printed; 2 unknown shell.\n"
+      "Example:\n  eval \"$(cudnnup init bash)\"");
+  cmd->add_option("SHELL", shell, "bash, zsh, fish or pwsh")
+      ->check(CLI::IsMember(std::vector<std::string>{"bash", "zsh", "fish", "pwsh"}))
+      ->required();
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_init(ctx, shell); }; });
 }
 

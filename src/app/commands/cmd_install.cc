@@ -11,11 +11,11 @@
 #include <ctime>
 #include <random>
 
-#include "app/render/archive_render.h"
-#include "app/commands/archive_source.h"
-#include "app/commands/installer.h"
+#include "app/commands/install_services.h"
 #include "app/commands/recovery.h"
+#include "app/render/archive_render.h"
 #include "base/paths.h"
+#include "install/install_pipeline.h"
 #include "install/transaction.h"
 #include "platform/file_lock.h"
 #include "platform/system.h"
@@ -33,6 +33,7 @@ struct InstallArgs {
   bool dry_run = false;
   bool force_cuda_mismatch = false;
   bool move_aside_old = false;
+  bool cross_arch = false;
   bool no_wait = false;
   std::string sha256;
 };
@@ -76,6 +77,133 @@ std::string host_platform_key(const AppContext& ctx) {
   return archive_platform_key_for(host_machine(), ctx.env.windows());
 }
 
+// Each statement of the archive's sha256, with where it came from (issue: a mirror's manifest
+// never overrides NVIDIA's published hash; core/install/archive_source.h decides).
+nlohmann::json hashes_json(const ResolvedSource& source) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& h : source.hashes) {
+    out.push_back({{"source", h.source}, {"where", h.where}, {"sha256", h.sha256}, {"used", h.used}});
+  }
+  return out;
+}
+
+void print_would_download(const AppContext& ctx, const ResolvedSource& source) {
+  if (ctx.options.json) {
+    nlohmann::ordered_json out = {{"schema", "cudnnup.install/1"}, {"kind", "download"}, {"dry_run", true}, {"would_download", source.url},
+                          {"manifest", source.manifest_url}, {"size", source.expected_size}, {"sha256", source.expected_sha256},
+                          {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}, {"exit_code", 0}};
+    std::cout << out.dump(2) << std::endl;
+    return;
+  }
+  std::cout << "Would download " << source.url << " (" << human_bytes(source.expected_size) << ", sha256 "
+            << source.expected_sha256 << " from " << source.expected_from << ")\nfrom the manifest " << source.manifest_url
+            << "; run without --dry-run to download it and see the full plan.\n";
+}
+
+void print_install_json(const InstallOptions& o, const InstallOutcome& r, const ResolvedSource& source,
+                        const std::vector<std::string>& recovered) {
+  nlohmann::ordered_json out;
+  out["schema"] = "cudnnup.install/1";
+  out["kind"] = "install";
+  out["dry_run"] = r.dry_run;
+  out["mode"] = r.plan.mode;
+  out["id"] = r.plan.id;
+  out["target"] = r.plan.target;
+  out["already_installed"] = r.already_installed;
+  out["archive"] = archive_identity_json(r.name, o.archive, r.scan.archive_bytes, r.archive_sha256);
+  out["source"] = {{"url", source.url}, {"manifest", source.manifest_url}, {"downloaded", source.downloaded},
+                   {"from_cache", source.from_cache}, {"checked_against_known_hash", !source.expected_sha256.empty()},
+                   {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}};
+  if (!r.already_installed) out["contents"] = contents_json(r.scan);
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : r.plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
+  out["steps"] = steps;
+  nlohmann::json left = nlohmann::json::array();
+  for (const auto& l : r.plan.leftovers) {
+    left.push_back({{"path", l.path}, {"major", l.major}, {"other_major", l.other_major}, {"moved_aside", o.move_aside_old}});
+  }
+  out["leftovers"] = left;
+  out["warnings"] = r.warnings;
+  out["recovered"] = recovered;
+  out["exit_code"] = kExitOk;
+  std::cout << out.dump(2) << std::endl;
+}
+
+// "sha256 4f2c...: NVIDIA's published sha256 (URL); the mirror's manifest (URL) agrees".
+std::string hash_sentence(const InstallOutcome& r, const ResolvedSource& source) {
+  if (r.archive_sha256.empty()) return "no published sha256 for this archive (give one with --sha256 to check it)";
+  std::string out = "sha256 " + r.archive_sha256.substr(0, 16) + "… matches " + source.expected_from;
+  for (const auto& h : source.hashes) {
+    if (!h.used) out += "; " + describe_hash_claim(h) + " agrees";
+  }
+  return out;
+}
+
+void print_install_text(const AppContext& ctx, const InstallOptions& o, const InstallOutcome& r, const ResolvedSource& source) {
+  Style st{ctx.color};
+  for (const auto& w : r.warnings) std::cerr << "cudnnup: warning: " << w << std::endl;
+  if (r.already_installed) {
+    std::cout << st.ok() << " cuDNN " << r.plan.id << " is already installed at " << r.plan.target << "\n";
+    return;
+  }
+  std::string where = r.plan.mode == "store" ? "the store" : "the toolkit " + r.plan.target;
+  if (r.dry_run) {
+    std::cout << st.bold("Plan") << ": install cuDNN " << r.plan.manifest.cudnn_version << " (CUDA " << r.plan.manifest.cuda_variant
+              << ") into " << where << "\n";
+    for (const auto& s : r.plan.steps) std::cout << "  " << s.action << "  " << s.path << (s.detail.empty() ? "" : "  (" + s.detail + ")") << "\n";
+    std::cout << "Nothing was changed (--dry-run).\n";
+    return;
+  }
+  int libs = 0;
+  for (const auto& l : r.scan.report.libraries) libs += !l.is_link;
+  std::cout << st.ok() << " checked " << r.scan.items.size() << " entries, " << libs << " libraries (" << r.scan.report.machine << "), "
+            << human_bytes(r.scan.unpacked_bytes) << "; " << hash_sentence(r, source) << "\n";
+  for (const auto& l : r.plan.leftovers) {
+    if (o.move_aside_old) std::cout << st.ok() << " moved aside " << l.path << "\n";
+  }
+  std::cout << st.ok() << " installed cuDNN " << r.plan.manifest.cudnn_version << " (CUDA " << r.plan.manifest.cuda_variant << ") into "
+            << r.plan.target << "\n";
+  if (r.plan.mode == "store") std::cout << "Next: cudnnup use " << r.plan.id << "\n";
+  else std::cout << "Undo with: cudnnup uninstall --into " << r.plan.target << "\n";
+}
+
+InstallOptions install_options(const AppContext& ctx, const InstallArgs& args, const ResolvedSource& source) {
+  InstallOptions o;
+  if (!args.into.empty()) o.into = absolute_path(ctx, args.into);
+  if (args.cuda) o.cuda_major = args.cuda;
+  o.archive = absolute_path(ctx, source.archive_path);
+  o.dry_run = args.dry_run;
+  o.force_cuda_mismatch = args.force_cuda_mismatch;
+  o.move_aside_old = args.move_aside_old;
+  o.cross_arch = args.cross_arch;
+  o.windows = ctx.env.windows();
+  o.host_machine = std::string(host_machine().name);
+  o.expected_sha256 = source.expected_sha256;
+  if (!source.expected_from.empty()) o.expected_sha256_from = source.expected_from;
+  o.expected_size = source.expected_size;
+  o.txid = new_transaction_id();
+  o.now_iso = now_iso8601();
+  o.cudnnup_version = CUDNNUP_VERSION;
+  return o;
+}
+
+// Where the archive comes from, then the pipeline, with the progress line for both (it is gone
+// again when this returns, before anything else is printed). nullopt: a dry run that would
+// download.
+Result<std::optional<InstallOutcome>> resolve_and_install(AppContext& ctx, const StoreLayout& store, const SourceRequest& req,
+                                                          const InstallArgs& args, ResolvedSource* source, InstallOptions* o) {
+  auto progress = progress_for(ctx);
+  InstallServices services = install_services(progress ? progress->get() : nullptr);
+  auto resolved = resolve_source(*ctx.fs, store, req, builtin_known_archives(), http_client(services.progress), services);
+  if (!resolved) return resolved.error();
+  *source = std::move(*resolved);
+  if (source->archive_path.empty()) return std::optional<InstallOutcome>();
+  *o = install_options(ctx, args, *source);
+  auto r = run_install(*ctx.fs, *ctx.fs, store, *o, services);
+  if (!r) return r.error();
+  return std::optional<InstallOutcome>(std::move(*r));
+}
+
 int run_install_command(AppContext& ctx, const InstallArgs& args) {
   StoreLayout store = StoreLayout::for_environment(ctx.env);
   std::optional<FileLock> lock;
@@ -90,114 +218,28 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
     for (const auto& line : recovered) std::cerr << "cudnnup: " << line << std::endl;
   }
 
-  InstallOptions o;
-  if (!args.into.empty()) o.into = absolute_path(ctx, args.into);
-  if (args.cuda) o.cuda_major = args.cuda;
   SourceRequest req;
   req.arg = args.source;
-  req.cuda_major = o.cuda_major;
-  if (!req.cuda_major && o.into && looks_like_version(args.source)) {
-    ToolkitTarget t = inspect_toolkit(*ctx.fs, *o.into, ctx.env.windows());
+  if (args.cuda) req.cuda_major = args.cuda;
+  if (!req.cuda_major && !args.into.empty() && looks_like_version(args.source)) {
+    ToolkitTarget t = inspect_toolkit(*ctx.fs, absolute_path(ctx, args.into), ctx.env.windows());
     if (t.cuda_version.known()) req.cuda_major = t.cuda_version.major();
   }
   req.mirror = !args.mirror.empty() ? args.mirror : ctx.env.get("CUDNNUP_MIRROR").value_or("");
   req.platform_key = host_platform_key(ctx);
-  req.progress = !ctx.options.json && !ctx.options.quiet && stdout_is_terminal();
+  req.sha256 = ascii_lower(args.sha256);
   req.dry_run = args.dry_run;
-  auto source = resolve_source(*ctx.fs, store, req);
-  if (!source) return report_error(ctx, source.error());
 
-  if (source->archive_path.empty()) {  // dry run of a download
-    if (ctx.options.json) {
-      nlohmann::json out = {{"schema", 1}, {"command", "install"}, {"dry_run", true}, {"would_download", source->url},
-                            {"manifest", source->manifest_url}, {"size", source->expected_size}, {"sha256", source->expected_sha256},
-                            {"exit_code", 0}};
-      std::cout << out.dump(2) << std::endl;
-    } else {
-      std::cout << "Would download " << source->url << " (" << human_bytes(source->expected_size) << ", sha256 "
-                << source->expected_sha256 << ")\nfrom the manifest " << source->manifest_url
-                << "; run without --dry-run to download it and see the full plan.\n";
-    }
-    return kExitOk;
-  }
-
-  o.archive = absolute_path(ctx, source->archive_path);
-  o.dry_run = args.dry_run;
-  o.force_cuda_mismatch = args.force_cuda_mismatch;
-  o.move_aside_old = args.move_aside_old;
-  o.windows = ctx.env.windows();
-  if (!args.sha256.empty()) {
-    std::string given = ascii_lower(args.sha256);
-    if (!source->expected_sha256.empty() && source->expected_sha256 != given) {
-      return report_error(ctx, make_error(ErrorCode::kUsage, "--sha256 " + given + " differs from NVIDIA's published sha256 " +
-                                                                 source->expected_sha256 + " for " + source->file_name +
-                                                                 "; check where the value came from"));
-    }
-    if (source->expected_sha256.empty()) o.expected_sha256_from = "the sha256 given with --sha256";
-    source->expected_sha256 = given;
-  }
-  o.expected_sha256 = source->expected_sha256;
-  o.expected_size = source->expected_size;
-  o.txid = new_transaction_id();
-  o.now_iso = now_iso8601();
-  o.cudnnup_version = CUDNNUP_VERSION;
-  auto result = run_install(*ctx.fs, *ctx.fs, store, o);
+  ResolvedSource source;
+  InstallOptions o;
+  auto result = resolve_and_install(ctx, store, req, args, &source, &o);
   if (!result) return report_error(ctx, result.error());
-  const InstallOutcome& r = *result;
-
-  if (ctx.options.json) {
-    nlohmann::json out;
-    out["schema"] = 1;
-    out["command"] = "install";
-    out["dry_run"] = r.dry_run;
-    out["mode"] = r.plan.mode;
-    out["id"] = r.plan.id;
-    out["target"] = r.plan.target;
-    out["already_installed"] = r.already_installed;
-    out["archive"] = archive_identity_json(r.name, o.archive, r.scan.archive_bytes, r.archive_sha256);
-    out["source"] = {{"url", source->url}, {"manifest", source->manifest_url}, {"downloaded", source->downloaded},
-                     {"from_cache", source->from_cache}, {"checked_against_known_hash", !source->expected_sha256.empty()}};
-    if (!r.already_installed) out["contents"] = contents_json(r.scan);
-    nlohmann::json steps = nlohmann::json::array();
-    for (const auto& s : r.plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
-    out["steps"] = steps;
-    nlohmann::json left = nlohmann::json::array();
-    for (const auto& l : r.plan.leftovers) left.push_back({{"path", l.path}, {"major", l.major}, {"other_major", l.other_major}, {"moved_aside", o.move_aside_old}});
-    out["leftovers"] = left;
-    out["warnings"] = r.warnings;
-    out["recovered"] = recovered;
-    out["exit_code"] = kExitOk;
-    std::cout << out.dump(2) << std::endl;
+  if (!*result) {  // a dry run of a download: nothing to install yet
+    print_would_download(ctx, source);
     return kExitOk;
   }
-  Style st{ctx.color};
-  for (const auto& w : r.warnings) std::cerr << "cudnnup: warning: " << w << std::endl;
-  if (r.already_installed) {
-    std::cout << st.ok() << " cuDNN " << r.plan.id << " is already installed at " << r.plan.target << "\n";
-    return kExitOk;
-  }
-  const ContentReport& c = r.scan.report;
-  int libs = 0;
-  for (const auto& l : c.libraries) libs += !l.is_link;
-  std::string where = r.plan.mode == "store" ? "the store" : "the toolkit " + r.plan.target;
-  if (r.dry_run) {
-    std::cout << st.bold("Plan") << ": install cuDNN " << r.plan.manifest.cudnn_version << " (CUDA " << r.plan.manifest.cuda_variant
-              << ") into " << where << "\n";
-    for (const auto& s : r.plan.steps) std::cout << "  " << s.action << "  " << s.path << (s.detail.empty() ? "" : "  (" + s.detail + ")") << "\n";
-    std::cout << "Nothing was changed (--dry-run).\n";
-    return kExitOk;
-  }
-  std::cout << st.ok() << " checked " << r.scan.items.size() << " entries, " << libs << " libraries (" << c.machine << "), "
-            << human_bytes(r.scan.unpacked_bytes);
-  if (r.archive_sha256.empty()) std::cout << "; no published sha256 for this archive (give one with --sha256 to check it)\n";
-  else std::cout << "; sha256 " << r.archive_sha256.substr(0, 16) << "… matches " << (args.sha256.empty() ? "NVIDIA's" : "--sha256") << "\n";
-  for (const auto& l : r.plan.leftovers) {
-    if (o.move_aside_old) std::cout << st.ok() << " moved aside " << l.path << "\n";
-  }
-  std::cout << st.ok() << " installed cuDNN " << r.plan.manifest.cudnn_version << " (CUDA " << r.plan.manifest.cuda_variant << ") into "
-            << r.plan.target << "\n";
-  if (r.plan.mode == "store") std::cout << "Next: cudnnup use " << r.plan.id << "\n";
-  else std::cout << "Undo with: cudnnup uninstall --into " << r.plan.target << "\n";
+  if (ctx.options.json) print_install_json(o, **result, source, recovered);
+  else print_install_text(ctx, o, **result, source);
   return kExitOk;
 }
 
@@ -215,6 +257,8 @@ void add_install_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--dry-run", args->dry_run, "Check the archive and print every file and step; change nothing");
   cmd->add_flag("--force-cuda-mismatch", args->force_cuda_mismatch, "Merge even when the toolkit's CUDA major differs from the archive's");
   cmd->add_flag("--move-aside-old", args->move_aside_old, "Move cuDNN files of another version out of the toolkit (restored by uninstall)");
+  cmd->add_flag("--cross-arch", args->cross_arch,
+                "Install libraries built for another CPU than this machine's (or the toolkit's), e.g. an sbsa archive prepared on x86_64");
   cmd->add_option("--sha256", args->sha256, "The archive's published sha256 (64 hex digits): the install stops if the file differs")
       ->check([](const std::string& v) {
         return ascii_lower(v).size() == 64 && ascii_lower(v).find_first_not_of("0123456789abcdef") == std::string::npos

@@ -93,7 +93,7 @@ void add_link_command(CLI::App& app, CommandAction& action) {
       "Writes CUDA_DIR/.cudnnup-link.json; `--undo` reads it to put everything back.\n"
       "Exit codes: 0 done; 2 not a toolkit, no global default; 4 toolkit holds cuDNN, already linked, store locked.\n"
       "Examples:\n  cudnnup link --into /usr/local/cuda-12.4 --move-aside\n  cudnnup link --undo --into /usr/local/cuda-12.4");
-  cmd->add_option("--into", opt.into, "The CUDA toolkit directory")->required();
+  cmd->add_option("--into", opt.into, "The CUDA toolkit directory")->type_name("DIR")->required();
   cmd->add_flag("--move-aside", opt.move_aside, "Move the toolkit's own cuDNN files into CUDA_DIR/.cudnnup-aside");
   cmd->add_flag("--undo", opt.undo, "Remove the links and put the toolkit's files back");
   cmd->add_flag("--dry-run", opt.dry_run, "Show what would change, change nothing");

@@ -21,6 +21,12 @@ int run_list(AppContext& ctx, bool store_only) {
   auto current = read_current(*ctx.fs, store->layout);
   std::optional<std::string> current_id = current ? *current : std::nullopt;
 
+  if (ctx.options.quiet && !ctx.options.json) {
+    // -q: the installed ids only, one a line, for scripts (`for v in $(cudnnup list -q)`).
+    for (const auto& id : store->installed) std::cout << id.id << "\n";
+    return kExitOk;
+  }
+
   std::vector<UnmanagedCopy> others;
   std::string scan_error;
   if (!store_only) {
@@ -102,8 +108,10 @@ void add_list_command(CLI::App& app, CommandAction& action) {
   auto* cmd = app.add_subcommand("list", "List the cuDNN versions in the store and every other copy on this machine");
   cmd->footer(
       "The selected version is marked with * and says what selected it (see `cudnnup current`).\n"
-      "Other copies come from the same scan as `cudnnup doctor`; --store-only skips it.\n"
-      "Exit codes: 0 listed; 2 the store cannot be read (the message names the file).");
+      "Other copies come from the same scan as `cudnnup doctor`; --store-only skips it. -q prints only the\n"
+      "ids of the installed versions, one a line.\n"
+      "Exit codes: 0 listed; 2 the store cannot be read (the message names the file).\n"
+      "Examples:\n  cudnnup list\n  cudnnup list -q\n  cudnnup list --json | jq -r '.versions[].id'");
   cmd->add_flag("--store-only", store_only, "List only the store, without scanning the machine");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_list(ctx, store_only); }; });
 }

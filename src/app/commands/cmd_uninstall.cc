@@ -10,11 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "app/commands/installer.h"
+#include "app/commands/install_services.h"
 #include "app/commands/recovery.h"
 #include "app/commands/store_access.h"
 #include "app/render/style.h"
 #include "base/paths.h"
+#include "install/uninstall.h"
 #include "platform/file_lock.h"
 #endif
 
@@ -68,7 +69,7 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
   o.windows = ctx.env.windows();
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   o.txid = make_transaction_id(ns, std::to_string(std::random_device{}() % 100000));
-  auto r = run_uninstall(*ctx.fs, store, o);
+  auto r = run_uninstall(*ctx.fs, store, o, sha256_hasher());
   if (!r) {
     Error e = r.error();
     if (e.code == ErrorCode::kPermission && o.into) {
@@ -88,9 +89,9 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
     return report_error(ctx, e);
   }
   if (ctx.options.json) {
-    nlohmann::json out = {{"schema", 1}, {"command", "uninstall"}, {"dry_run", r->dry_run}, {"mode", r->plan.mode},
+    nlohmann::ordered_json out = {{"schema", "cudnnup.uninstall/1"}, {"dry_run", r->dry_run}, {"mode", r->plan.mode},
                           {"id", r->plan.id}, {"target", r->plan.target}, {"changed_files", r->changed_files}, {"exit_code", 0}};
-    nlohmann::json steps = nlohmann::json::array();
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& s : r->plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
     out["steps"] = steps;
     std::cout << out.dump(2) << std::endl;
@@ -115,7 +116,7 @@ void add_uninstall_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<UninstallArgs>();
   auto* cmd = app.add_subcommand("uninstall", "Remove a cuDNN version from the store, or undo an install --into a toolkit");
   cmd->add_option("version", args->version, "A store version: 9.19.0.56+cuda13, or a prefix such as 9.19 when only one matches");
-  cmd->add_option("--into", args->into, "Undo `install --into` in this toolkit, restoring every file it replaced");
+  cmd->add_option("--into", args->into, "Undo `install --into` in this toolkit, restoring every file it replaced")->type_name("DIR");
   cmd->add_flag("--dry-run", args->dry_run, "Print every step; change nothing");
   cmd->add_flag("--force", args->force, "Remove files even when they changed since install (originals are still restored)");
   cmd->add_flag("--no-wait", args->no_wait, "Fail at once (exit 4) when another cudnnup holds the store lock");

@@ -7,6 +7,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/commands/store_access.h"
 #include "base/paths.h"
+#include "store/current_link.h"
 #include "store/use_change.h"
 
 namespace cudnnup {
@@ -61,7 +62,8 @@ int run_history(AppContext& ctx) {
   auto store = read_store(ctx);
   if (!store) return report_error(ctx, store.error());
   if (ctx.options.json) {
-    json out = {{"schema", "cudnnup.use/1"}, {"global", store->state.global ? json(*store->state.global) : json(nullptr)}, {"history", json::array()}};
+    json out = {{"schema", "cudnnup.use/1"}, {"kind", "history"},
+                {"global", store->state.global ? json(*store->state.global) : json(nullptr)}, {"history", json::array()}};
     for (const auto& e : store->state.history) out["history"].push_back(entry_json(e));
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
@@ -83,13 +85,13 @@ int run_undo(AppContext& ctx) {
   auto undone = undo_last_change(*ctx.fs, store.layout, store.state, store.installed, utc_now_iso(), &link_problem);
   if (!undone) return report_error(ctx, undone.error());
   if (ctx.options.json) {
-    json out = entry_json(*undone);
-    out["schema"] = "cudnnup.use/1";
+    json out = {{"schema", "cudnnup.use/1"}, {"kind", "undo"}};
+    out.update(entry_json(*undone));
     out["repairs"] = locked->repairs;
     out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << "Reverted change #" << undone->undoes << ": " << describe_entry(*undone) << "\n";
+    if (!ctx.options.quiet) std::cout << "Reverted change #" << undone->undoes << ": " << describe_entry(*undone) << "\n";
     print_link_problem(link_problem);
   }
   return kExitOk;
@@ -129,28 +131,42 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   std::string text;
   std::string link_problem;
   SelectionSource made;
+  // Asking for what is already so changes nothing and adds no history entry (nothing to undo).
+  bool changed = true;
   if (opt.local) {
     std::string pin = paths::join(ctx.env.cwd, kPinFileName);
-    if (auto s = set_pin_file(*ctx.fs, store.layout, store.state, pin, spec->text, utc_now_iso()); !s) {
-      return report_error(ctx, s.error());
+    auto existing = ctx.fs->is_file(pin) ? read_pin_file(*ctx.fs, pin) : Result<std::string>(std::string());
+    changed = !existing || *existing != spec->text;
+    if (changed) {
+      if (auto s = set_pin_file(*ctx.fs, store.layout, store.state, pin, spec->text, utc_now_iso()); !s) {
+        return report_error(ctx, s.error());
+      }
     }
     made = SelectionSource::kPinFile;
     out = {{"scope", "local"}, {"pin_file", pin}, {"spec", spec->text}, {"version", id->id}};
-    text = "Wrote " + shown_path(ctx, pin) + " (" + spec->text + "): cuDNN " + id->id +
-           " is selected in this directory and below.\n";
+    text = changed ? "Wrote " + shown_path(ctx, pin) + " (" + spec->text + "): cuDNN " + id->id +
+                         " is selected in this directory and below.\n"
+                   : shown_path(ctx, pin) + " already says " + spec->text + " (cuDNN " + id->id + "); nothing changed.\n";
   } else {
     std::optional<std::string> previous = store.state.global;
-    if (auto s = set_global_default(*ctx.fs, store.layout, store.state, id->id, utc_now_iso(), &link_problem); !s) {
-      return report_error(ctx, s.error());
+    auto link = read_current(*ctx.fs, store.layout);
+    changed = previous != id->id || !link || *link != id->id;
+    if (changed) {
+      if (auto s = set_global_default(*ctx.fs, store.layout, store.state, id->id, utc_now_iso(), &link_problem); !s) {
+        return report_error(ctx, s.error());
+      }
     }
     made = SelectionSource::kGlobal;
     out = {{"scope", "global"}, {"version", id->id}, {"previous", previous ? json(*previous) : json(nullptr)},
            {"current_link", store.layout.current_link()}};
-    text = "cuDNN " + id->id + " is now the global default (" + shown_path(ctx, store.layout.current_link()) + " -> " +
-           shown_path(ctx, store.layout.version_dir(id->id)) + ").\n";
+    text = changed ? "cuDNN " + id->id + " is now the global default (" + shown_path(ctx, store.layout.current_link()) +
+                         " -> " + shown_path(ctx, store.layout.version_dir(id->id)) + ").\n"
+                   : "cuDNN " + id->id + " is already the global default; nothing changed.\n";
   }
   out["schema"] = "cudnnup.use/1";
-  out["seq"] = store.state.history.back().seq;
+  out["kind"] = "change";
+  out["changed"] = changed;
+  out["seq"] = changed ? json(store.state.history.back().seq) : json(nullptr);
   out["repairs"] = locked->repairs;
   out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
   auto over = override_here(ctx, store, made);
@@ -159,10 +175,10 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   if (ctx.options.json) {
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << text;
+    if (!ctx.options.quiet) std::cout << text;
     print_link_problem(link_problem);
     if (over) std::cout << "Note: here it is overridden: " << over->spec << " is " << over->describe() << ".\n";
-    std::cout << "Undo with `cudnnup use --undo`.\n";
+    if (changed && !ctx.options.quiet) std::cout << "Undo with `cudnnup use --undo`.\n";
   }
   return kExitOk;
 }

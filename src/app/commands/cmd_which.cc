@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/child/framework_probe.h"
+#include "app/render/json_document.h"
 #include "app/render/which_render.h"
 #include "loader/frameworks.h"
 #include "base/paths.h"
@@ -49,9 +50,7 @@ int run_pid(AppContext& ctx, const WhichOptions& o) {
   auto report = inspect_process_cudnn(*ctx.fs, o.pid);
   if (!report) return report_error(ctx, report.error());
   if (ctx.options.json) {
-    auto out = process_report_to_json(*report);
-    out["schema"] = "cudnnup.which/1";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << json_document("cudnnup.which/1", "process", process_report_to_json(*report)).dump(2) << std::endl;
   } else {
     std::cout << process_report_to_text(*report, ctx.color);
   }
@@ -67,8 +66,7 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
   std::vector<FrameworkProbe> probes;
   if (o.probe) probes = probe_frameworks(reports);
   if (ctx.options.json) {
-    nlohmann::ordered_json out;
-    out["schema"] = "cudnnup.which/1";
+    nlohmann::ordered_json out = json_document("cudnnup.which/1", "framework");
     out["framework"] = o.target;
     out["reports"] = nlohmann::ordered_json::array();
     for (const auto& r : reports) out["reports"].push_back(framework_report_to_json(r));
@@ -100,9 +98,7 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
 
 int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
   if (ctx.options.json) {
-    auto out = which_report_to_json(report);
-    out["schema"] = "cudnnup.which/1";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << json_document("cudnnup.which/1", "library", which_report_to_json(report)).dump(2) << std::endl;
   } else {
     std::cout << which_report_to_text(report, verbose, ctx.color);
   }
@@ -208,12 +204,14 @@ void add_which_command(CLI::App& app, CommandAction& action) {
       "  cudnnup which --for C:\\apps\\train.exe          (Windows)\n"
       "  cudnnup which --for python --python C:\\venv\\Scripts\\python.exe --dll-dir D:\\cudnn\\bin");
   cmd->add_option("LIB", opts->lib, "Library name (default libcudnn.so.9; '8' or 'cudnn8' mean libcudnn.so.8)");
-  cmd->add_option("--for", opts->target, "A program, a shared object, or a framework name");
+  cmd->add_option("--for", opts->target, "A program, a shared object, or a framework name")->type_name("PATH");
   cmd->add_option("--pid", opts->pid, "Report what this running process has mapped (/proc/PID/maps)");
-  cmd->add_option("--python", opts->python, "With a framework: the interpreter (or env prefix) to inspect");
-  cmd->add_option("--module-dir", opts->module_dir, "Windows, --for python: the folder of the .pyd that loads the DLL");
+  cmd->add_option("--python", opts->python, "With a framework: the interpreter (or env prefix) to inspect")->type_name("PATH");
+  cmd->add_option("--module-dir", opts->module_dir, "Windows, --for python: the folder of the .pyd that loads the DLL")
+      ->type_name("DIR");
   cmd->add_option("--dll-dir", opts->dll_dirs,
-                  "Windows, --for python|torch: a folder the program adds with os.add_dll_directory (repeatable)");
+                  "Windows, --for python|torch: a folder the program adds with os.add_dll_directory (repeatable)")
+      ->type_name("DIR");
   cmd->add_flag("-v,--verbose", opts->verbose, "Also list candidates that were missing");
   cmd->add_flag("--probe", opts->probe,
                 "With a framework: also run its interpreter (child, timeout) to see what it really loads, and compare");

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/commands/archive_scan.h"
+#include "install/archive_scan.h"
 #include "app/render/style.h"
 #include "facts/known_archives.h"
 #include "base/model.h"

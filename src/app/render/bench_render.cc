@@ -31,14 +31,31 @@ std::string xml_escape(const std::string& s) {
 
 std::string render_bench_text(const BenchHeader& h, const std::vector<BenchRow>& rows) {
   std::string out = "cudnnup bench: cuDNN " + h.cudnn_version + " from " + h.lib_dir + "\n";
-  out += "GPU " + std::to_string(h.gpu) + ": " + h.gpu_name + "; peak " + fmt("%.0f", h.peak.half) +
-         " TFLOP/s fp16/bf16, " + fmt("%.0f", h.peak.tf32) + " tf32 (" + h.peak.source + ")\n\n";
+  out += "GPU " + std::to_string(h.gpu) + ": " + h.gpu_name + "; ";
+  if (h.peak.known()) {
+    out += "peak (" + h.peak.sku + ", dense) " + fmt("%.1f", h.peak.bf16) + " TFLOP/s bf16, " + fmt("%.1f", h.peak.fp16) +
+           " fp16, " + fmt("%.1f", h.peak.tf32) + " tf32, " + fmt("%.1f", h.peak.fp32) + " fp32 (" + h.peak.source + ")\n";
+  } else {
+    out += "peak unknown: this GPU is not in data/gpu_peaks.json, so no rate is checked against it\n";
+  }
+  out += h.policy == "wide" ? "Engines: a wider search than PyTorch's (heuristics A, B and fallback, no filter)"
+                            : "Engines: as PyTorch chooses them (heuristics INSTANT then fallback, its engine filter)";
+  out += std::string(", TF32 ") + (h.allow_tf32 ? "allowed" : "off") + " for fp32\n";
+  if (h.compared) {
+    if (h.mismatches.empty()) {
+      out += "Compared with PyTorch: same cuDNN library, same TF32 setting, same engine sources\n";
+    } else {
+      out += "NOT like for like with the PyTorch results:\n";
+      for (const auto& m : h.mismatches) out += "  - " + m + "\n";
+    }
+  }
+  out += "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-30s %-4s %-4s %9s %8s %6s %6s %10s %6s\n", "shape", "type", "lay", "ms",
                 "TFLOP/s", "%peak", "engine", "PyTorch ms", "ratio");
   out += line;
   for (const auto& r : rows) {
-    double peak = h.peak.for_type(r.bench.type);
+    double peak = h.peak.for_type(r.bench.type, r.tensor_cores);
     if (!r.error.empty()) {
       std::snprintf(line, sizeof line, "%-30s %-4s %-4s  error: %s\n", r.bench.shape.shape.str().c_str(),
                     data_type_name(r.bench.type), layout_name(r.bench.layout), r.error.c_str());
@@ -51,6 +68,7 @@ std::string render_bench_text(const BenchHeader& h, const std::vector<BenchRow>&
                   r.pytorch_ms ? fmt("%.4f", *r.pytorch_ms).c_str() : "-",
                   r.ratio() ? fmt("%.2fx", *r.ratio()).c_str() : "-");
     out += line;
+    if (!r.note.empty()) out += "    note: " + r.note + "\n";
   }
   out += "\nratio = PyTorch time / cudnnup time (>= 1.00x: cudnnup's engine choice is at least as fast).\n";
   return out;
@@ -59,7 +77,7 @@ std::string render_bench_text(const BenchHeader& h, const std::vector<BenchRow>&
 std::string render_bench_svg(const BenchHeader& h, const std::vector<BenchRow>& rows) {
   const int bar_h = 10, group_h = 30, left = 300, width = 900, top = 60;
   const int height = top + group_h * static_cast<int>(rows.size()) + 50;
-  double max_value = std::max(h.peak.half, h.peak.tf32);
+  double max_value = std::max({h.peak.fp16, h.peak.bf16, h.peak.tf32});
   for (const auto& r : rows) {
     max_value = std::max(max_value, r.tflops);
     if (r.pytorch_ms && *r.pytorch_ms > 0)
@@ -75,7 +93,7 @@ std::string render_bench_svg(const BenchHeader& h, const std::vector<BenchRow>& 
        xml_escape("Forward convolution TFLOP/s: cuDNN " + h.cudnn_version + " on " + h.gpu_name) + "</text>\n";
   s += "<text x=\"10\" y=\"38\">" +
        xml_escape("blue: cudnnup bench; orange: PyTorch cudnn.benchmark=True; red line: peak for the type (" +
-                  h.peak.source + ")") +
+                  (h.peak.known() ? h.peak.sku + ", " + h.peak.source : std::string("unknown for this GPU")) + ")") +
        "</text>\n";
   int y = top;
   for (const auto& r : rows) {
@@ -93,7 +111,7 @@ std::string render_bench_svg(const BenchHeader& h, const std::vector<BenchRow>& 
       s += "<text x=\"" + fmt("%.1f", left + pt * scale + 4) + "\" y=\"" + std::to_string(y + 21) + "\">" +
            fmt("%.0f", pt) + "</text>\n";
     }
-    double peak = h.peak.for_type(r.bench.type);
+    double peak = h.peak.for_type(r.bench.type, r.tensor_cores);
     if (peak > 0) {
       std::string px = fmt("%.1f", left + peak * scale);
       s += "<line class=\"peak\" x1=\"" + px + "\" x2=\"" + px + "\" y1=\"" + std::to_string(y) + "\" y2=\"" +

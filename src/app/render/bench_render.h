@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpu/bench_model.h"
+#include "gpu/gpu_peaks.h"
 
 namespace cudnnup {
 
@@ -14,7 +15,11 @@ struct BenchHeader {
   std::string cudnn_version;
   std::string gpu_name;
   int gpu = 0;
-  PeakRates peak;
+  PeakRates peak;          // unknown (sku empty) for a GPU the table does not list
+  std::string policy;      // "pytorch" or "wide" (gpu/bench_model.h CandidatePolicy)
+  bool allow_tf32 = true;
+  bool compared = false;   // PyTorch results were attached
+  std::vector<std::string> mismatches;  // how the PyTorch side differs (empty: like for like)
 };
 
 std::string render_bench_text(const BenchHeader& header, const std::vector<BenchRow>& rows);

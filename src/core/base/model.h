@@ -78,9 +78,9 @@ struct LibraryProbe {
   long long version_number = 0;
   Version cudart_version;   // cudnnGetCudartVersion()
   long long max_device_version = 0;  // cudnnGetMaxDeviceVersion(), 9.x; 0 when absent
-  // Every cuDNN file the probe child had mapped when it answered (directory resolved). The child
-  // runs with the copy's directory as its only LD_LIBRARY_PATH and no LD_PRELOAD (Windows: the
-  // copy's folder and the system folders only), so normally these are all the copy's own.
+  // Every file the probe process had mapped after loading (core/child/mapped_files.h says which
+  // copy each cuDNN file belongs to). The child runs in the copy's loader environment
+  // (core/child/loader_environment.h), so normally every cuDNN file among them is the copy's own.
   std::vector<std::string> mapped_files;
   // False when a mapped cuDNN file came from elsewhere: then the numbers above were cleared (they
   // are another copy's) and isolation_problem says which file came from where.

@@ -12,6 +12,7 @@
 #include "binfmt/ld_so_conf.h"
 #include "base/paths.h"
 #include "base/strings.h"
+#include "child/mapped_files.h"
 #include "facts/cudnn_files.h"
 #include "facts/driver_libraries.h"
 #include "discover/python_envs.h"
@@ -79,17 +80,14 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
   return probed;
 }
 
-// A probe speaks for the copy only when every cuDNN file it mapped is the copy's own; otherwise
-// its numbers are another copy's and the copy keeps what its files say.
+// A probe speaks for the copy only when every cuDNN file it mapped is the copy's own
+// (core/child/mapped_files.h); otherwise its numbers are another copy's and the copy keeps what
+// its files say. The first foreign file is named, with the copy it belongs to.
 void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& report) {
-  auto same_dir = [&](const std::string& a, const std::string& b) {
-    return report.os == "windows" ? ascii_lower(a) == ascii_lower(b) : a == b;  // Windows paths ignore case
-  };
-  for (const auto& file : probe.mapped_files) {
-    std::string dir = paths::parent(file);
-    if (!probe.isolated || same_dir(dir, copy.lib_dir)) continue;
-    bool listed = std::any_of(report.copies.begin(), report.copies.end(),
-                              [&](const CudnnCopy& c) { return same_dir(c.lib_dir, dir); });
+  std::vector<std::string> dirs = {copy.lib_dir};
+  for (const auto& c : report.copies) dirs.push_back(c.lib_dir);
+  for (const auto& file : attribute_cudnn_files(probe.mapped_files, dirs, report.os == "windows")) {
+    if (file.copy == 0) continue;
     std::string answer;
     if (probe.version.known()) {
       answer = " (its answer, cuDNN " + probe.version.str() +
@@ -97,8 +95,11 @@ void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& r
                ", is not this copy's)";
     }
     probe.isolated = false;
-    probe.isolation_problem = "could not be probed in isolation: " + file + " came from " +
-                              (listed ? "the copy in " + dir : dir + ", which holds no copy doctor lists") + answer;
+    probe.isolation_problem = "could not be probed in isolation: " + file.path + " came from " +
+                              (file.copy > 0 ? "the copy in " + file.directory
+                                             : file.directory + ", which holds no copy doctor lists") +
+                              answer;
+    break;
   }
   if (probe.isolated) return;
   probe.version = Version{};
@@ -251,6 +252,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   report.driver = discover_driver(in, loader.cache);
   report.toolkits = find_toolkits(in.fs, in.env, &report.scan_issues);
   auto python_envs = find_python_envs(in.fs, in.env, &report.scan_issues);
+  for (const auto& e : python_envs) outcome.python_envs.push_back(e.prefix);
 
   DiscoveryInputs di{in.fs, in.env, report.toolkits, python_envs, loader.cache,
                      StoreLayout::for_environment(in.env).root};

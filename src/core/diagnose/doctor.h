@@ -34,6 +34,7 @@ struct DoctorOutcome {
   std::vector<WhichReport> plain_program;    // one per cuDNN major found, as `-lcudnn` would load
   std::vector<WhichReport> for_program;      // --for PATH: one per cuDNN major found
   std::vector<FrameworkReport> frameworks;
+  std::vector<std::string> python_envs;      // the prefixes of the Python environments looked in
   // Windows: the plain program per major and the active Python (core/windows_dll_checks.h).
   std::vector<WhichReport> windows_loads;
 };

@@ -38,12 +38,12 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
     c.entry = k;
     if (k.sha256 == sha256 && (k.size == 0 || k.size == size)) {
       c.match = KnownMatch::kMatches;
-      c.message = "matches NVIDIA's published sha256 for " + k.file_name + " (" + k.source + ")";
+      c.message = "The archive matches NVIDIA's published sha256 for " + k.file_name + " (" + k.source + ").";
     } else {
       c.match = KnownMatch::kMismatch;
-      c.message = "does NOT match NVIDIA's published sha256 for " + k.file_name + " (expected " + k.sha256 +
+      c.message = "The archive does NOT match NVIDIA's published sha256 for " + k.file_name + " (expected " + k.sha256 +
                   (k.size ? ", " + std::to_string(k.size) + " bytes" : "") +
-                  "): the file is damaged, incomplete, or not the official archive; download it again";
+                  "): it is damaged, incomplete, or not the official archive; download it again.";
     }
     return c;
   }
@@ -51,11 +51,12 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
     if (k.sha256 == sha256) {
       c.entry = k;
       c.match = KnownMatch::kRenamedCopy;
-      c.message = "is NVIDIA's " + k.file_name + " under another name";
+      c.message = "The archive is NVIDIA's " + k.file_name + " under another name.";
       return c;
     }
   }
-  c.message = "not in cudnnup's table of known archives; its contents were checked, its origin cannot be";
+  c.message = "The archive is not in cudnnup's table of known archives: its contents were checked, its origin "
+              "cannot be.";
   return c;
 }
 

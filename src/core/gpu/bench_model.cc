@@ -1,6 +1,10 @@
 #include "gpu/bench_model.h"
 
+#include "gpu/nvidia_api.h"
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace cudnnup {
@@ -83,6 +87,13 @@ Result<std::vector<BenchShape>> parse_bench_shapes(const std::string& text) {
   return out;
 }
 
+Result<std::vector<BenchShape>> load_bench_shapes(const FileSystem& fs, const std::string& spec) {
+  if (spec == "default") return default_bench_shapes();
+  auto text = fs.read_file(spec, 1 << 20);
+  if (!text) return make_error(ErrorCode::kNotFound, "cannot read the shapes file " + spec + ": " + text.error().message, spec);
+  return parse_bench_shapes(*text);
+}
+
 std::string BenchCase::key() const {
   return shape.shape.str() + "|" + data_type_name(type) + "|" + layout_name(layout);
 }
@@ -109,46 +120,44 @@ std::vector<BenchCase> bench_cases(const std::vector<BenchShape>& shapes) {
   return out;
 }
 
-PeakRates gpu_peak(const std::string& name, int cc_major, int cc_minor, int sm_count, int clock_khz) {
-  PeakRates p;
-  // NVIDIA datasheets, dense (no sparsity), SXM parts.
-  struct Known {
-    const char* name_part;
-    double half, tf32, fp32;
-  };
-  static const Known kKnown[] = {
-      {"H200", 989.4, 494.7, 66.9},
-      {"H100 80GB HBM3", 989.4, 494.7, 66.9},
-      {"H100 SXM", 989.4, 494.7, 66.9},
-      {"A100", 312.0, 156.0, 19.5},
-  };
-  for (const auto& k : kKnown) {
-    if (name.find(k.name_part) != std::string::npos) {
-      p.half = k.half;
-      p.tf32 = k.tf32;
-      p.fp32 = k.fp32;
-      p.source = std::string("datasheet ") + k.name_part + " (dense)";
-      return p;
-    }
+const char* candidate_policy_name(CandidatePolicy policy) {
+  return policy == CandidatePolicy::kPyTorch ? "pytorch" : "wide";
+}
+
+int default_max_candidates(CandidatePolicy policy) { return policy == CandidatePolicy::kPyTorch ? 10 : 24; }
+
+std::vector<CandidateSource> candidate_sources(CandidatePolicy policy, int max_candidates) {
+  if (policy == CandidatePolicy::kPyTorch) {
+    // get_generator_sources(..., CUDNN_HEUR_MODE_INSTANT, true, true): INSTANT, then the fallback
+    // list, concatenated; time_sorted_plan stops at benchmark_limit plans.
+    return {{nv::kHeurModeInstant, "heuristics instant", max_candidates},
+            {nv::kHeurModeFallback, "fallback", max_candidates}};
   }
-  // FLOP per clock per SM (dense): fp16/bf16 tensor, tf32 tensor, fp32 FMA.
-  double half = 0, tf32 = 0, fp32 = 0;
-  int cc = cc_major * 10 + cc_minor;
-  if (cc == 80) half = 2048, tf32 = 1024, fp32 = 128;
-  else if (cc == 86 || cc == 87) half = 512, tf32 = 256, fp32 = 256;
-  else if (cc == 89) half = 1024, tf32 = 512, fp32 = 256;
-  else if (cc == 90) half = 4096, tf32 = 2048, fp32 = 256;
-  if (half == 0 || sm_count <= 0 || clock_khz <= 0) {
-    p.source = "unknown for compute capability " + std::to_string(cc_major) + "." + std::to_string(cc_minor);
-    return p;
+  // An equal share per mode: mode A alone can fill the list with knob variants of one engine,
+  // while the best engine may come from mode B or the fallback list.
+  const int per_mode = std::max(4, max_candidates / 3);
+  return {{nv::kHeurModeA, "heuristics A", per_mode},
+          {nv::kHeurModeB, "heuristics B", per_mode},
+          {nv::kHeurModeFallback, "fallback", per_mode}};
+}
+
+std::vector<size_t> sample_indices(size_t count, size_t samples) {
+  std::vector<size_t> out;
+  if (count == 0) return out;
+  if (count <= samples) {
+    for (size_t i = 0; i < count; ++i) out.push_back(i);
+    return out;
   }
-  double scale = static_cast<double>(sm_count) * clock_khz * 1e3 / 1e12;
-  p.half = half * scale;
-  p.tf32 = tf32 * scale;
-  p.fp32 = fp32 * scale;
-  p.source = "computed: " + std::to_string(sm_count) + " SMs x " + std::to_string(clock_khz / 1000) +
-             " MHz x " + std::to_string(static_cast<int>(half)) + " FLOP/clock/SM";
-  return p;
+  // One index per equal slice, at a pseudo-random place inside it: every region of the output
+  // (every batch element, every channel block) is looked at.
+  uint64_t state = 0x5a3b1e5ull + count;
+  const double slice = static_cast<double>(count) / static_cast<double>(samples);
+  for (size_t i = 0; i < samples; ++i) {
+    size_t begin = static_cast<size_t>(slice * static_cast<double>(i));
+    size_t end = std::max(begin + 1, static_cast<size_t>(slice * static_cast<double>(i + 1)));
+    out.push_back(begin + splitmix64_next(state) % (end - begin));
+  }
+  return out;
 }
 
 std::optional<double> BenchRow::ratio() const {
@@ -167,7 +176,11 @@ nlohmann::json bench_row_to_json(const BenchRow& r, double peak_tflops) {
                    {"tflops", r.tflops},
                    {"peak_tflops", peak_tflops},
                    {"engine", r.engine},
+                   {"engine_notes", r.engine_notes},
+                   {"tensor_cores", r.tensor_cores},
                    {"candidates", r.candidates}};
+  if (!r.check.empty()) j["check"] = r.check;
+  if (!r.note.empty()) j["note"] = r.note;
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.tried.empty()) j["tried"] = r.tried;
   if (r.pytorch_ms) {
@@ -178,19 +191,76 @@ nlohmann::json bench_row_to_json(const BenchRow& r, double peak_tflops) {
   return j;
 }
 
-Status attach_pytorch_results(const std::string& json_text, std::vector<BenchRow>& rows) {
+void check_against_peak(BenchRow& row, double peak) {
+  if (peak <= 0 || row.tflops <= peak || !row.error.empty()) return;
+  char text[320];
+  if (row.transform) {
+    std::snprintf(text, sizeof text,
+                  "%.1f TFLOP/s counts the multiply-adds of a direct convolution; this FFT/Winograd engine does "
+                  "fewer, so its rate can pass the GPU's peak (%.1f)",
+                  row.tflops, peak);
+    row.note = text;
+    return;
+  }
+  std::snprintf(text, sizeof text,
+                "%.1f TFLOP/s is above the GPU's peak of %.1f for this type: engine %lld cannot have done the "
+                "work (or the peak table is wrong for this GPU); not reported as a measurement",
+                row.tflops, peak, static_cast<long long>(row.engine));
+  row.error = text;
+}
+
+Result<PytorchSide> attach_pytorch_results(const std::string& json_text, std::vector<BenchRow>& rows) {
   auto j = nlohmann::json::parse(json_text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j["rows"].is_array()) {
     return make_error(ErrorCode::kCorrupt, "not the JSON of bench/pytorch_conv.py (expected an object with \"rows\")");
   }
   for (const auto& row : j["rows"]) {
+    if (!row.is_object()) continue;
     std::string key = row.value("key", "");
-    double ms = row.value("ms", 0.0);
+    double ms = row.contains("ms") && row["ms"].is_number() ? row["ms"].get<double>() : 0.0;
     for (auto& r : rows) {
       if (r.bench.key() == key && ms > 0) r.pytorch_ms = ms;
     }
   }
-  return ok_status();
+  PytorchSide side;
+  if (j.contains("torch") && j["torch"].is_string()) side.torch = j["torch"].get<std::string>();
+  if (j.contains("cudnn") && j["cudnn"].is_number_integer()) side.cudnn_version = j["cudnn"].get<long long>();
+  if (j.contains("cudnn_library") && j["cudnn_library"].is_string()) side.cudnn_library = j["cudnn_library"].get<std::string>();
+  if (j.contains("allow_tf32") && j["allow_tf32"].is_boolean()) side.allow_tf32 = j["allow_tf32"].get<bool>();
+  if (j.contains("benchmark_limit") && j["benchmark_limit"].is_number_integer()) {
+    side.benchmark_limit = j["benchmark_limit"].get<int>();
+  }
+  side.heuristic_mode_b = j.value("heuristic_mode_b", false);
+  return side;
+}
+
+std::vector<std::string> comparison_mismatches(const PytorchSide& pt, const std::string& their_dir, const BenchSide& ours) {
+  std::vector<std::string> out;
+  if (pt.cudnn_library.empty()) {
+    out.push_back("the PyTorch results do not say which cuDNN library their process loaded");
+  } else if (their_dir != ours.lib_dir) {
+    out.push_back("PyTorch loaded cuDNN from " + their_dir + ", bench measured " + ours.lib_dir);
+  }
+  if (pt.cudnn_version > 0) {
+    Version theirs = decode_cudnn_version_number(pt.cudnn_version);
+    if (theirs.str() != ours.version) out.push_back("PyTorch ran cuDNN " + theirs.str() + ", bench " + ours.version);
+  }
+  if (!pt.allow_tf32) {
+    out.push_back("the PyTorch results do not say whether TF32 was allowed");
+  } else if (*pt.allow_tf32 != ours.allow_tf32) {
+    out.push_back(std::string("PyTorch ran with allow_tf32=") + (*pt.allow_tf32 ? "True" : "False") + ", bench with --tf32 " +
+                  (ours.allow_tf32 ? "on" : "off"));
+  }
+  if (ours.policy != CandidatePolicy::kPyTorch) {
+    out.push_back("bench searched wider than PyTorch (--candidates wide: heuristics A, B and fallback, no filter)");
+  } else {
+    if (pt.heuristic_mode_b) out.push_back("PyTorch used heuristics mode B (TORCH_CUDNN_USE_HEURISTIC_MODE_B), bench INSTANT");
+    if (pt.benchmark_limit && *pt.benchmark_limit != ours.max_candidates) {
+      out.push_back("PyTorch timed up to " + (*pt.benchmark_limit ? std::to_string(*pt.benchmark_limit) : std::string("all")) +
+                    " engines (benchmark_limit), bench " + std::to_string(ours.max_candidates));
+    }
+  }
+  return out;
 }
 
 }  // namespace cudnnup

@@ -63,35 +63,11 @@ size_t filter_index(TensorLayout layout, const ConvShape& sh, int k, int c, int 
   return ((static_cast<size_t>(k) * sh.r + r) * sh.s + s) * sh.c + c;
 }
 
-namespace {
-
-// Visits every (output position, filter tap) pair that touches the input, once.
-template <typename Visit>
-void for_each_term(const ConvShape& sh, Visit visit) {
-  const int p_count = sh.out_h(), q_count = sh.out_w();
-  for (int n = 0; n < sh.n; ++n)
-    for (int k = 0; k < sh.k; ++k)
-      for (int p = 0; p < p_count; ++p)
-        for (int q = 0; q < q_count; ++q)
-          for (int c = 0; c < sh.c; ++c)
-            for (int r = 0; r < sh.r; ++r) {
-              int h = p * sh.stride_h - sh.pad_h + r * sh.dilation_h;
-              if (h < 0 || h >= sh.h) continue;
-              for (int s = 0; s < sh.s; ++s) {
-                int w = q * sh.stride_w - sh.pad_w + s * sh.dilation_w;
-                if (w < 0 || w >= sh.w) continue;
-                visit(n, k, p, q, c, r, s, h, w);
-              }
-            }
-}
-
-}  // namespace
-
 Reference conv_forward_reference(const ConvShape& sh, TensorLayout layout, const std::vector<float>& x,
                                  const std::vector<float>& wt) {
   Reference out{std::vector<double>(sh.y_count(), 0.0), std::vector<double>(sh.y_count(), 0.0)};
   const int p_count = sh.out_h(), q_count = sh.out_w();
-  for_each_term(sh, [&](int n, int k, int p, int q, int c, int r, int s, int h, int w) {
+  for_each_conv_term(sh, [&](int n, int k, int p, int q, int c, int r, int s, int h, int w) {
     double term = static_cast<double>(x[activation_index(layout, sh.c, sh.h, sh.w, n, c, h, w)]) *
                   wt[filter_index(layout, sh, k, c, r, s)];
     size_t yi = activation_index(layout, sh.k, p_count, q_count, n, k, p, q);
@@ -105,7 +81,7 @@ Reference conv_backward_data_reference(const ConvShape& sh, TensorLayout layout,
                                        const std::vector<float>& dy) {
   Reference out{std::vector<double>(sh.x_count(), 0.0), std::vector<double>(sh.x_count(), 0.0)};
   const int p_count = sh.out_h(), q_count = sh.out_w();
-  for_each_term(sh, [&](int n, int k, int p, int q, int c, int r, int s, int h, int w) {
+  for_each_conv_term(sh, [&](int n, int k, int p, int q, int c, int r, int s, int h, int w) {
     double term = static_cast<double>(dy[activation_index(layout, sh.k, p_count, q_count, n, k, p, q)]) *
                   wt[filter_index(layout, sh, k, c, r, s)];
     size_t xi = activation_index(layout, sh.c, sh.h, sh.w, n, c, h, w);
@@ -119,13 +95,42 @@ Reference conv_backward_filter_reference(const ConvShape& sh, TensorLayout layou
                                          const std::vector<float>& dy) {
   Reference out{std::vector<double>(sh.w_count(), 0.0), std::vector<double>(sh.w_count(), 0.0)};
   const int p_count = sh.out_h(), q_count = sh.out_w();
-  for_each_term(sh, [&](int n, int k, int p, int q, int c, int r, int s, int h, int w) {
+  for_each_conv_term(sh, [&](int n, int k, int p, int q, int c, int r, int s, int h, int w) {
     double term = static_cast<double>(dy[activation_index(layout, sh.k, p_count, q_count, n, k, p, q)]) *
                   x[activation_index(layout, sh.c, sh.h, sh.w, n, c, h, w)];
     size_t wi = filter_index(layout, sh, k, c, r, s);
     out.value[wi] += term;
     out.magnitude[wi] += std::fabs(term);
   });
+  return out;
+}
+
+Reference conv_forward_reference_at(const ConvShape& sh, TensorLayout layout, const std::vector<float>& x,
+                                    const std::vector<float>& wt, const std::vector<size_t>& indices) {
+  Reference out{std::vector<double>(indices.size(), 0.0), std::vector<double>(indices.size(), 0.0)};
+  const size_t P = static_cast<size_t>(sh.out_h()), Q = static_cast<size_t>(sh.out_w()), K = static_cast<size_t>(sh.k);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const size_t at = indices[i];
+    size_t n, k, p, q;
+    if (layout == TensorLayout::kNchw) {
+      q = at % Q, p = at / Q % P, k = at / (Q * P) % K, n = at / (Q * P * K);
+    } else {
+      k = at % K, q = at / K % Q, p = at / (K * Q) % P, n = at / (K * Q * P);
+    }
+    for (int c = 0; c < sh.c; ++c)
+      for (int r = 0; r < sh.r; ++r) {
+        int h = static_cast<int>(p) * sh.stride_h - sh.pad_h + r * sh.dilation_h;
+        if (h < 0 || h >= sh.h) continue;
+        for (int s = 0; s < sh.s; ++s) {
+          int w = static_cast<int>(q) * sh.stride_w - sh.pad_w + s * sh.dilation_w;
+          if (w < 0 || w >= sh.w) continue;
+          double term = static_cast<double>(x[activation_index(layout, sh.c, sh.h, sh.w, static_cast<int>(n), c, h, w)]) *
+                        wt[filter_index(layout, sh, static_cast<int>(k), c, r, s)];
+          out.value[i] += term;
+          out.magnitude[i] += std::fabs(term);
+        }
+      }
+  }
   return out;
 }
 

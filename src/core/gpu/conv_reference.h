@@ -46,6 +46,28 @@ struct ConvShape {
 size_t activation_index(TensorLayout layout, int c_count, int h_count, int w_count, int n, int c, int h, int w);
 size_t filter_index(TensorLayout layout, const ConvShape& shape, int k, int c, int r, int s);
 
+// Visits every (output position, filter tap) pair that touches the input, once, as
+// visit(n, k, p, q, c, r, s, h, w): output position (n, k, p, q), input position (n, c, h, w),
+// filter tap (k, c, r, s). The references below are sums over these terms.
+template <typename Visit>
+void for_each_conv_term(const ConvShape& sh, Visit visit) {
+  const int p_count = sh.out_h(), q_count = sh.out_w();
+  for (int n = 0; n < sh.n; ++n)
+    for (int k = 0; k < sh.k; ++k)
+      for (int p = 0; p < p_count; ++p)
+        for (int q = 0; q < q_count; ++q)
+          for (int c = 0; c < sh.c; ++c)
+            for (int r = 0; r < sh.r; ++r) {
+              int h = p * sh.stride_h - sh.pad_h + r * sh.dilation_h;
+              if (h < 0 || h >= sh.h) continue;
+              for (int s = 0; s < sh.s; ++s) {
+                int w = q * sh.stride_w - sh.pad_w + s * sh.dilation_w;
+                if (w < 0 || w >= sh.w) continue;
+                visit(n, k, p, q, c, r, s, h, w);
+              }
+            }
+}
+
 struct Reference {
   std::vector<double> value;
   std::vector<double> magnitude;  // sum of |terms| per element
@@ -59,6 +81,11 @@ Reference conv_backward_data_reference(const ConvShape& shape, TensorLayout layo
                                        const std::vector<float>& dy);
 Reference conv_backward_filter_reference(const ConvShape& shape, TensorLayout layout, const std::vector<float>& x,
                                          const std::vector<float>& dy);
+
+// The forward reference at some output elements only (`indices` into y in `layout`): what bench
+// checks its results with, where the whole output would take the CPU minutes.
+Reference conv_forward_reference_at(const ConvShape& shape, TensorLayout layout, const std::vector<float>& x,
+                                    const std::vector<float>& w, const std::vector<size_t>& indices);
 
 // The next value of the splitmix64 sequence that starts at `state`: simple, fast and the same on
 // every platform and compiler (std::mt19937's distributions are not).

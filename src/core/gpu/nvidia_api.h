@@ -27,7 +27,7 @@ using cudnnGetCudartVersion_t = size_t (CUDNNUP_NVAPI*)();
 using cudnnGetMaxDeviceVersion_t = size_t (CUDNNUP_NVAPI*)();  // 9.x only
 using cudnnGetErrorString_t = const char* (CUDNNUP_NVAPI*)(int status);
 using cudnnGetLastErrorString_t = void (CUDNNUP_NVAPI*)(char* message, size_t max_size);  // 9.x
-using cudnnVersionCheck_t = cudnnStatus_t (CUDNNUP_NVAPI*)();  // cudnn{Graph,Ops,Cnn,Adv}VersionCheck, 9.x
+using cudnnVersionCheck_t = cudnnStatus_t (CUDNNUP_NVAPI*)();  // gpu/cudnn_symbols.h: 8.x and 9.x names
 
 using cudnnHandle_t = void*;
 using cudnnTensorDescriptor_t = void*;
@@ -132,6 +132,7 @@ constexpr int kTypeVoidPtr = 6;
 constexpr int kTypeConvolutionMode = 7;
 constexpr int kTypeHeurMode = 8;
 constexpr int kTypeNumericalNote = 11;
+constexpr int kTypeBehaviorNote = 19;
 constexpr int kTypeChar = 24;
 constexpr int kTypeBackendDescriptor = 15;
 // cudnnBackendAttributeName_t
@@ -169,6 +170,19 @@ constexpr int kAttrVariantPackDataPointers = 1001;
 constexpr int kAttrVariantPackWorkspace = 1003;
 constexpr int kAttrEngineGlobalIndex = 1301;
 constexpr int kAttrEngineNumericalNote = 1303;
+constexpr int kAttrEngineBehaviorNote = 1305;
+// cudnnBackendNumericalNote_t (cudnn_graph.h 9.6 order)
+constexpr int kNumericalNoteTensorCore = 0;
+constexpr int kNumericalNoteDownConvertInputs = 1;
+constexpr int kNumericalNoteReducedPrecisionReduction = 2;
+constexpr int kNumericalNoteFft = 3;
+constexpr int kNumericalNoteNondeterministic = 4;
+constexpr int kNumericalNoteWinograd = 5;
+constexpr int kNumericalNoteWinogradTile4x4 = 6;
+constexpr int kNumericalNoteWinogradTile6x6 = 7;
+constexpr int kNumericalNoteWinogradTile13x13 = 8;
+// cudnnBackendBehaviorNote_t
+constexpr int kBehaviorNoteRuntimeCompilation = 0;
 // cudnnBackendHeurMode_t
 constexpr int kHeurModeInstant = 0;
 constexpr int kHeurModeB = 1;
@@ -239,10 +253,6 @@ struct CudnnFunctions {
   cudnnGetMaxDeviceVersion_t GetMaxDeviceVersion = nullptr;
   cudnnGetErrorString_t GetErrorString = nullptr;
   cudnnGetLastErrorString_t GetLastErrorString = nullptr;
-  cudnnVersionCheck_t GraphVersionCheck = nullptr;
-  cudnnVersionCheck_t OpsVersionCheck = nullptr;
-  cudnnVersionCheck_t CnnVersionCheck = nullptr;
-  cudnnVersionCheck_t AdvVersionCheck = nullptr;
   cudnnCreate_t Create = nullptr;
   cudnnDestroy_t Destroy = nullptr;
   cudnnSetStream_t SetStream = nullptr;

@@ -57,16 +57,26 @@ struct LibraryLoad {
 };
 
 struct LibrarySetFacts {
-  std::string lib_dir;
+  std::string lib_dir;          // canonical
+  bool windows = false;
   int major = 0;
   Version version;              // from cudnnGetVersion; unknown when the shim did not load
   LibraryLoad shim;
   std::vector<LibraryLoad> sublibraries;
-  std::vector<std::string> loaded_modules;  // every shared object in the process afterwards
+  std::vector<std::string> loaded_modules;  // every file mapped into the process afterwards
   std::vector<std::pair<std::string, int>> version_checks;  // {"cudnnCnnVersionCheck", status}
-  std::vector<std::string> missing_symbols;  // legacy/backend API symbols the shim lacks
+  std::vector<std::string> missing_symbols;  // API the shim lacks (gpu/cudnn_symbols.h)
 };
+// gpu/library_checks.cc. The checks, in order: the shim is there and loads; no cuDNN file from
+// another directory is mapped (that would explain every later symptom, so it is its own finding
+// and never "replace these files"); every sub-library is there and loads; the shim exports the
+// whole API; the version checks pass; versions in file names agree.
 StageResult check_library_set(const LibrarySetFacts& facts);
+
+// The "modules" stage: after the GPU stages and after teardown (cuDNN loads engine libraries
+// lazily), every mapped cuDNN file must still come from the copy. `snapshots`: {when, files}.
+StageResult check_mapped_modules(const std::string& lib_dir, bool windows,
+                                 const std::vector<std::pair<std::string, std::vector<std::string>>>& snapshots);
 
 // Explains a loader error for a person: "truncated or corrupt", "missing dependency X", ...
 std::string explain_load_error(const std::string& loader_message);

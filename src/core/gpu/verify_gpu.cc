@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "facts/cuda_errors.h"
 #include "facts/cudnn_status.h"
+#include "gpu/cudnn_graph.h"
 #include "gpu/tolerance.h"
 
 namespace cudnnup {
@@ -64,7 +66,7 @@ StageResult cudnn_failure(const std::string& id, const std::string& title, const
   std::string text = call + " failed: " + cudnn_error_text(s, status);
   evidence.insert(evidence.begin(), text);
   return stage_fail(id, title, text,
-                    make_finding("verify.cudnn." + std::string(info.known ? info.name.substr(13) : "unknown_status"),
+                    make_finding("verify.cudnn." + std::string(info.known ? info.name.substr(6) : "STATUS_UNKNOWN"),
                                  call + " failed with " + info.name, info.meaning, evidence,
                                  {info.fix.empty() ? "Run `cudnnup verify --json` and report the output." : info.fix}));
 }
@@ -181,12 +183,13 @@ StageResult run_handle_stage(GpuSession& s) {
 
 std::string ConvCheck::id() const {
   std::string l = layout == TensorLayout::kNchw ? "nchw" : "nhwc";
-  return std::string("conv.") + direction_name(direction) + "." + data_type_name(type) + "." + l;
+  return std::string(api == ConvApi::kGraph ? "graph." : "conv.") + direction_name(direction) + "." +
+         data_type_name(type) + "." + l;
 }
 
 std::string ConvCheck::title() const {
-  return std::string("Convolution ") + direction_name(direction) + ", " + data_type_name(type) + ", " +
-         layout_name(layout) + " vs CPU reference";
+  return std::string(api == ConvApi::kGraph ? "Graph-API convolution " : "Convolution ") + direction_name(direction) +
+         ", " + data_type_name(type) + ", " + layout_name(layout) + " vs CPU reference";
 }
 
 ConvShape verify_conv_shape() {
@@ -205,8 +208,20 @@ std::vector<ConvCheck> default_conv_checks() {
   for (auto dir : {ConvDirection::kForward, ConvDirection::kBackwardData, ConvDirection::kBackwardFilter})
     for (auto type : {DataType::kFloat, DataType::kHalf, DataType::kBfloat16})
       for (auto layout : {TensorLayout::kNchw, TensorLayout::kNhwc})
-        out.push_back(ConvCheck{dir, type, layout, verify_conv_shape()});
+        out.push_back(ConvCheck{dir, type, layout, verify_conv_shape(), ConvApi::kLegacy});
+  out.push_back(ConvCheck{ConvDirection::kForward, DataType::kFloat, TensorLayout::kNchw, verify_conv_shape(), ConvApi::kGraph});
+  out.push_back(ConvCheck{ConvDirection::kForward, DataType::kHalf, TensorLayout::kNhwc, verify_conv_shape(), ConvApi::kGraph});
+  out.push_back(ConvCheck{ConvDirection::kForward, DataType::kBfloat16, TensorLayout::kNhwc, verify_conv_shape(), ConvApi::kGraph});
   return out;
+}
+
+bool is_transform_algorithm(ConvDirection direction, int algo) {
+  switch (direction) {
+    case ConvDirection::kForward: return algo >= 4 && algo <= 7;        // FFT, FFT_TILING, WINOGRAD(_NONFUSED)
+    case ConvDirection::kBackwardData: return algo >= 2 && algo <= 5;   // FFT, FFT_TILING, WINOGRAD(_NONFUSED)
+    case ConvDirection::kBackwardFilter: return algo >= 2 && algo <= 6 && algo != 3;  // FFT, WINOGRAD(_NONFUSED), FFT_TILING
+  }
+  return false;
 }
 
 namespace {
@@ -220,23 +235,47 @@ int cudnn_data_type(DataType t) {
   return nv::kCudnnDataFloat;
 }
 
+// The two inputs of a convolution (in the order the cuDNN call takes them) and the reference.
+struct ConvData {
+  std::vector<float> a, b;
+  Reference want;
+  size_t out_count = 0;
+};
+
+ConvData make_conv_data(const ConvCheck& c) {
+  const ConvShape& sh = c.shape;
+  ConvData d;
+  const uint64_t seed = 0x5eed0000ull + static_cast<uint64_t>(c.direction) * 16 + static_cast<uint64_t>(c.type);
+  if (c.direction == ConvDirection::kForward) {
+    d.a = random_tensor(sh.x_count(), seed, c.type);
+    d.b = random_tensor(sh.w_count(), seed + 1, c.type);
+    d.want = conv_forward_reference(sh, c.layout, d.a, d.b);
+    d.out_count = sh.y_count();
+  } else if (c.direction == ConvDirection::kBackwardData) {
+    d.a = random_tensor(sh.w_count(), seed, c.type);
+    d.b = random_tensor(sh.y_count(), seed + 1, c.type);
+    d.want = conv_backward_data_reference(sh, c.layout, d.a, d.b);
+    d.out_count = sh.x_count();
+  } else {
+    d.a = random_tensor(sh.x_count(), seed, c.type);
+    d.b = random_tensor(sh.y_count(), seed + 1, c.type);
+    d.want = conv_backward_filter_reference(sh, c.layout, d.a, d.b);
+    d.out_count = sh.w_count();
+  }
+  return d;
+}
+
 // Destroys what a conv stage created, whatever path it leaves by.
 struct ConvResources {
   const GpuSession& s;
-  void* tensors[3] = {nullptr, nullptr, nullptr};  // slot meaning depends on direction
-  bool is_filter[3] = {false, false, false};
+  void* tensors[3] = {nullptr, nullptr, nullptr};  // x, y, w
   nv::cudnnConvolutionDescriptor_t conv = nullptr;
   nv::CUdeviceptr buffers[4] = {0, 0, 0, 0};  // a, b, out, workspace
   explicit ConvResources(const GpuSession& session) : s(session) {}
   ~ConvResources() {
-    for (int i = 0; i < 3; ++i) {
-      if (!tensors[i]) continue;
-      if (is_filter[i]) {
-        s.dnn->DestroyFilterDescriptor(tensors[i]);
-      } else {
-        s.dnn->DestroyTensorDescriptor(tensors[i]);
-      }
-    }
+    if (tensors[0]) s.dnn->DestroyTensorDescriptor(tensors[0]);
+    if (tensors[1]) s.dnn->DestroyTensorDescriptor(tensors[1]);
+    if (tensors[2]) s.dnn->DestroyFilterDescriptor(tensors[2]);
     if (conv) s.dnn->DestroyConvolutionDescriptor(conv);
     for (auto b : buffers) {
       if (b) s.cu->MemFree(b);
@@ -244,56 +283,78 @@ struct ConvResources {
   }
 };
 
-}  // namespace
+bool has_device_memory_api(const nv::CudaDriverFunctions& cu) {
+  return cu.MemAlloc && cu.MemFree && cu.MemcpyHtoD && cu.MemcpyDtoH && cu.MemsetD8 && cu.StreamSynchronize;
+}
 
-StageResult run_conv_stage(GpuSession& s, const ConvCheck& c) {
-  const std::string id = c.id(), title = c.title();
-  const auto& dnn = *s.dnn;
+// Copies the inputs up and fills the output with all-ones bytes: NaN in fp32, fp16 and bf16, so
+// an output cuDNN never wrote cannot pass. Returns the failed stage, if any.
+std::optional<StageResult> upload(const ConvCheck& c, const GpuSession& s, const ConvData& d, ConvResources& res) {
   const auto& cu = *s.cu;
-  const bool fwd = c.direction == ConvDirection::kForward;
-  const bool bwd_data = c.direction == ConvDirection::kBackwardData;
-  auto algo_fn = fwd ? dnn.GetConvolutionForwardAlgorithm_v7
-                     : bwd_data ? dnn.GetConvolutionBackwardDataAlgorithm_v7
-                                : dnn.GetConvolutionBackwardFilterAlgorithm_v7;
-  auto ws_fn = fwd ? dnn.GetConvolutionForwardWorkspaceSize
-                   : bwd_data ? dnn.GetConvolutionBackwardDataWorkspaceSize
-                              : dnn.GetConvolutionBackwardFilterWorkspaceSize;
-  auto run_fn = fwd ? dnn.ConvolutionForward : bwd_data ? dnn.ConvolutionBackwardData : dnn.ConvolutionBackwardFilter;
-  if (!dnn.CreateTensorDescriptor || !dnn.SetTensor4dDescriptor || !dnn.CreateFilterDescriptor ||
-      !dnn.SetFilter4dDescriptor || !dnn.CreateConvolutionDescriptor || !dnn.SetConvolution2dDescriptor ||
-      !dnn.DestroyTensorDescriptor || !dnn.DestroyFilterDescriptor || !dnn.DestroyConvolutionDescriptor ||
-      !algo_fn || !ws_fn || !run_fn) {
-    return missing_symbols(id, title, {"the legacy convolution API (cudnn_cnn)"});
+  std::vector<uint8_t> a = encode_tensor(d.a, c.type), b = encode_tensor(d.b, c.type);
+  const size_t out_bytes = d.out_count * data_type_size(c.type);
+  int rc;
+  if ((rc = cu.MemAlloc(&res.buffers[0], a.size())) != 0) return cuda_failure(c.id(), c.title(), cu, "cuMemAlloc", rc);
+  if ((rc = cu.MemAlloc(&res.buffers[1], b.size())) != 0) return cuda_failure(c.id(), c.title(), cu, "cuMemAlloc", rc);
+  if ((rc = cu.MemAlloc(&res.buffers[2], out_bytes)) != 0) return cuda_failure(c.id(), c.title(), cu, "cuMemAlloc", rc);
+  if ((rc = cu.MemcpyHtoD(res.buffers[0], a.data(), a.size())) != 0)
+    return cuda_failure(c.id(), c.title(), cu, "cuMemcpyHtoD", rc);
+  if ((rc = cu.MemcpyHtoD(res.buffers[1], b.data(), b.size())) != 0)
+    return cuda_failure(c.id(), c.title(), cu, "cuMemcpyHtoD", rc);
+  if ((rc = cu.MemsetD8(res.buffers[2], 0xff, out_bytes)) != 0) return cuda_failure(c.id(), c.title(), cu, "cuMemsetD8", rc);
+  return std::nullopt;
+}
+
+// Waits for the GPU, reads the output back and compares it with the reference.
+StageResult check_output(const ConvCheck& c, const GpuSession& s, const ConvData& d, const ConvResources& res,
+                         const Numerics& numerics, const std::string& used) {
+  const auto& cu = *s.cu;
+  int rc;
+  if ((rc = cu.StreamSynchronize(s.stream)) != 0) return cuda_failure(c.id(), c.title(), cu, "cuStreamSynchronize", rc);
+  std::vector<uint8_t> out(d.out_count * data_type_size(c.type));
+  if ((rc = cu.MemcpyDtoH(out.data(), res.buffers[2], out.size())) != 0)
+    return cuda_failure(c.id(), c.title(), cu, "cuMemcpyDtoH", rc);
+  Tolerance tol = tolerance_for(numerics);
+  Comparison cmp = compare_to_reference(decode_tensor(out, c.type), d.want, tol);
+  const std::string bound = "bound: " + tol.derivation;
+  if (cmp.passed) {
+    StageResult pass = stage_pass(c.id(), c.title(), "matches the CPU reference (" + cmp.summary() + ")");
+    pass.evidence = {used, c.shape.str(), bound};
+    return pass;
   }
-  if (!cu.MemAlloc || !cu.MemFree || !cu.MemcpyHtoD || !cu.MemcpyDtoH || !cu.MemsetD8 || !cu.StreamSynchronize) {
-    return missing_symbols(id, title, {"cuMemAlloc/cuMemFree/cuMemcpy/cuMemsetD8/cuStreamSynchronize"});
-  }
+  char worst[160];
+  std::snprintf(worst, sizeof worst, "worst element %zu: got %.6g, expected %.6g", cmp.worst_index, cmp.worst_got,
+                cmp.worst_want);
+  return stage_fail(c.id(), c.title(), "wrong result: " + cmp.summary(),
+                    make_finding("verify.conv.wrong_result",
+                                 "cuDNN computed a wrong " + std::string(direction_name(c.direction)) + " " +
+                                     data_type_name(c.type) + " " + layout_name(c.layout) + " convolution",
+                                 "The result differs from the CPU reference by more than rounding allows (" + bound +
+                                     "). A damaged engine library or a faulty GPU does this.",
+                                 {cmp.summary(), worst, used, c.shape.str()},
+                                 {"Reinstall the copy, then run `cudnnup verify` again.",
+                                  "If it persists with a fresh copy, check the GPU (`nvidia-smi -q -d ECC`, kernel "
+                                  "log Xid errors)."}));
+}
+
+// The legacy descriptors: x (input), y (output), w (filter), and the convolution.
+std::optional<StageResult> make_descriptors(const ConvCheck& c, const GpuSession& s, ConvResources& res) {
+  const auto& dnn = *s.dnn;
   const ConvShape& sh = c.shape;
+  const std::string id = c.id(), title = c.title();
   const int dt = cudnn_data_type(c.type);
   const int fmt = c.layout == TensorLayout::kNchw ? nv::kCudnnTensorNchw : nv::kCudnnTensorNhwc;
-  ConvResources res(s);
-
-  // Descriptors: x (input), w (filter), y (output); the direction decides which are inputs.
-  void* x_desc = nullptr;
-  void* y_desc = nullptr;
-  void* w_desc = nullptr;
-  int st = dnn.CreateTensorDescriptor(&x_desc);
-  if (st != 0) return cudnn_failure(id, title, s, "cudnnCreateTensorDescriptor", st);
-  res.tensors[0] = x_desc;
-  st = dnn.CreateTensorDescriptor(&y_desc);
-  if (st != 0) return cudnn_failure(id, title, s, "cudnnCreateTensorDescriptor", st);
-  res.tensors[1] = y_desc;
-  st = dnn.CreateFilterDescriptor(&w_desc);
-  if (st != 0) return cudnn_failure(id, title, s, "cudnnCreateFilterDescriptor", st);
-  res.tensors[2] = w_desc;
-  res.is_filter[2] = true;
-  st = dnn.CreateConvolutionDescriptor(&res.conv);
-  if (st != 0) return cudnn_failure(id, title, s, "cudnnCreateConvolutionDescriptor", st);
-  if ((st = dnn.SetTensor4dDescriptor(x_desc, fmt, dt, sh.n, sh.c, sh.h, sh.w)) != 0)
+  int st;
+  if ((st = dnn.CreateTensorDescriptor(&res.tensors[0])) != 0) return cudnn_failure(id, title, s, "cudnnCreateTensorDescriptor", st);
+  if ((st = dnn.CreateTensorDescriptor(&res.tensors[1])) != 0) return cudnn_failure(id, title, s, "cudnnCreateTensorDescriptor", st);
+  if ((st = dnn.CreateFilterDescriptor(&res.tensors[2])) != 0) return cudnn_failure(id, title, s, "cudnnCreateFilterDescriptor", st);
+  if ((st = dnn.CreateConvolutionDescriptor(&res.conv)) != 0)
+    return cudnn_failure(id, title, s, "cudnnCreateConvolutionDescriptor", st);
+  if ((st = dnn.SetTensor4dDescriptor(res.tensors[0], fmt, dt, sh.n, sh.c, sh.h, sh.w)) != 0)
     return cudnn_failure(id, title, s, "cudnnSetTensor4dDescriptor (input)", st);
-  if ((st = dnn.SetTensor4dDescriptor(y_desc, fmt, dt, sh.n, sh.k, sh.out_h(), sh.out_w())) != 0)
+  if ((st = dnn.SetTensor4dDescriptor(res.tensors[1], fmt, dt, sh.n, sh.k, sh.out_h(), sh.out_w())) != 0)
     return cudnn_failure(id, title, s, "cudnnSetTensor4dDescriptor (output)", st);
-  if ((st = dnn.SetFilter4dDescriptor(w_desc, dt, fmt, sh.k, sh.c, sh.r, sh.s)) != 0)
+  if ((st = dnn.SetFilter4dDescriptor(res.tensors[2], dt, fmt, sh.k, sh.c, sh.r, sh.s)) != 0)
     return cudnn_failure(id, title, s, "cudnnSetFilter4dDescriptor", st);
   if ((st = dnn.SetConvolution2dDescriptor(res.conv, sh.pad_h, sh.pad_w, sh.stride_h, sh.stride_w, sh.dilation_h,
                                            sh.dilation_w, nv::kCudnnCrossCorrelation, nv::kCudnnDataFloat)) != 0)
@@ -304,114 +365,190 @@ StageResult run_conv_stage(GpuSession& s, const ConvCheck& c) {
     if ((st = dnn.SetConvolutionMathType(res.conv, math)) != 0)
       return cudnn_failure(id, title, s, "cudnnSetConvolutionMathType", st);
   }
+  return std::nullopt;
+}
 
-  // Inputs (a, b) and output, in the order the cuDNN call takes them.
-  std::vector<float> a, b;
-  void* a_desc;
-  void* b_desc;
-  void* out_desc;
-  size_t out_count;
-  Reference want;
-  const uint64_t seed = 0x5eed0000ull + static_cast<uint64_t>(c.direction) * 16 + static_cast<uint64_t>(c.type);
-  if (fwd) {
-    a = random_tensor(sh.x_count(), seed, c.type);
-    b = random_tensor(sh.w_count(), seed + 1, c.type);
-    a_desc = x_desc, b_desc = w_desc, out_desc = y_desc, out_count = sh.y_count();
-    want = conv_forward_reference(sh, c.layout, a, b);
-  } else if (bwd_data) {
-    a = random_tensor(sh.w_count(), seed, c.type);
-    b = random_tensor(sh.y_count(), seed + 1, c.type);
-    a_desc = w_desc, b_desc = y_desc, out_desc = x_desc, out_count = sh.x_count();
-    want = conv_backward_data_reference(sh, c.layout, a, b);
-  } else {
-    a = random_tensor(sh.x_count(), seed, c.type);
-    b = random_tensor(sh.y_count(), seed + 1, c.type);
-    a_desc = x_desc, b_desc = y_desc, out_desc = w_desc, out_count = sh.w_count();
-    want = conv_backward_filter_reference(sh, c.layout, a, b);
+StageResult run_legacy_conv(GpuSession& s, const ConvCheck& c) {
+  const std::string id = c.id(), title = c.title();
+  const auto& dnn = *s.dnn;
+  const bool fwd = c.direction == ConvDirection::kForward;
+  const bool bwd_data = c.direction == ConvDirection::kBackwardData;
+  auto algo_fn = fwd ? dnn.GetConvolutionForwardAlgorithm_v7
+                     : bwd_data ? dnn.GetConvolutionBackwardDataAlgorithm_v7 : dnn.GetConvolutionBackwardFilterAlgorithm_v7;
+  auto ws_fn = fwd ? dnn.GetConvolutionForwardWorkspaceSize
+                   : bwd_data ? dnn.GetConvolutionBackwardDataWorkspaceSize : dnn.GetConvolutionBackwardFilterWorkspaceSize;
+  auto run_fn = fwd ? dnn.ConvolutionForward : bwd_data ? dnn.ConvolutionBackwardData : dnn.ConvolutionBackwardFilter;
+  if (!dnn.CreateTensorDescriptor || !dnn.SetTensor4dDescriptor || !dnn.CreateFilterDescriptor ||
+      !dnn.SetFilter4dDescriptor || !dnn.CreateConvolutionDescriptor || !dnn.SetConvolution2dDescriptor ||
+      !dnn.DestroyTensorDescriptor || !dnn.DestroyFilterDescriptor || !dnn.DestroyConvolutionDescriptor ||
+      !algo_fn || !ws_fn || !run_fn) {
+    return missing_symbols(id, title, {"the legacy convolution API (cudnn_cnn)"});
   }
-  std::vector<uint8_t> a_bytes = encode_tensor(a, c.type), b_bytes = encode_tensor(b, c.type);
-  const size_t out_bytes = out_count * data_type_size(c.type);
-  int rc;
-  if ((rc = cu.MemAlloc(&res.buffers[0], a_bytes.size())) != 0) return cuda_failure(id, title, cu, "cuMemAlloc", rc);
-  if ((rc = cu.MemAlloc(&res.buffers[1], b_bytes.size())) != 0) return cuda_failure(id, title, cu, "cuMemAlloc", rc);
-  if ((rc = cu.MemAlloc(&res.buffers[2], out_bytes)) != 0) return cuda_failure(id, title, cu, "cuMemAlloc", rc);
-  if ((rc = cu.MemcpyHtoD(res.buffers[0], a_bytes.data(), a_bytes.size())) != 0)
-    return cuda_failure(id, title, cu, "cuMemcpyHtoD", rc);
-  if ((rc = cu.MemcpyHtoD(res.buffers[1], b_bytes.data(), b_bytes.size())) != 0)
-    return cuda_failure(id, title, cu, "cuMemcpyHtoD", rc);
-  // All-ones bytes are NaN in fp32, fp16 and bf16: an output cuDNN never wrote cannot pass.
-  if ((rc = cu.MemsetD8(res.buffers[2], 0xff, out_bytes)) != 0) return cuda_failure(id, title, cu, "cuMemsetD8", rc);
+  if (!has_device_memory_api(*s.cu)) {
+    return missing_symbols(id, title, {"cuMemAlloc/cuMemFree/cuMemcpy/cuMemsetD8/cuStreamSynchronize"});
+  }
+  ConvResources res(s);
+  if (auto failed = make_descriptors(c, s, res)) return *failed;
+  ConvData d = make_conv_data(c);
+  if (auto failed = upload(c, s, d, res)) return *failed;
+  // The operands in the order the call takes them: fwd (x, w -> y), bwd-data (w, dy -> dx),
+  // bwd-filter (x, dy -> dw).
+  void* const x = res.tensors[0];
+  void* const y = res.tensors[1];
+  void* const w = res.tensors[2];
+  void* a_desc = fwd ? x : bwd_data ? w : x;
+  void* b_desc = fwd ? w : y;
+  void* out_desc = fwd ? y : bwd_data ? x : w;
 
   nv::cudnnConvolutionAlgoPerf perf[16];
   std::memset(perf, 0, sizeof perf);
   int returned = 0;
-  st = algo_fn(s.handle, a_desc, b_desc, res.conv, out_desc, 16, &returned, perf);
+  int st = algo_fn(s.handle, a_desc, b_desc, res.conv, out_desc, 16, &returned, perf);
   if (st != 0) return cudnn_failure(id, title, s, "cudnnGetConvolution*Algorithm_v7", st);
-
   const float alpha = 1.0f, beta = 0.0f;
   constexpr size_t kMaxWorkspace = size_t{256} << 20;
   std::vector<std::string> tried;
-  int last_status = 0;
-  int used_algo = -1;
+  int last_status = 0, used = -1;
   size_t used_ws = 0;
-  for (int i = 0; i < returned && used_algo < 0; ++i) {
-    if (perf[i].status != 0) continue;
-    size_t ws = 0;
-    if ((st = ws_fn(s.handle, a_desc, b_desc, res.conv, out_desc, perf[i].algo, &ws)) != 0 || ws > kMaxWorkspace) {
-      tried.push_back("algo " + std::to_string(perf[i].algo) + ": workspace query " + std::to_string(st) + ", " +
-                      std::to_string(ws) + " bytes");
-      continue;
-    }
-    if (res.buffers[3]) {
-      cu.MemFree(res.buffers[3]);
+  // First the algorithms whose rounding the bound is derived for, then FFT/Winograd.
+  for (int pass = 0; pass < 2 && used < 0; ++pass) {
+    for (int i = 0; i < std::min(returned, 16) && used < 0; ++i) {
+      if (perf[i].status != 0 || is_transform_algorithm(c.direction, perf[i].algo) != (pass == 1)) continue;
+      size_t ws = 0;
+      if ((st = ws_fn(s.handle, a_desc, b_desc, res.conv, out_desc, perf[i].algo, &ws)) != 0 || ws > kMaxWorkspace) {
+        tried.push_back("algo " + std::to_string(perf[i].algo) + ": workspace query " + std::to_string(st) + ", " +
+                        std::to_string(ws) + " bytes");
+        continue;
+      }
+      if (res.buffers[3]) s.cu->MemFree(res.buffers[3]);
       res.buffers[3] = 0;
-    }
-    if (ws && (rc = cu.MemAlloc(&res.buffers[3], ws)) != 0) return cuda_failure(id, title, cu, "cuMemAlloc", rc);
-    st = run_fn(s.handle, &alpha, a_desc, reinterpret_cast<void*>(res.buffers[0]), b_desc,
-                reinterpret_cast<void*>(res.buffers[1]), res.conv, perf[i].algo,
-                reinterpret_cast<void*>(res.buffers[3]), ws, &beta, out_desc, reinterpret_cast<void*>(res.buffers[2]));
-    if (st == 0) {
-      used_algo = perf[i].algo;
-      used_ws = ws;
-    } else {
-      last_status = st;
-      tried.push_back("algo " + std::to_string(perf[i].algo) + ": " + decode_cudnn_status(st, s.cudnn_major).name);
+      int rc;
+      if (ws && (rc = s.cu->MemAlloc(&res.buffers[3], ws)) != 0) return cuda_failure(id, title, *s.cu, "cuMemAlloc", rc);
+      st = run_fn(s.handle, &alpha, a_desc, reinterpret_cast<void*>(res.buffers[0]), b_desc,
+                  reinterpret_cast<void*>(res.buffers[1]), res.conv, perf[i].algo,
+                  reinterpret_cast<void*>(res.buffers[3]), ws, &beta, out_desc, reinterpret_cast<void*>(res.buffers[2]));
+      if (st == 0) {
+        used = i;
+        used_ws = ws;
+      } else {
+        last_status = st;
+        tried.push_back("algo " + std::to_string(perf[i].algo) + ": " + decode_cudnn_status(st, s.cudnn_major).name);
+      }
     }
   }
-  if (used_algo < 0) {
+  if (used < 0) {
     if (last_status != 0) return cudnn_failure(id, title, s, "convolution", last_status, tried);
     return stage_fail(id, title, "cuDNN offered no algorithm for this convolution",
                       make_finding("verify.conv.no_algorithm", "cuDNN has no algorithm for " + id,
                                    "The heuristics returned no usable algorithm for a plain 3x3 convolution.", tried,
                                    {"Reinstall the copy; check that the engine sub-libraries load (`cudnnup verify`)."}));
   }
-  if ((rc = cu.StreamSynchronize(s.stream)) != 0) return cuda_failure(id, title, cu, "cuStreamSynchronize", rc);
-  std::vector<uint8_t> out(out_bytes);
-  if ((rc = cu.MemcpyDtoH(out.data(), res.buffers[2], out_bytes)) != 0)
-    return cuda_failure(id, title, cu, "cuMemcpyDtoH", rc);
+  const nv::cudnnConvolutionAlgoPerf& p = perf[used];
+  Numerics numerics;
+  numerics.type = c.type;
+  numerics.accumulation_length = accumulation_length(c.shape, c.direction);
+  numerics.tf32_inputs = c.type == DataType::kFloat && p.math_type != nv::kCudnnFmaMath;
+  numerics.transform = is_transform_algorithm(c.direction, p.algo);
+  return check_output(c, s, d, res, numerics,
+                      "algorithm " + std::to_string(p.algo) + ", math type " + std::to_string(p.math_type) +
+                          ", workspace " + std::to_string(used_ws) + " bytes");
+}
 
-  Comparison cmp = compare_to_reference(decode_tensor(out, c.type), want, tolerance_for(c.type));
-  Tolerance tol = tolerance_for(c.type);
-  std::string algo_text = "algorithm " + std::to_string(used_algo) + ", workspace " + std::to_string(used_ws) + " bytes";
-  if (!cmp.passed) {
-    char worst[160];
-    std::snprintf(worst, sizeof worst, "worst element %zu: got %.6g, expected %.6g", cmp.worst_index, cmp.worst_got,
-                  cmp.worst_want);
-    return stage_fail(id, title, "wrong result: " + cmp.summary(),
-                      make_finding("verify.conv.wrong_result",
-                                   "cuDNN computed a wrong " + std::string(direction_name(c.direction)) + " " +
-                                       data_type_name(c.type) + " " + layout_name(c.layout) + " convolution",
-                                   "The result differs from the CPU reference by more than rounding allows (bound " +
-                                       std::to_string(tol.per_element) + " of the terms' magnitude). A damaged "
-                                       "engine library or a faulty GPU does this.",
-                                   {cmp.summary(), worst, algo_text, sh.str()},
-                                   {"Reinstall the copy, then run `cudnnup verify` again.",
-                                    "If it persists with a fresh copy, check the GPU (`nvidia-smi -q -d ECC`, kernel "
-                                    "log Xid errors)."}));
+// An engine verify's bound is derived for: none that PyTorch drops, no FFT/Winograd, no partial
+// sums in the data type, and no runtime compilation (NVRTC would cost verify seconds).
+bool plain_engine(const EngineNotes& notes, DataType type) {
+  return pytorch_drops(notes, type, true).empty() && !notes.transform() &&
+         !notes.has_numerical(nv::kNumericalNoteReducedPrecisionReduction) &&
+         !notes.has_behavior(nv::kBehaviorNoteRuntimeCompilation);
+}
+
+StageResult run_graph_conv(GpuSession& s, const ConvCheck& c) {
+  const std::string id = c.id(), title = c.title();
+  const auto& dnn = *s.dnn;
+  if (!dnn.BackendCreateDescriptor || !dnn.BackendDestroyDescriptor || !dnn.BackendFinalize ||
+      !dnn.BackendSetAttribute || !dnn.BackendGetAttribute || !dnn.BackendExecute) {
+    return missing_symbols(id, title, {"the backend (graph) API (cudnnBackend*)"});
   }
-  StageResult pass = stage_pass(id, title, "matches the CPU reference (" + cmp.summary() + ")");
-  pass.evidence = {algo_text, sh.str()};
-  return pass;
+  if (!has_device_memory_api(*s.cu)) {
+    return missing_symbols(id, title, {"cuMemAlloc/cuMemFree/cuMemcpy/cuMemsetD8/cuStreamSynchronize"});
+  }
+  ConvForwardGraph graph;
+  std::string what;
+  if (int st = graph.build(&dnn, s.handle, c.shape, c.type, c.layout, &what)) return cudnn_failure(id, title, s, what, st);
+  ConvResources res(s);
+  ConvData d = make_conv_data(c);
+  if (auto failed = upload(c, s, d, res)) return *failed;
+  // PyTorch's sources, heuristics mode INSTANT then the fallback list (asked only when needed);
+  // from each, first an engine the bound is derived for, then any PyTorch keeps. Only the
+  // engine that is tried is finalized: finalizing every candidate would cost verify its time.
+  std::vector<BackendDescriptor> instant, fallback;
+  int heuristics_status = graph.heuristics(nv::kHeurModeInstant, 16, &instant, &what);
+  std::vector<std::string> tried;
+  int last_status = 0;
+  EnginePlan used;
+  auto try_configs = [&](std::vector<BackendDescriptor>& configs, bool plain) {
+    for (auto& cfg : configs) {
+      int64_t index = -1;
+      EngineNotes notes = graph.engine_of(cfg, &index);
+      if (plain_engine(notes, c.type) != plain || !pytorch_drops(notes, c.type, true).empty()) continue;
+      EnginePlan plan;
+      int st = graph.make_plan(cfg, &plan);
+      if (st == 0 && plan.workspace_bytes > (int64_t{256} << 20)) continue;
+      if (st == 0) {
+        if (res.buffers[3]) s.cu->MemFree(res.buffers[3]);
+        res.buffers[3] = 0;
+        if (plan.workspace_bytes > 0) st = -s.cu->MemAlloc(&res.buffers[3], static_cast<size_t>(plan.workspace_bytes));
+      }
+      if (st == 0) {
+        st = graph.bind(plan, reinterpret_cast<void*>(res.buffers[0]), reinterpret_cast<void*>(res.buffers[1]),
+                        reinterpret_cast<void*>(res.buffers[2]), reinterpret_cast<void*>(res.buffers[3]));
+      }
+      if (st == 0) st = graph.execute(plan);
+      if (st == 0) {
+        used = std::move(plan);
+        return true;
+      }
+      last_status = st;
+      tried.push_back("engine " + std::to_string(index) + ": " +
+                      (st < 0 ? "cuMemAlloc of its workspace failed" : decode_cudnn_status(st, s.cudnn_major).name));
+    }
+    return false;
+  };
+  bool ran = try_configs(instant, true);
+  bool asked_fallback = false;
+  for (int pass = 0; pass < 3 && !ran; ++pass) {
+    if (!asked_fallback && pass < 2) {
+      if (int st = graph.heuristics(nv::kHeurModeFallback, 16, &fallback, &what)) heuristics_status = st;
+      asked_fallback = true;
+    }
+    ran = pass == 0 ? try_configs(fallback, true) : pass == 1 ? try_configs(instant, false) : try_configs(fallback, false);
+  }
+  if (instant.empty() && fallback.empty() && heuristics_status) return cudnn_failure(id, title, s, what, heuristics_status);
+  if (!ran) {
+    if (last_status > 0) return cudnn_failure(id, title, s, "cudnnBackendExecute", last_status, tried);
+    return stage_fail(id, title, "cuDNN's heuristics offered no engine for this convolution",
+                      make_finding("verify.conv.no_algorithm", "cuDNN has no engine for " + id,
+                                   "Heuristics mode INSTANT and the fallback list gave no engine config that "
+                                   "finalizes and runs for a plain 3x3 convolution.",
+                                   tried, {"Reinstall the copy; check that the engine sub-libraries load (`cudnnup verify`)."}));
+  }
+  const EnginePlan* const used_plan = &used;
+  Numerics numerics;
+  numerics.type = c.type;
+  numerics.accumulation_length = accumulation_length(c.shape, c.direction);
+  numerics.tf32_inputs = c.type == DataType::kFloat && (used_plan->notes.numerical.empty() ||
+                                                        used_plan->notes.has_numerical(nv::kNumericalNoteTensorCore));
+  numerics.reduced_precision_reduction = used_plan->notes.has_numerical(nv::kNumericalNoteReducedPrecisionReduction);
+  numerics.transform = used_plan->notes.transform();
+  return check_output(c, s, d, res, numerics,
+                      "engine " + std::to_string(used_plan->engine_index) + " (" + used_plan->notes.describe() +
+                          "), workspace " + std::to_string(used_plan->workspace_bytes) + " bytes");
+}
+
+}  // namespace
+
+StageResult run_conv_stage(GpuSession& s, const ConvCheck& c) {
+  return c.api == ConvApi::kGraph ? run_graph_conv(s, c) : run_legacy_conv(s, c);
 }
 
 StageResult run_teardown_stage(GpuSession& s) {

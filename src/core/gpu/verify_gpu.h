@@ -1,7 +1,8 @@
 // The verify stages that talk to the GPU, through function tables (adapters/nvidia_api.h), so
 // the same code runs against the real driver and cuDNN in the child process and against fakes
 // in the unit tests:
-//   driver (primary context + stream) -> handle (cudnnCreate) -> conv.* -> teardown.
+//   driver (primary context + stream) -> handle (cudnnCreate) -> conv.* (legacy API) ->
+//   graph.* (backend API, what the frameworks call) -> teardown.
 #pragma once
 
 #include <functional>
@@ -49,20 +50,29 @@ struct GpuSession {
 StageResult run_driver_stage(const DriverFacts& facts, GpuSession& session);
 StageResult run_handle_stage(GpuSession& session);
 
+// Which cuDNN API a convolution stage goes through.
+enum class ConvApi { kLegacy, kGraph };
+
 struct ConvCheck {
   ConvDirection direction = ConvDirection::kForward;
   DataType type = DataType::kFloat;
   TensorLayout layout = TensorLayout::kNchw;
   ConvShape shape;
-  std::string id() const;     // "conv.fwd.fp16.nhwc"
+  ConvApi api = ConvApi::kLegacy;
+  std::string id() const;     // "conv.fwd.fp16.nhwc", "graph.fwd.bf16.nhwc"
   std::string title() const;  // "Convolution fwd, fp16, NHWC vs CPU reference"
 };
 // The small shape verify uses: N2 C8 12x12 K16 3x3 pad 1 (fast on the CPU, valid for tensor cores).
 ConvShape verify_conv_shape();
-// Every direction x {fp32, fp16, bf16} x {NCHW, NHWC}.
+// Legacy API: every direction x {fp32, fp16, bf16} x {NCHW, NHWC}; then one forward convolution
+// per type through the backend (graph) API: fp32 NCHW, fp16 NHWC, bf16 NHWC, as bench runs them.
 std::vector<ConvCheck> default_conv_checks();
 
-StageResult run_conv_stage(GpuSession& session, const ConvCheck& check);
+// The legacy API's algorithm numbers that are FFT or Winograd (cudnnConvolution*Algo_t): their
+// rounding differs, so verify runs them only when no other algorithm runs.
+bool is_transform_algorithm(ConvDirection direction, int algo);
+
+StageResult run_conv_stage(GpuSession& session, const ConvCheck& check);    // either API
 StageResult run_teardown_stage(GpuSession& session);
 
 // All of the above in order, after the library and versions stages passed; stages that cannot

@@ -1,7 +1,8 @@
 // The rules an archive entry must pass before cudnnup writes a byte of it (facts:
-// loaders-and-managers.md §C). Pure logic: the reader (adapters/archive_reader.h) describes each
+// loaders-and-managers.md §C). Pure logic: the reader (install/archive_entries.h) describes each
 // entry, EntryPolicy says yes (with the entry's path inside the single top folder) or no (with a
-// message naming the entry and the attack it looks like).
+// message naming the entry and the attack it looks like). Where each symlink really leads is
+// decided on the whole tree once every entry is known (install/resolved_tree.h).
 #pragma once
 
 #include <cstdint>
@@ -11,19 +12,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "install/archive_entries.h"
 
 namespace cudnnup {
-
-enum class EntryKind { kFile, kDirectory, kSymlink, kHardlink, kDevice, kFifo, kSocket, kOther };
-const char* entry_kind_name(EntryKind k);
-
-struct ArchiveEntryInfo {
-  std::string path;         // as stored in the archive
-  EntryKind kind = EntryKind::kOther;
-  uint64_t size = 0;        // declared size of a regular file
-  bool size_known = true;   // zip entries written by a stream may not declare one
-  std::string link_target;  // symlink or hard-link target as stored
-};
 
 // How much an archive may unpack to. A zip bomb or a lying header is stopped when the bytes
 // actually produced pass bound(); the bound follows the compressed size so a 900 MB cuDNN
@@ -47,8 +38,6 @@ class EntryPolicy {
   Result<std::string> admit(const ArchiveEntryInfo& entry);
   // Counts bytes as they are produced; fails once the total passes the bound.
   Status count_bytes(uint64_t n);
-  // After the last entry: every symlink must lead, inside the tree, to an entry that exists.
-  Status finish() const;
 
   const std::string& top_dir() const { return top_dir_; }
   uint64_t total_bytes() const { return total_bytes_; }
@@ -61,11 +50,9 @@ class EntryPolicy {
   uint64_t total_bytes_ = 0;
   std::map<std::string, EntryKind> kinds_;        // relative path -> kind
   std::map<std::string, std::string> folded_;     // lower-cased path -> path as stored
-  std::map<std::string, std::string> links_;      // relative link path -> target
 };
 
-// Lexical resolution of a symlink target relative to the link's directory, inside the tree;
-// nullopt-like "" with ok=false when it leaves the tree or is absolute.
-bool resolve_inside_tree(const std::string& link_rel, const std::string& target, std::string* out);
+// An absolute path on any OS: "/x", "\\server\x", "C:\x", "C:x".
+bool looks_absolute(const std::string& path);
 
 }  // namespace cudnnup

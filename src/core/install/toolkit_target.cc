@@ -3,10 +3,37 @@
 #include <algorithm>
 #include <regex>
 
-#include "facts/cudnn_files.h"
 #include "base/paths.h"
+#include "facts/cudnn_files.h"
+#include "install/archive_contents.h"
 
 namespace cudnnup {
+namespace {
+
+// The CPU a toolkit is for, from the header of its CUDA runtime library (a cross toolkit such as
+// targets/sbsa-linux holds aarch64 libraries on an x86_64 machine).
+void read_toolkit_machine(const FileSystem& fs, ToolkitTarget& t) {
+  static const std::regex linux_runtime(R"(^libcudart\.so(\.\d+)*$)");
+  static const std::regex windows_runtime(R"(^cudart64_\d+\.dll$)", std::regex::icase);
+  std::vector<std::string> dirs = t.windows ? std::vector<std::string>{"bin", "bin/x64"} : std::vector<std::string>{t.lib_dir};
+  for (const auto& dir : dirs) {
+    auto entries = fs.list_dir(t.root + "/" + dir);
+    if (!entries) continue;
+    for (const auto& e : *entries) {
+      if (!std::regex_match(e.name, t.windows ? windows_runtime : linux_runtime)) continue;
+      std::string path = t.root + "/" + dir + "/" + e.name;
+      auto head = fs.read_file(path, 4096);
+      if (!head) continue;
+      std::string machine;
+      if (sniff_binary(*head, &machine) == BinaryFormat::kNone || machine.empty()) continue;
+      t.machine = machine;
+      t.machine_source = dir + "/" + e.name;
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, bool windows) {
   ToolkitTarget t;
@@ -31,6 +58,7 @@ ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, boo
     t.cuda_version = *Version::parse(m[1].str());
     t.version_source = "version.txt";
   }
+  read_toolkit_machine(fs, t);
   return t;
 }
 

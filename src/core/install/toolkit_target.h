@@ -16,6 +16,8 @@ struct ToolkitTarget {
   Version cuda_version;          // unknown when no cuda.h / version.json / version.txt says
   std::string version_source;    // "include/cuda.h", "version.json", "version.txt"
   std::string lib_dir;           // relative: "lib64" or "lib" (Linux), "lib/x64" (Windows)
+  std::string machine;           // of its own libraries (libcudart, cudart64_*.dll) as sniff_binary names it; "" unknown
+  std::string machine_source;    // the library it was read from
   std::string private_dir() const { return root + "/.cudnnup"; }  // cudnnup's backups and manifest
   std::string manifest_path() const { return private_dir() + "/manifest.json"; }
 };

@@ -146,10 +146,49 @@ TEST(VerifyLibrarySet, SubLibraryThatNeedsSymbolsOfAnotherRelease) {
 
 TEST(VerifyLibrarySet, LibraryFromAnotherCopyLoaded) {
   auto f = good_set("/c/lib");
-  f.loaded_modules.push_back("/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9");
+  f.loaded_modules.push_back("/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9.14.0");
+  // The copy's own files then fail to bind (they see the other copy's graph): that is a symptom.
+  for (auto& l : f.sublibraries) {
+    if (l.component == "cnn") {
+      l.loaded = false;
+      l.error = "/c/lib/libcudnn_cnn.so.9: undefined symbol: _ZTVN5cudnn7backend12OperationSetE, version libcudnn_graph.so.9";
+    }
+  }
   auto s = check_library_set(f);
   ASSERT_EQ(s.status, StageStatus::kFail);
   EXPECT_EQ(s.finding->id, "verify.library.mixed_copies");
+  // Both copies are named, the other with the version its file name carries; no "replace".
+  EXPECT_NE(s.finding->title.find("/usr/lib/x86_64-linux-gnu (cuDNN 9.14.0)"), std::string::npos) << s.finding->title;
+  EXPECT_NE(s.finding->title.find("/c/lib"), std::string::npos);
+  for (const auto& fix : s.finding->fix) EXPECT_EQ(fix.find("Replace"), std::string::npos) << fix;
+}
+
+TEST(VerifyLibrarySet, MissingApiFailsTheStage) {
+  auto f = good_set("/c/lib");
+  f.missing_symbols = {"cudnnBackendExecute", "cudnnRNNForward"};
+  auto s = check_library_set(f);
+  ASSERT_EQ(s.status, StageStatus::kFail);
+  EXPECT_EQ(s.finding->id, "verify.library.symbols_missing");
+  EXPECT_NE(s.summary.find("cudnnBackendExecute, cudnnRNNForward"), std::string::npos) << s.summary;
+  ASSERT_EQ(s.finding->evidence.size(), 2u);  // one line per API group
+  EXPECT_NE(s.finding->evidence[0].find("backend (graph) API"), std::string::npos);
+}
+
+TEST(VerifyModulesStage, ReChecksAfterTheGpuStagesAndTeardown) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> clean = {
+      {"after the GPU stages", {"/c/lib/libcudnn.so.9", "/c/lib/libcudnn_engines_precompiled.so.9"}},
+      {"after teardown", {"/c/lib/libcudnn.so.9"}}};
+  auto pass = check_mapped_modules("/c/lib", false, clean);
+  EXPECT_EQ(pass.status, StageStatus::kPass) << pass.summary;
+  EXPECT_NE(pass.summary.find("2 cuDNN files mapped"), std::string::npos) << pass.summary;
+  auto late = clean;
+  late[0].second.push_back("/opt/other/libcudnn_engines_runtime_compiled.so.9");  // loaded lazily by cuDNN
+  auto fail = check_mapped_modules("/c/lib", false, late);
+  ASSERT_EQ(fail.status, StageStatus::kFail);
+  EXPECT_EQ(fail.id, "modules");
+  EXPECT_EQ(fail.finding->id, "verify.library.mixed_copies");
+  EXPECT_NE(fail.finding->title.find("/opt/other"), std::string::npos);
+  EXPECT_NE(fail.finding->evidence.back().find("after the GPU stages"), std::string::npos);
 }
 
 TEST(VerifyLibrarySet, ShimThatDoesNotLoad) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace cudnnup {
@@ -166,6 +167,130 @@ int BackwardFilter(void*, const void*, void* ad, const void* a, void* bd, const 
   return run(Dir::kBwdFilter, ad, a, bd, b, conv, algo, od, o);
 }
 
+// --- the backend (graph) API: descriptors keep their attributes as bytes; heuristics offer the
+// engines in `engines`, each with its notes; executing a plan computes the CPU reference from the
+// graph's tensors (layout from the strides), corrupted like the legacy calls.
+struct Desc {
+  int type = 0;
+  std::map<int, std::vector<uint8_t>> attrs;
+  void* graph = nullptr;  // engine configs: the graph their heuristics ran on
+  int engine = -1;        // engine configs and engines: which engine
+};
+struct FakeEngine {
+  std::vector<int> numerical, behavior;
+  int execute_status = 0;
+};
+std::vector<FakeEngine> engines;
+std::vector<int> engines_run;
+
+size_t attr_size(int type) {
+  switch (type) {
+    case nv::kTypeFloat: return 4;
+    case nv::kTypeDataType: case nv::kTypeConvolutionMode: case nv::kTypeHeurMode: return sizeof(int);
+    case nv::kTypeChar: return 1;
+    default: return 8;  // int64, pointers, descriptors, handle
+  }
+}
+template <typename T>
+std::vector<T> get(const Desc* d, int name) {
+  std::vector<T> out;
+  auto it = d->attrs.find(name);
+  if (it == d->attrs.end()) return out;
+  out.resize(it->second.size() / sizeof(T));
+  std::memcpy(out.data(), it->second.data(), out.size() * sizeof(T));
+  return out;
+}
+Desc* desc(void* p) { return static_cast<Desc*>(p); }
+
+int BackendCreate(int type, void** d) {
+  auto* x = new Desc;
+  x->type = type;
+  g.descriptors.insert(x);
+  *d = x;
+  return 0;
+}
+int BackendDestroy(void* d) { return g.descriptors.erase(d), delete desc(d), 0; }
+int BackendFinalize(void*) { return 0; }
+int BackendSet(void* d, int name, int type, int64_t count, const void* values) {
+  auto& bytes = desc(d)->attrs[name];
+  bytes.assign(static_cast<const uint8_t*>(values), static_cast<const uint8_t*>(values) + count * attr_size(type));
+  return 0;
+}
+int BackendGet(void* d, int name, int, int64_t requested, int64_t* count, void* values) {
+  Desc* x = desc(d);
+  if (name == nv::kAttrEngineHeurResults) {
+    *count = std::min<int64_t>(requested == 0 ? 1000 : requested, static_cast<int64_t>(engines.size()));
+    void* graph = get<void*>(x, nv::kAttrEngineHeurOperationGraph).at(0);
+    for (int64_t i = 0; i < *count && requested > 0; ++i) {
+      Desc* cfg = desc(static_cast<void**>(values)[i]);
+      cfg->graph = graph;
+      cfg->engine = static_cast<int>(i);
+    }
+    return 0;
+  }
+  if (name == nv::kAttrEngineCfgEngine) {
+    desc(static_cast<void**>(values)[0])->engine = x->engine;
+    return *count = 1, 0;
+  }
+  if (name == nv::kAttrEngineGlobalIndex) return *count = 1, *static_cast<int64_t*>(values) = 100 + x->engine, 0;
+  if (name == nv::kAttrEngineNumericalNote || name == nv::kAttrEngineBehaviorNote) {
+    const auto& notes = name == nv::kAttrEngineNumericalNote ? engines[x->engine].numerical : engines[x->engine].behavior;
+    *count = static_cast<int64_t>(notes.size());
+    std::copy(notes.begin(), notes.end(), static_cast<int*>(values));
+    return 0;
+  }
+  if (name == nv::kAttrExecutionPlanWorkspaceSize) return *count = 1, *static_cast<int64_t*>(values) = 64, 0;
+  if (name == nv::kAttrExecutionPlanJsonRepresentation) {
+    Desc* cfg = desc(get<void*>(x, nv::kAttrExecutionPlanEngineConfig).at(0));
+    std::string text = "{\"engine\":" + std::to_string(cfg->engine) + "}";
+    std::snprintf(static_cast<char*>(values), static_cast<size_t>(requested), "%s", text.c_str());
+    return *count = static_cast<int64_t>(text.size() + 1), 0;
+  }
+  return 3000;
+}
+
+struct GraphTensor {
+  std::vector<int64_t> dims, strides;
+  int type = 0;
+};
+GraphTensor tensor_of(void* t) {
+  return {get<int64_t>(desc(t), nv::kAttrTensorDimensions), get<int64_t>(desc(t), nv::kAttrTensorStrides),
+          get<int>(desc(t), nv::kAttrTensorDataType).at(0)};
+}
+
+int BackendExecute(void*, void* plan, void* pack) {
+  Desc* cfg = desc(get<void*>(desc(plan), nv::kAttrExecutionPlanEngineConfig).at(0));
+  engines_run.push_back(cfg->engine);
+  if (int st = engines[cfg->engine].execute_status) return st;
+  if (g.corruption == State::Corruption::kNothing) return 0;
+  Desc* op = desc(get<void*>(desc(cfg->graph), nv::kAttrOperationGraphOps).at(0));
+  GraphTensor x = tensor_of(get<void*>(op, nv::kAttrOperationConvolutionForwardX).at(0));
+  GraphTensor w = tensor_of(get<void*>(op, nv::kAttrOperationConvolutionForwardW).at(0));
+  Desc* conv = desc(get<void*>(op, nv::kAttrOperationConvolutionForwardConvDesc).at(0));
+  ConvShape s;
+  s.n = int(x.dims[0]), s.c = int(x.dims[1]), s.h = int(x.dims[2]), s.w = int(x.dims[3]);
+  s.k = int(w.dims[0]), s.r = int(w.dims[2]), s.s = int(w.dims[3]);
+  auto pad = get<int64_t>(conv, nv::kAttrConvolutionPrePaddings);
+  s.pad_h = int(pad[0]), s.pad_w = int(pad[1]);
+  TensorLayout layout = x.strides[1] == 1 ? TensorLayout::kNhwc : TensorLayout::kNchw;
+  DataType t = type_of(x.type);
+  auto uids = get<int64_t>(desc(pack), nv::kAttrVariantPackUniqueIds);
+  auto ptrs = get<void*>(desc(pack), nv::kAttrVariantPackDataPointers);
+  auto ptr_of = [&](int64_t uid) {
+    for (size_t i = 0; i < uids.size(); ++i) {
+      if (uids[i] == uid) return ptrs[i];
+    }
+    return static_cast<void*>(nullptr);
+  };
+  Reference r = conv_forward_reference(s, layout, read(ptr_of(1), s.x_count(), t), read(ptr_of(2), s.w_count(), t));
+  std::vector<float> values(r.value.begin(), r.value.end());
+  if (g.corruption == State::Corruption::kNaN) values[values.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+  if (g.corruption == State::Corruption::kOffset) values[3] += static_cast<float>(0.2 * r.magnitude[3] + 0.01);
+  auto bytes = encode_tensor(values, t);
+  std::memcpy(ptr_of(3), bytes.data(), bytes.size());
+  return 0;
+}
+
 nv::CudaDriverFunctions driver() {
   nv::CudaDriverFunctions f;
   f.Init = Init, f.DriverGetVersion = DriverGetVersion, f.DeviceGetCount = DeviceGetCount, f.DeviceGet = DeviceGet;
@@ -190,6 +315,9 @@ nv::CudnnFunctions cudnn() {
   f.GetConvolutionForwardWorkspaceSize = Workspace, f.GetConvolutionBackwardDataWorkspaceSize = Workspace;
   f.GetConvolutionBackwardFilterWorkspaceSize = Workspace;
   f.ConvolutionForward = Forward, f.ConvolutionBackwardData = BackwardData, f.ConvolutionBackwardFilter = BackwardFilter;
+  f.BackendCreateDescriptor = BackendCreate, f.BackendDestroyDescriptor = BackendDestroy;
+  f.BackendFinalize = BackendFinalize, f.BackendSetAttribute = BackendSet, f.BackendGetAttribute = BackendGet;
+  f.BackendExecute = BackendExecute;
   return f;
 }
 
@@ -197,7 +325,15 @@ nv::CudnnFunctions cudnn() {
 
 class VerifyGpuStages : public ::testing::Test {
  protected:
-  void SetUp() override { fake::g = fake::State{}; }
+  void SetUp() override {
+    fake::g = fake::State{};
+    // What a cuDNN 9 offers for a small conv: a down-converting engine first (PyTorch drops it),
+    // a Winograd one, then a plain tensor-core engine; verify must take the plain one.
+    fake::engines = {{{nv::kNumericalNoteDownConvertInputs, nv::kNumericalNoteTensorCore}, {}, 0},
+                     {{nv::kNumericalNoteTensorCore, nv::kNumericalNoteWinograd}, {}, 0},
+                     {{nv::kNumericalNoteTensorCore}, {}, 0}};
+    fake::engines_run.clear();
+  }
   void TearDown() override {
     // Whatever happened, nothing may leak: descriptors, memory, handle, stream, context.
     EXPECT_TRUE(fake::g.descriptors.empty());
@@ -234,11 +370,46 @@ class VerifyGpuStages : public ::testing::Test {
 
 TEST_F(VerifyGpuStages, AllPassWithACorrectLibrary) {
   VerifyReport r = run();
-  ASSERT_EQ(r.stages.size(), 2u + 18u + 1u);
+  ASSERT_EQ(r.stages.size(), 2u + 18u + 3u + 1u);
   for (const auto& s : r.stages) EXPECT_EQ(s.status, StageStatus::kPass) << s.id << ": " << s.summary;
   EXPECT_EQ(verify_exit_code(r), 0);
   EXPECT_NE(r.find("driver")->summary.find("Fake GPU"), std::string::npos);
   EXPECT_NE(r.find("conv.bwd-filter.bf16.nhwc"), nullptr);
+  // The graph-API stages ran the plain engine (global index 102), not the ones PyTorch drops or
+  // the Winograd one.
+  for (const char* id : {"graph.fwd.fp32.nchw", "graph.fwd.fp16.nhwc", "graph.fwd.bf16.nhwc"}) {
+    const StageResult* g = r.find(id);
+    ASSERT_NE(g, nullptr) << id;
+    EXPECT_EQ(g->status, StageStatus::kPass) << id << ": " << g->summary;
+    EXPECT_NE(g->evidence.front().find("engine 102 (tensor_core)"), std::string::npos) << g->evidence.front();
+  }
+  EXPECT_EQ(fake::engines_run, (std::vector<int>{2, 2, 2}));
+}
+
+TEST_F(VerifyGpuStages, GraphStagesFallBackAndReportFailures) {
+  // The plain engine fails: the Winograd engine is next (never the down-converting one), checked
+  // with the transform allowance.
+  fake::engines[2].execute_status = 3000;
+  VerifyReport r = run();
+  const StageResult* g = r.find("graph.fwd.fp16.nhwc");
+  EXPECT_EQ(g->status, StageStatus::kPass) << g->summary;
+  EXPECT_NE(g->evidence.front().find("winograd"), std::string::npos) << g->evidence.front();
+  for (int e : fake::engines_run) EXPECT_NE(e, 0);
+  // No engine runs: the status is decoded and the stage fails.
+  fake::engines[1].execute_status = 3000;
+  VerifyReport none = run();
+  const StageResult* n = none.find("graph.fwd.bf16.nhwc");
+  ASSERT_EQ(n->status, StageStatus::kFail);
+  EXPECT_EQ(n->finding->id, "verify.cudnn.STATUS_NOT_SUPPORTED") << n->finding->id;
+}
+
+TEST_F(VerifyGpuStages, GraphStagesNeedTheBackendApi) {
+  dnn.BackendExecute = nullptr;
+  VerifyReport r = run();
+  const StageResult* g = r.find("graph.fwd.fp32.nchw");
+  ASSERT_EQ(g->status, StageStatus::kFail);
+  EXPECT_EQ(g->finding->id, "verify.library.symbols_missing");
+  EXPECT_EQ(r.find("conv.fwd.fp32.nchw")->status, StageStatus::kPass);
 }
 
 TEST_F(VerifyGpuStages, NaNNeverPasses) {

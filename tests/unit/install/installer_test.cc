@@ -1,4 +1,6 @@
-#include "app/commands/installer.h"
+#include "app/commands/install_services.h"
+#include "install/install_pipeline.h"
+#include "install/uninstall.h"
 
 #if CUDNNUP_HAVE_INSTALL
 
@@ -65,6 +67,7 @@ class Installer : public ::testing::Test {
     o.txid = "tx-test";
     o.now_iso = "2026-11-30T00:00:00Z";
     o.cudnnup_version = "test";
+    o.host_machine = "x86_64";
     return o;
   }
   // A CUDA 13 toolkit with an unrelated library, an older cudnn.h and a cuDNN 8 leftover.
@@ -87,7 +90,7 @@ TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
   ASSERT_TRUE(published.ok());
   InstallOptions o = options(archive);
   o.expected_sha256 = *published;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r->already_installed);
   std::string dir = store.version_dir("9.19.0.56+cuda13");
@@ -110,7 +113,7 @@ TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
 
   // Installing the same archive again changes nothing and says so.
   auto before = disk_tree(store.root);
-  auto again = run_install(*disk, *disk, store, options(official_archive()));
+  auto again = run_install(*disk, *disk, store, options(official_archive()), install_services(nullptr));
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->already_installed);
   EXPECT_EQ(disk_tree(store.root), before);
@@ -119,7 +122,7 @@ TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
   UninstallOptions u;
   u.version = "9.19";
   u.txid = "tx-un";
-  auto un = run_uninstall(*disk, store, u);
+  auto un = run_uninstall(*disk, store, u, sha256_hasher());
   ASSERT_TRUE(un.ok()) << un.error().message;
   EXPECT_FALSE(stdfs::exists(dir));
   EXPECT_TRUE(stdfs::is_empty(store.journal_dir()));
@@ -127,12 +130,12 @@ TEST_F(Installer, StoreInstallLaysOutTheVersionWithAManifest) {
 
 TEST_F(Installer, UninstallRefusesTheSelectedVersion) {
   StoreLayout store{tmp / "store"};
-  ASSERT_TRUE(run_install(*disk, *disk, store, options(official_archive())).ok());
+  ASSERT_TRUE(run_install(*disk, *disk, store, options(official_archive()), install_services(nullptr)).ok());
   UninstallOptions u;
   u.version = "9.19.0.56";
   u.txid = "tx-un";
   u.protected_ids = {"9.19.0.56+cuda13"};
-  auto r = run_uninstall(*disk, store, u);
+  auto r = run_uninstall(*disk, store, u, sha256_hasher());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kConflict);
   EXPECT_NE(r.error().message.find("cudnnup use"), std::string::npos);
@@ -147,7 +150,7 @@ TEST_F(Installer, MergeIntoAToolkitAndUninstallRestoresItExactly) {
   o.into = cuda;
 
   // The cuDNN 8 leftover blocks a plain merge, and nothing changes.
-  auto refused = run_install(*disk, *disk, store, o);
+  auto refused = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_NE(refused.error().message.find("libcudnn_ops_infer.so.8"), std::string::npos) << refused.error().message;
@@ -155,7 +158,7 @@ TEST_F(Installer, MergeIntoAToolkitAndUninstallRestoresItExactly) {
   EXPECT_EQ(disk_tree(cuda), before);
 
   o.move_aside_old = true;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(stdfs::is_symlink(cuda + "/lib64/libcudnn.so.9"));
   EXPECT_TRUE(stdfs::is_regular_file(cuda + "/lib64/libcudnn_ops.so.9.19.0"));
@@ -168,7 +171,7 @@ TEST_F(Installer, MergeIntoAToolkitAndUninstallRestoresItExactly) {
   UninstallOptions u;
   u.into = cuda;
   u.txid = "tx-un";
-  auto un = run_uninstall(*disk, store, u);
+  auto un = run_uninstall(*disk, store, u, sha256_hasher());
   ASSERT_TRUE(un.ok()) << un.error().message;
   EXPECT_EQ(disk_tree(cuda), before) << "the toolkit is exactly as it was";
 }
@@ -179,18 +182,18 @@ TEST_F(Installer, UninstallRefusesFilesChangedSinceInstall) {
   stdfs::remove(cuda + "/lib64/libcudnn_ops_infer.so.8");
   auto o = options(official_archive());
   o.into = cuda;
-  ASSERT_TRUE(run_install(*disk, *disk, store, o).ok());
+  ASSERT_TRUE(run_install(*disk, *disk, store, o, install_services(nullptr)).ok());
   testing::write_text(cuda + "/include/cudnn_version.h", "edited by hand");
   auto after = disk_tree(cuda);
   UninstallOptions u;
   u.into = cuda;
   u.txid = "tx-un";
-  auto un = run_uninstall(*disk, store, u);
+  auto un = run_uninstall(*disk, store, u, sha256_hasher());
   ASSERT_FALSE(un.ok());
   EXPECT_NE(un.error().message.find("cudnn_version.h"), std::string::npos);
   EXPECT_EQ(disk_tree(cuda), after);
   u.force = true;
-  EXPECT_TRUE(run_uninstall(*disk, store, u).ok());
+  EXPECT_TRUE(run_uninstall(*disk, store, u, sha256_hasher()).ok());
 }
 
 // Every hostile or unsuitable archive is refused with a reason and leaves the toolkit and the
@@ -241,7 +244,7 @@ TEST_F(Installer, RefusedArchivesLeaveTheTargetUnchanged) {
       auto o = options(archive);
       if (merge) o.into = cuda;
       if (c.label == "zip bomb") o.limits.floor_bytes = 8 << 20;  // the default floor is 256 MiB; keep CI fast
-      auto r = run_install(*disk, *disk, store, o);
+      auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
       if (!merge && c.label == "wrong CUDA major") continue;  // the store takes any CUDA major
       ASSERT_FALSE(r.ok()) << c.label << (merge ? " (merge)" : " (store)") << " was installed";
       EXPECT_NE(r.error().message.find(c.why), std::string::npos) << c.label << ": " << r.error().message;
@@ -257,11 +260,13 @@ TEST_F(Installer, TruncatedArchiveIsRefusedAndTheTargetUnchanged) {
   std::string cuda = make_toolkit();
   stdfs::remove(cuda + "/lib64/libcudnn_ops_infer.so.8");
   std::string archive = make_archive(kTop + ".tar", testing::official_entries(OfficialLayout{kTop}), ArchiveFormat::kTar);
-  stdfs::resize_file(archive, stdfs::file_size(archive) * 2 / 3);
+  // Cut in the middle of a 512-byte tar block: a cut on a block boundary can look like a shorter
+  // archive rather than a damaged one, depending on where the entries happen to end.
+  stdfs::resize_file(archive, stdfs::file_size(archive) * 2 / 3 / 512 * 512 + 256);
   auto before = disk_tree(cuda);
   auto o = options(archive);
   o.into = cuda;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("truncated"), std::string::npos) << r.error().message;
   EXPECT_EQ(disk_tree(cuda), before);
@@ -271,7 +276,7 @@ TEST_F(Installer, WrongExpectedHashIsRefusedBeforeAnythingIsWritten) {
   StoreLayout store{tmp / "store"};
   auto o = options(official_archive());
   o.expected_sha256 = std::string(64, '0');
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("sha256"), std::string::npos);
   EXPECT_FALSE(stdfs::exists(store.root));
@@ -285,7 +290,7 @@ TEST_F(Installer, DryRunPlansEveryFileAndWritesNothing) {
   o.into = cuda;
   o.dry_run = true;
   o.move_aside_old = true;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(disk_tree(cuda), before);
   EXPECT_FALSE(stdfs::exists(store.root));
@@ -325,7 +330,7 @@ TEST_F(Installer, CrashAtEveryStepOfAStoreInstallLeavesOldOrNewAndRecoveryComple
   auto old_state = memory_tree(initial, store.versions_dir());
 
   MemoryFileSystem full = initial;
-  ASSERT_TRUE(run_install(full, *disk, store, options(archive)).ok());
+  ASSERT_TRUE(run_install(full, *disk, store, options(archive), install_services(nullptr)).ok());
   auto new_state = memory_tree(full, store.versions_dir());
   int total = full.writes_done;
   ASSERT_GT(total, 30);
@@ -333,7 +338,7 @@ TEST_F(Installer, CrashAtEveryStepOfAStoreInstallLeavesOldOrNewAndRecoveryComple
   for (int k = 0; k < total; ++k) {
     MemoryFileSystem fs = initial;
     fs.fail_after_writes = k;
-    auto r = run_install(fs, *disk, store, options(archive));
+    auto r = run_install(fs, *disk, store, options(archive), install_services(nullptr));
     auto crashed = memory_tree(fs, store.versions_dir());
     EXPECT_TRUE(crashed == old_state || crashed == new_state) << "crash before write " << k << ": " << fs.log.back();
     fs.fail_after_writes.reset();
@@ -345,7 +350,7 @@ TEST_F(Installer, CrashAtEveryStepOfAStoreInstallLeavesOldOrNewAndRecoveryComple
     auto left = fs.list_dir(store.journal_dir());
     EXPECT_TRUE(!left.ok() || left->empty()) << "journal dir not empty after recovery from crash " << k;
     // The next run completes the install.
-    auto again = run_install(fs, *disk, store, options(archive));
+    auto again = run_install(fs, *disk, store, options(archive), install_services(nullptr));
     ASSERT_TRUE(again.ok()) << again.error().message;
     EXPECT_EQ(memory_tree(fs, store.versions_dir()), new_state) << "crash " << k;
   }
@@ -361,7 +366,7 @@ TEST_F(Installer, CrashAtEveryStepOfAToolkitMergeRecoversToOldOrNew) {
   o.move_aside_old = true;
 
   MemoryFileSystem full = initial;
-  auto ok = run_install(full, *disk, store, o);
+  auto ok = run_install(full, *disk, store, o, install_services(nullptr));
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   auto new_state = memory_tree(full, "/mem/cuda");
   int total = full.writes_done;
@@ -369,7 +374,7 @@ TEST_F(Installer, CrashAtEveryStepOfAToolkitMergeRecoversToOldOrNew) {
   for (int k = 0; k < total; ++k) {
     MemoryFileSystem fs = initial;
     fs.fail_after_writes = k;
-    (void)run_install(fs, *disk, store, o);
+    (void)run_install(fs, *disk, store, o, install_services(nullptr));
     fs.fail_after_writes.reset();
     TransactionRunner runner(fs, store.journal_dir());
     auto rec = runner.recover();
@@ -387,12 +392,12 @@ TEST_F(Installer, CrashAtEveryStepOfAToolkitMergeRecoversToOldOrNew) {
   u.into = "/mem/cuda";
   u.txid = "tx-un";
   MemoryFileSystem counted = installed;
-  ASSERT_TRUE(run_uninstall(counted, store, u).ok());
+  ASSERT_TRUE(run_uninstall(counted, store, u, sha256_hasher()).ok());
   EXPECT_EQ(memory_tree(counted, "/mem/cuda"), old_state);
   for (int k = 0; k < counted.writes_done; ++k) {
     MemoryFileSystem fs = installed;
     fs.fail_after_writes = k;
-    (void)run_uninstall(fs, store, u);
+    (void)run_uninstall(fs, store, u, sha256_hasher());
     fs.fail_after_writes.reset();
     TransactionRunner runner(fs, store.journal_dir());
     ASSERT_TRUE(runner.recover().ok()) << k;
@@ -430,7 +435,7 @@ TEST_F(Installer, APermissionProblemNamesTheCommandThatWouldWorkAndChangesNothin
   auto o = options(archive);
   o.into = "/mem/cuda";
   o.move_aside_old = true;
-  auto r = run_install(fs, *disk, store, o);
+  auto r = run_install(fs, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kPermission);
   EXPECT_NE(r.error().message.find("sudo cudnnup install " + archive + " --into /mem/cuda"), std::string::npos) << r.error().message;
@@ -447,7 +452,7 @@ TEST_F(Installer, AFailedRenameMidCommitIsRolledBackAtOnce) {
   o.into = "/mem/cuda";
   o.move_aside_old = true;
   fs.fail_paths.insert("/mem/cuda/lib64/libcudnn_graph.so.9.19.0");  // e.g. EACCES on one file
-  auto r = run_install(fs, *disk, store, o);
+  auto r = run_install(fs, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(memory_tree(fs, "/mem/cuda"), old_state);
   auto left = fs.list_dir(store.journal_dir());

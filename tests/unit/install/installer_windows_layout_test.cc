@@ -3,7 +3,9 @@
 // Toolkit\CUDA\v12.4. The install core is OS-neutral (InstallOptions::windows says which layout),
 // so these run in the Linux build too; in the Windows build (under Wine) they also exercise the
 // Win32 filesystem, CNG SHA-256 and the mingw-w64 libarchive.
-#include "app/commands/installer.h"
+#include "app/commands/install_services.h"
+#include "install/install_pipeline.h"
+#include "install/uninstall.h"
 
 #if CUDNNUP_HAVE_INSTALL
 #include "platform/sha256.h"
@@ -63,6 +65,7 @@ class WindowsInstall : public ::testing::Test {
     o.txid = "tx-win";
     o.now_iso = "2026-11-30T00:00:00Z";
     o.cudnnup_version = "test";
+    o.host_machine = "x86_64";
     return o;
   }
   // CUDA\v12.4 as the NVIDIA installer lays it out, with a cuDNN 8 DLL someone copied in by hand.
@@ -77,7 +80,7 @@ class WindowsInstall : public ::testing::Test {
 };
 
 TEST_F(WindowsInstall, StoreInstallOfAWindowsZipAndUninstall) {
-  auto r = run_install(*disk, *disk, store, options(archive12()));
+  auto r = run_install(*disk, *disk, store, options(archive12()), install_services(nullptr));
   ASSERT_TRUE(r.ok()) << r.error().message;
   std::string dir = store.version_dir("9.1.0.70+cuda12");
   EXPECT_EQ(r->plan.target, dir);
@@ -103,7 +106,7 @@ TEST_F(WindowsInstall, StoreInstallOfAWindowsZipAndUninstall) {
   u.version = "9.1";
   u.windows = true;
   u.txid = "tx-un";
-  auto un = run_uninstall(*disk, store, u);
+  auto un = run_uninstall(*disk, store, u, sha256_hasher());
   ASSERT_TRUE(un.ok()) << un.error().message;
   EXPECT_FALSE(stdfs::exists(dir));
 }
@@ -115,14 +118,14 @@ TEST_F(WindowsInstall, MergeIntoCudaV124AndUninstallRestoresItByteForByte) {
   o.into = cuda;
 
   // The cuDNN 8 DLL would stay next to the 9 ones: refused, nothing changed.
-  auto refused = run_install(*disk, *disk, store, o);
+  auto refused = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_NE(refused.error().message.find("cudnn64_8.dll"), std::string::npos) << refused.error().message;
   EXPECT_EQ(disk_tree(cuda), before);
 
   o.move_aside_old = true;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->plan.mode, "merge");
   EXPECT_TRUE(stdfs::is_regular_file(cuda + "/bin/cudnn64_9.dll"));
@@ -143,14 +146,14 @@ TEST_F(WindowsInstall, MergeIntoCudaV124AndUninstallRestoresItByteForByte) {
   }
 
   // Installing again is refused while the first install is in place.
-  auto twice = run_install(*disk, *disk, store, o);
+  auto twice = run_install(*disk, *disk, store, o, install_services(nullptr));
   EXPECT_FALSE(twice.ok());
 
   UninstallOptions u;
   u.into = cuda;
   u.windows = true;
   u.txid = "tx-un";
-  auto un = run_uninstall(*disk, store, u);
+  auto un = run_uninstall(*disk, store, u, sha256_hasher());
   ASSERT_TRUE(un.ok()) << un.error().message;
   EXPECT_EQ(disk_tree(cuda), before) << "the toolkit is exactly as it was";
 }
@@ -161,7 +164,7 @@ TEST_F(WindowsInstall, ArchivesWithBinX64MergeIntoBinX64) {
   auto before = disk_tree(cuda);
   auto o = options(make_archive(kTop13 + ".zip", windows_entries(kTop13, 19, true)));
   o.into = cuda;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(stdfs::is_regular_file(cuda + "/bin/x64/cudnn64_9.dll"));
   EXPECT_TRUE(stdfs::is_regular_file(cuda + "/bin/x64/cudnn_graph64_9.dll"));
@@ -170,7 +173,7 @@ TEST_F(WindowsInstall, ArchivesWithBinX64MergeIntoBinX64) {
   u.into = cuda;
   u.windows = true;
   u.txid = "tx-un";
-  ASSERT_TRUE(run_uninstall(*disk, store, u).ok());
+  ASSERT_TRUE(run_uninstall(*disk, store, u, sha256_hasher()).ok());
   EXPECT_EQ(disk_tree(cuda), before);
 }
 
@@ -180,7 +183,7 @@ TEST_F(WindowsInstall, ACudaMajorMismatchIsRefusedAndNothingChanges) {
   auto o = options(archive12());
   o.into = cuda;
   o.move_aside_old = true;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kUnsupported);
   EXPECT_NE(r.error().message.find("is CUDA 13"), std::string::npos) << r.error().message;
@@ -191,7 +194,7 @@ TEST_F(WindowsInstall, WindowsLibrariesAreRefusedWhereTheyCannotLoad) {
   // The store of a Linux host (and, in the Windows build, reading a Linux .tar.xz is refused by name).
   auto o = options(archive12());
   o.windows = false;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("cannot load on Linux"), std::string::npos) << r.error().message;
   EXPECT_FALSE(stdfs::exists(store.version_dir("9.1.0.70+cuda12")));
@@ -201,7 +204,7 @@ TEST_F(WindowsInstall, WindowsLibrariesAreRefusedWhereTheyCannotLoad) {
 TEST_F(WindowsInstall, ALinuxTarXzIsRefusedByTheWindowsBuildWithTheReason) {
   std::string path = tmp / "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz";
   testing::write_text(path, "\xfd" "7zXZ");
-  auto r = run_install(*disk, *disk, store, options(path));
+  auto r = run_install(*disk, *disk, store, options(path), install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find(".zip"), std::string::npos) << r.error().message;
   EXPECT_FALSE(stdfs::exists(store.versions_dir() + "/9.1.0.70+cuda12"));
@@ -249,7 +252,7 @@ TEST_F(WindowsInstall, HostileZipsAreRefusedAndTheToolkitIsUnchanged) {
     o.into = cuda;
     o.move_aside_old = true;
     if (h.bomb) o.limits.floor_bytes = 4 << 20;  // the default floor is 256 MiB; keep the test small
-    auto r = run_install(*disk, *disk, store, o);
+    auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
     ASSERT_FALSE(r.ok()) << h.label << " was accepted";
     EXPECT_NE(r.error().message.find(h.why), std::string::npos) << h.label << ": " << r.error().message;
     EXPECT_EQ(disk_tree(cuda), before) << h.label << " changed the toolkit";
@@ -267,7 +270,7 @@ TEST_F(WindowsInstall, ATruncatedZipIsRefusedAndNothingChanges) {
   auto o = options(path);
   o.into = cuda;
   o.move_aside_old = true;
-  auto r = run_install(*disk, *disk, store, o);
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kCorrupt) << r.error().message;
   EXPECT_EQ(disk_tree(cuda), before);
@@ -311,7 +314,7 @@ TEST_F(WindowsInstall, CrashAtEveryStepOfAMergeIntoCudaV124RecoversToOldOrNew) {
   o.move_aside_old = true;
 
   MemoryFileSystem full = initial;
-  auto ok = run_install(full, *disk, mem_store, o);
+  auto ok = run_install(full, *disk, mem_store, o, install_services(nullptr));
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   auto new_state = memory_tree(full, kMemCuda);
   int total = full.writes_done;
@@ -319,7 +322,7 @@ TEST_F(WindowsInstall, CrashAtEveryStepOfAMergeIntoCudaV124RecoversToOldOrNew) {
   for (int k = 0; k < total; ++k) {
     MemoryFileSystem fs = initial;
     fs.fail_after_writes = k;
-    (void)run_install(fs, *disk, mem_store, o);
+    (void)run_install(fs, *disk, mem_store, o, install_services(nullptr));
     fs.fail_after_writes.reset();
     TransactionRunner runner(fs, mem_store.journal_dir());
     auto rec = runner.recover();
@@ -336,12 +339,12 @@ TEST_F(WindowsInstall, CrashAtEveryStepOfAMergeIntoCudaV124RecoversToOldOrNew) {
   u.windows = true;
   u.txid = "tx-un";
   MemoryFileSystem counted = installed;
-  ASSERT_TRUE(run_uninstall(counted, mem_store, u).ok());
+  ASSERT_TRUE(run_uninstall(counted, mem_store, u, sha256_hasher()).ok());
   EXPECT_EQ(memory_tree(counted, kMemCuda), old_state);
   for (int k = 0; k < counted.writes_done; ++k) {
     MemoryFileSystem fs = installed;
     fs.fail_after_writes = k;
-    (void)run_uninstall(fs, mem_store, u);
+    (void)run_uninstall(fs, mem_store, u, sha256_hasher());
     fs.fail_after_writes.reset();
     TransactionRunner runner(fs, mem_store.journal_dir());
     ASSERT_TRUE(runner.recover().ok()) << k;
@@ -382,7 +385,7 @@ TEST_F(WindowsInstall, ProgramFilesNotWritableGivesTheElevatedCommandAndStoreMod
     auto o = options(archive);
     o.into = kMemCuda;
     o.move_aside_old = true;
-    auto r = run_install(fs, *disk, mem_store, o);
+    auto r = run_install(fs, *disk, mem_store, o, install_services(nullptr));
     ASSERT_FALSE(r.ok()) << denied_prefix;
     EXPECT_EQ(r.error().code, ErrorCode::kPermission) << r.error().message;
     const std::string& msg = r.error().message;

@@ -1,0 +1,18 @@
+// The tasks a child process runs (`cudnnup __child REQUEST`, core/child/protocol.h). Each reads
+// its fields from the request, reports through the events and returns the process exit code
+// (0 unless the request itself is unusable); a broken library is a result, not an exit code.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "app/child/child_events.h"
+#include "app/cli/app_context.h"
+
+namespace cudnnup {
+
+int probe_cudnn_task(AppContext& ctx, const nlohmann::json& request, ChildEvents& events);   // app/child/probe_task.cc
+int probe_driver_task(AppContext& ctx, const nlohmann::json& request, ChildEvents& events);  // app/child/probe_task.cc
+int verify_task(AppContext& ctx, const nlohmann::json& request, ChildEvents& events);        // app/child/verify_task.cc
+int bench_task(AppContext& ctx, const nlohmann::json& request, ChildEvents& events);         // app/child/bench_task.cc
+
+}  // namespace cudnnup

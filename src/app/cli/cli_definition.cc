@@ -1,0 +1,126 @@
+#include "app/cli/cli_definition.h"
+
+#include <algorithm>
+
+#include "app/cli/output_format.h"
+#include "base/strings.h"
+
+namespace cudnnup {
+
+const char* const kProgramHelp =
+    "cudnnup — install, switch, diagnose and verify NVIDIA cuDNN.\n\n"
+    "Start with `cudnnup doctor`: it lists the driver, every CUDA toolkit and every cuDNN copy on\n"
+    "this machine and says what is wrong and how to fix it. `cudnnup COMMAND --help` tells more.\n"
+    "Exit codes: 0 ok, 1 problems found, 2 usage or tool error, 3 no NVIDIA driver/GPU, 4 locked or\n"
+    "conflicting; `exec` also 126/127 like a shell (docs/exit-codes.md).";
+
+namespace {
+
+constexpr const char* kGlobalGroup = "Global options";
+
+void add_global_options(CLI::App* cmd, GlobalArgs& a) {
+  cmd->add_option("--format", a.format, "Output format: text (default) or json (docs/json-schema.md)")
+      ->check(CLI::IsMember(output_format_names()))
+      ->type_name("FORMAT")
+      ->group(kGlobalGroup);
+  cmd->add_flag("--json", a.json, "Same as --format json")->group(kGlobalGroup);
+  cmd->add_option("--color", a.color,
+                  "Colour: auto (on a terminal, unless NO_COLOR is set and not empty, or TERM=dumb), always, never")
+      ->check(CLI::IsMember(color_choice_names()))
+      ->type_name("WHEN")
+      ->group(kGlobalGroup);
+  cmd->add_flag("--no-color", a.no_color, "Same as --color never")->group(kGlobalGroup);
+  cmd->add_flag("-q,--quiet", a.quiet, "Print less: only problems (`list`: only the version ids)")->group(kGlobalGroup);
+  cmd->add_option("--db", a.db_path, "Use this rules file instead of the built-in one (data/rules.json format)")
+      ->type_name("FILE")
+      ->group(kGlobalGroup);
+}
+
+void add_global_options_below(CLI::App* app, GlobalArgs& a) {
+  for (CLI::App* sub : app->get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
+    add_global_options(sub, a);
+    add_global_options_below(sub, a);
+  }
+}
+
+}  // namespace
+
+void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action) {
+  // CLI11 turns on "/option" parsing on Windows, which would read a path like "/tmp/x" or
+  // "//server/share" as an option; cudnnup paths use '/' everywhere, so keep it off.
+  app.allow_windows_style_options(false);
+  app.require_subcommand(0, 1);  // none only with --version; main() says what to do otherwise
+  app.add_flag("--version", args.version, "Print the version, the commit it was built from and the data versions");
+  add_global_options(&app, args);
+
+  add_doctor_command(app, action);
+  add_explain_command(app, action);
+  add_child_command(app, action);
+  add_which_command(app, action);
+  add_list_command(app, action);
+  add_use_command(app, action);
+  add_current_command(app, action);
+  add_env_command(app, action);
+  add_exec_command(app, action);
+  add_init_command(app, action);
+  add_link_command(app, action);
+  add_archive_info_command(app, action);
+  add_install_command(app, action);
+  add_uninstall_command(app, action);
+  add_cache_command(app, action);
+  add_verify_command(app, action);
+  add_bench_command(app, action);
+  add_completions_command(app, action);
+
+  add_global_options_below(&app, args);
+}
+
+Result<GlobalOptions> resolve_global_options(const GlobalArgs& args, const CLI::App* command) {
+  GlobalOptions o;
+  std::string format = args.format.empty() ? (args.json ? "json" : "text") : args.format;
+  if (args.json && format != "json") {
+    return make_error(ErrorCode::kUsage, "--json and --format " + format + " disagree; give one of them");
+  }
+  for (const auto& f : output_formats()) {
+    if (format == f.name) o.format = f.format;
+  }
+  if (command) {
+    auto offered = offered_formats(command_path(command));
+    if (std::find(offered.begin(), offered.end(), o.format) == offered.end()) {
+      std::vector<std::string> names;
+      for (auto f : offered) names.push_back(output_format_name(f));
+      return make_error(ErrorCode::kUsage,
+                        "`cudnnup " + command_path(command) + "` prints " + join(names, ", ") + ", not " + format);
+    }
+  }
+  o.json = o.format == OutputFormat::kJson;
+  if (args.no_color && (args.color == "always" || args.color == "auto")) {
+    return make_error(ErrorCode::kUsage, "--no-color and --color " + args.color + " disagree; give one of them");
+  }
+  o.color = args.no_color || args.color == "never" ? ColorChoice::kNever
+            : args.color == "always"               ? ColorChoice::kAlways
+                                                   : ColorChoice::kAuto;
+  o.quiet = args.quiet;
+  o.db_path = args.db_path;
+  return o;
+}
+
+const CLI::App* chosen_command(const CLI::App& app) {
+  const CLI::App* at = nullptr;
+  for (const CLI::App* sub = &app;;) {
+    auto chosen = sub->get_subcommands();
+    if (chosen.empty()) break;
+    at = sub = chosen.front();
+  }
+  return at;
+}
+
+std::string command_path(const CLI::App* command) {
+  std::string path;
+  for (const CLI::App* c = command; c && c->get_parent(); c = c->get_parent()) {
+    path = c->get_name() + (path.empty() ? "" : " " + path);
+  }
+  return path;
+}
+
+}  // namespace cudnnup

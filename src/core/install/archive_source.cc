@@ -1,0 +1,201 @@
+#include "install/archive_source.h"
+
+#include <atomic>
+#include <regex>
+
+#include "base/paths.h"
+#include "base/version.h"
+#include "install/archive_name.h"
+#include "install/redistrib.h"
+
+namespace cudnnup {
+namespace {
+
+bool is_url(const std::string& s) { return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0; }
+
+std::string with_slash(std::string s) {
+  if (!s.empty() && s.back() != '/') s += '/';
+  return s;
+}
+
+const KnownArchive* find_known(const std::vector<KnownArchive>& known, const std::string& file_name) {
+  auto name = parse_archive_name(file_name);
+  if (!name) return nullptr;
+  for (const auto& k : known) {
+    if (k.file_name == name->canonical_name) return &k;
+  }
+  return nullptr;
+}
+
+// Decides which claim the archive is checked against: NVIDIA's published one, else the mirror's,
+// else --sha256. Any claim that disagrees with the one used is an error naming both.
+Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
+  HashClaim* used = nullptr;
+  for (const char* source : {"known-archives", "mirror-manifest", "command-line"}) {
+    for (auto& c : out.hashes) {
+      if (!used && c.source == source) used = &c;
+    }
+  }
+  if (!used) return ok_status();
+  used->used = true;
+  out.expected_sha256 = used->sha256;
+  out.expected_from = describe_hash_claim(*used);
+  for (const auto& c : out.hashes) {
+    if (c.sha256 == used->sha256) continue;
+    std::string fix = c.source == "mirror-manifest"
+                          ? "the mirror does not serve NVIDIA's archive: use another mirror (or NVIDIA's own) and check where this one came from"
+                          : "check where the value came from";
+    return make_error(c.source == "command-line" ? ErrorCode::kUsage : ErrorCode::kCorrupt,
+                      "the sha256 of " + file_name + " is not agreed on: " + out.expected_from + " is " + used->sha256 + ", but " +
+                          describe_hash_claim(c) + " is " + c.sha256 + "; " + fix + ". Nothing was installed.",
+                      c.where);
+  }
+  return ok_status();
+}
+
+// The mirror's redistrib manifest for the requested version and platform.
+Result<RedistribEntry> find_in_manifest(FileSystem& fs, const SourceRequest& r, const std::string& mirror, bool remote,
+                                        const HttpClient& http, std::string* manifest_url) {
+  std::optional<RedistribManifest> manifest;
+  Error last = make_error(ErrorCode::kNotFound, "no manifest");
+  for (const auto& file : redistrib_file_names(r.arg)) {
+    std::string where = mirror + file;
+    Result<std::string> text = remote ? http.get_text(where) : fs.read_file(where);
+    if (!text) {
+      last = text.error();
+      continue;
+    }
+    auto parsed = parse_redistrib(*text, where);
+    if (!parsed) return parsed.error();
+    manifest = *parsed;
+    *manifest_url = where;
+    break;
+  }
+  if (!manifest) {
+    return make_error(ErrorCode::kNotFound, "cannot find NVIDIA's manifest for cuDNN " + r.arg + " on " + mirror + " (" + last.message +
+                                                "); check the version (e.g. 9.1.0) or pass --mirror URL|DIR", mirror);
+  }
+  auto entry = select_redistrib(*manifest, r.platform_key, *r.cuda_major);
+  if (!entry) return entry.error();
+  auto wanted = Version::parse(r.arg);
+  auto have = Version::parse(entry->version);
+  if (wanted && have && !have->has_prefix(*wanted)) {
+    return make_error(ErrorCode::kNotFound, *manifest_url + " describes cuDNN " + entry->version + ", not " + r.arg);
+  }
+  if (entry->sha256.size() != 64) {
+    return make_error(ErrorCode::kCorrupt, *manifest_url + " gives no sha256 for " + entry->relative_path);
+  }
+  return entry;
+}
+
+// A file's digest, with the bytes read shown as the phase "checking sha256".
+Result<std::string> counted_hash(const FileSystem& fs, const std::string& path, uint64_t size, const InstallServices& services) {
+  std::atomic<uint64_t> done{0};
+  ProgressPhase phase(services.progress, "checking sha256", size, [&done] { return done.load(std::memory_order_relaxed); });
+  return hash_file(fs, path, services.new_hasher, &done);
+}
+
+// Downloads into cache/<file>.part and renames it into place once size and sha256 agree.
+Status download_checked(FileSystem& fs, ResolvedSource& out, const std::string& cached, const HttpClient& http,
+                        const InstallServices& services) {
+  std::string part = cached + ".part";
+  if (auto s = http.download(out.url, part, out.expected_size, out.file_name); !s) return s;
+  auto info = fs.stat(part);
+  if (!info) return info.error();
+  if (out.expected_size && info->size != out.expected_size) {
+    return make_error(ErrorCode::kIo, "the download of " + out.url + " stopped at " + std::to_string(info->size) + " of " +
+                                          std::to_string(out.expected_size) + " bytes; run the same command again to continue", part);
+  }
+  auto h = counted_hash(fs, part, info->size, services);
+  if (!h) return h.error();
+  if (*h != out.expected_sha256) {
+    (void)fs.remove(part);  // resuming a wrong file would never fix it
+    return make_error(ErrorCode::kCorrupt, "the download of " + out.url + " has sha256 " + *h + " but " + out.expected_from + " is " +
+                                               out.expected_sha256 + "; the partial file was deleted — try again, or use another mirror",
+                      out.url);
+  }
+  if (auto s = fs.rename(part, cached); !s) return s;
+  out.archive_path = cached;
+  out.downloaded = true;
+  return ok_status();
+}
+
+}  // namespace
+
+std::string describe_hash_claim(const HashClaim& c) {
+  if (c.source == "known-archives") return "NVIDIA's published sha256 (" + c.where + ")";
+  if (c.source == "mirror-manifest") return "the mirror's manifest (" + c.where + ")";
+  return "the sha256 given with --sha256";
+}
+
+bool looks_like_version(const std::string& arg) {
+  static const std::regex v(R"(^\d+\.\d+(\.\d+){0,2}$)");
+  return std::regex_match(arg, v);
+}
+
+Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, const SourceRequest& r,
+                                      const std::vector<KnownArchive>& known, const HttpClient& http,
+                                      const InstallServices& services) {
+  ResolvedSource out;
+  auto claim_known = [&](const std::string& file_name) {
+    if (const KnownArchive* k = find_known(known, file_name)) {
+      out.hashes.push_back({"known-archives", k->source, k->sha256, false});
+      out.known_file = true;
+      if (k->size) out.expected_size = k->size;
+    }
+  };
+  auto claim_command_line = [&] {
+    if (!r.sha256.empty()) out.hashes.push_back({"command-line", "--sha256", r.sha256, false});
+  };
+  if (fs.exists(r.arg) || !looks_like_version(r.arg)) {
+    if (!fs.is_file(r.arg)) {
+      return make_error(ErrorCode::kNotFound, "no such archive: " + r.arg +
+                                                  " (give a .tar.xz/.zip file, or a version such as 9.1.0 with --cuda 12)", r.arg);
+    }
+    out.archive_path = r.arg;
+    out.file_name = std::string(paths::basename(r.arg));
+    claim_known(out.file_name);
+    claim_command_line();
+    if (auto s = settle_hashes(out, out.file_name); !s) return s.error();
+    return out;
+  }
+
+  // A version: find it in NVIDIA's manifest on the mirror.
+  if (!r.cuda_major) {
+    return make_error(ErrorCode::kUsage, "which CUDA build of cuDNN " + r.arg + "? Add --cuda 12 or --cuda 13 (the CUDA major of your toolkit "
+                                         "or framework; `cudnnup doctor` shows it)");
+  }
+  std::string mirror = r.mirror.empty() ? std::string(kDefaultMirror) : r.mirror;
+  if (mirror.rfind("file://", 0) == 0) mirror = mirror.substr(7);
+  bool remote = is_url(mirror);
+  mirror = with_slash(mirror);
+  auto entry = find_in_manifest(fs, r, mirror, remote, http, &out.manifest_url);
+  if (!entry) return entry.error();
+  out.url = mirror + entry->relative_path;
+  out.file_name = std::string(paths::basename(entry->relative_path));
+  claim_known(out.file_name);
+  if (!out.expected_size) out.expected_size = entry->size;
+  out.hashes.push_back({"mirror-manifest", out.manifest_url, entry->sha256, false});
+  claim_command_line();
+  if (auto s = settle_hashes(out, out.file_name); !s) return s.error();
+  if (!remote) {
+    if (!fs.is_file(out.url)) return make_error(ErrorCode::kNotFound, "the mirror directory lacks " + out.url, out.url);
+    out.archive_path = out.url;
+    return out;
+  }
+  std::string cached = store.cache_dir() + "/" + out.file_name;
+  if (auto info = fs.stat(cached); info && info->type == FileType::kRegular) {
+    auto h = counted_hash(fs, cached, info->size, services);
+    if (h && *h == out.expected_sha256) {
+      out.archive_path = cached;
+      out.from_cache = true;
+      return out;
+    }
+  }
+  if (r.dry_run) return out;  // would download
+  if (auto s = fs.make_dirs(store.cache_dir()); !s) return s.error();
+  if (auto s = download_checked(fs, out, cached, http, services); !s) return s.error();
+  return out;
+}
+
+}  // namespace cudnnup
