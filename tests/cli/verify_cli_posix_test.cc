@@ -149,7 +149,8 @@ TEST(BenchCli, WithoutAGpuExits3) {
   CliRun r = run_cli({"--json", "bench", "--copy", dir / "lib", "--libcuda", dir / "no/libcuda.so.1"});
   EXPECT_EQ(r.code, 3) << r.text;
   ASSERT_TRUE(r.out.is_object()) << r.text;
-  EXPECT_NE(r.out.value("error", "").find("no NVIDIA driver/GPU"), std::string::npos) << r.text;
+  EXPECT_EQ(r.out.value("schema", ""), "cudnnup.error/1") << r.text;
+  EXPECT_NE(r.out["error"].value("message", "").find("no NVIDIA driver/GPU"), std::string::npos) << r.text;
 }
 
 TEST(BenchCli, ACopyMissingApiIsRefusedBeforeTheDriver) {
@@ -158,7 +159,8 @@ TEST(BenchCli, ACopyMissingApiIsRefusedBeforeTheDriver) {
   testing::copy_file(testing::fixture_lib("minimal", "libcudnn.so.9"), dir / "lib/libcudnn.so.9");
   CliRun r = run_cli({"--json", "bench", "--copy", dir / "lib", "--libcuda", dir / "no/libcuda.so.1"});
   EXPECT_EQ(r.code, 1) << r.text;
-  EXPECT_NE(r.out.value("error", "").find("cudnnBackendExecute"), std::string::npos) << r.text;
+  EXPECT_EQ(r.out.value("schema", ""), "cudnnup.error/1") << r.text;
+  EXPECT_NE(r.out["error"].value("message", "").find("cudnnBackendExecute"), std::string::npos) << r.text;
 }
 
 // --- the ways verify was fooled (issue: verify cannot be fooled) -----------------------------

@@ -27,6 +27,8 @@ std::vector<std::string> known_cudnn_components(int major);
 // sub-libraries come from another copy, cudnnGetVersion() reports the graph library's copy
 // (observed with the 9.19 wheel's shim and 9.14 sub-libraries: 91400).
 inline constexpr const char* kCudnnGraphComponent = "graph";
+// cuDNN 8's counterpart: the shim forwards its version calls to libcudnn_ops_infer.
+inline constexpr const char* kCudnn8VersionComponent = "ops_infer";
 
 // One sub-library load of cuDNN's shim on Linux: which component, and which component's
 // library dlopen()s it ("" = the shim).

@@ -65,7 +65,8 @@ Tolerance tolerance_for(const Numerics& x) {
 
   Tolerance t;
   t.of_value = u_type;
-  t.of_magnitude = ((2 * u_in + u_in * u_in) + gamma * (1 + u_in) * (1 + u_in) + transform) * (1 + u_type);
+  const double partials = x.unseen_partial_roundings * u_type;
+  t.of_magnitude = ((2 * u_in + u_in * u_in) + gamma * (1 + u_in) * (1 + u_in) + transform + partials) * (1 + u_type);
   t.absolute = subnormal_step(x.type);
   // Input rounding over the whole output: truncation biases each input by at most u_in/2 (so the
   // product by u_in) and spreads it by u_in/√12, √(1 + 1/6)·u_in ≈ 1.08·u_in in all (to nearest:
@@ -73,10 +74,15 @@ Tolerance tolerance_for(const Numerics& x) {
   // rounding, independent from addition to addition: λ·√n·u_acc with λ = 7.
   t.relative_l2 = 1.5 * u_in + u_type + 7.0 * std::sqrt(static_cast<double>(x.accumulation_length)) * u_acc + transform;
   char text[200];
-  std::snprintf(text, sizeof text, "%s inputs, %s sum of %lld terms%s, %s output",
+  char partial_text[64] = "";
+  if (x.unseen_partial_roundings > 0) {
+    std::snprintf(partial_text, sizeof partial_text, ", up to %d partial results stored as %s", x.unseen_partial_roundings,
+                  data_type_name(x.type));
+  }
+  std::snprintf(text, sizeof text, "%s inputs, %s sum of %lld terms%s%s, %s output",
                 u_in > 0 ? "TF32-rounded" : "exact", x.reduced_precision_reduction ? data_type_name(x.type) : "FP32",
                 static_cast<long long>(x.accumulation_length), x.transform ? ", FFT/Winograd transform" : "",
-                data_type_name(x.type));
+                partial_text, data_type_name(x.type));
   t.derivation = text;
   return t;
 }

@@ -34,6 +34,12 @@ struct Numerics {
   bool tf32_inputs = false;          // fp32 inputs may be rounded to TF32 (cuDNN's default math)
   bool reduced_precision_reduction = false;  // engine note: partial sums kept in the data type
   bool transform = false;            // an FFT or Winograd algorithm
+  // Roundings of partial results to the data type that the computation may make without saying
+  // so: the legacy convolution API reports no numerical notes, and its split-K kernels store
+  // partial outputs in fp16/bf16 (cuDNN 9.14 and 9.19 on an H200, backward-data fp16 NCHW,
+  // algorithm 1: 3.4 fp16 units off at one element, docs/benchmarks.md). Each adds one unit of
+  // the data type to the bound on the magnitude.
+  int unseen_partial_roundings = 0;
 };
 
 // Terms per output element: forward C·R·S, backward-data K·R·S, backward-filter N·P·Q.

@@ -449,6 +449,8 @@ StageResult run_legacy_conv(GpuSession& s, const ConvCheck& c) {
   numerics.accumulation_length = accumulation_length(c.shape, c.direction);
   numerics.tf32_inputs = c.type == DataType::kFloat && p.math_type != nv::kCudnnFmaMath;
   numerics.transform = is_transform_algorithm(c.direction, p.algo);
+  // The legacy API says nothing about how an algorithm sums (tolerance.h: unseen_partial_roundings).
+  numerics.unseen_partial_roundings = c.type == DataType::kFloat ? 0 : 2;
   return check_output(c, s, d, res, numerics,
                       "algorithm " + std::to_string(p.algo) + ", math type " + std::to_string(p.math_type) +
                           ", workspace " + std::to_string(used_ws) + " bytes");

@@ -109,6 +109,7 @@ Numerics verify_numerics(const ConvCheck& c) {
   n.type = c.type;
   n.accumulation_length = accumulation_length(c.shape, c.direction);
   n.tf32_inputs = c.type == DataType::kFloat;  // cuDNN's default math, as verify asks for it
+  n.unseen_partial_roundings = c.type == DataType::kFloat ? 0 : 2;  // as verify's legacy API path
   return n;
 }
 
@@ -251,8 +252,10 @@ TEST(ToleranceFaults, TheErrorsMeasuredOnTheH200PassWithRoom) {
     ASSERT_NE(k, nullptr) << m.id;
     Tolerance t = tolerance_for(verify_numerics(k->check));
     EXPECT_LE(m.l2, t.relative_l2 / 3) << m.id << ": L2 bound " << t.relative_l2;
-    // Even where the result is as large as its magnitude (the loosest place), half the bound.
-    EXPECT_LE(m.max_scaled, (t.of_magnitude + t.of_value) / 2) << m.id;
+    // At the strictest place (a result near zero, where only the magnitude's share of the bound
+    // applies), half the bound: the H200 showed the worst error of fp16 backward-data at such a
+    // place, which the bound without unseen partial roundings failed.
+    EXPECT_LE(m.max_scaled, t.of_magnitude / 2) << m.id;
   }
 }
 
