@@ -84,10 +84,12 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
 // (core/child/mapped_files.h); otherwise its numbers are another copy's and the copy keeps what
 // its files say. The first foreign file is named, with the copy it belongs to.
 void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& report) {
-  std::vector<std::string> dirs = {copy.lib_dir};
-  for (const auto& c : report.copies) dirs.push_back(c.lib_dir);
-  for (const auto& file : attribute_cudnn_files(probe.mapped_files, dirs, report.os == "windows")) {
-    if (file.copy == 0) continue;
+  const bool windows = report.os == "windows";
+  auto foreign = foreign_cudnn_files(probe.mapped_files, copy.lib_dir, windows);
+  if (!foreign.empty()) {
+    std::vector<std::string> dirs;
+    for (const auto& c : report.copies) dirs.push_back(c.lib_dir);
+    const MappedCudnnFile file = attribute_cudnn_files({foreign[0].path}, dirs, windows).at(0);
     std::string answer;
     if (probe.version.known()) {
       answer = " (its answer, cuDNN " + probe.version.str() +
@@ -96,10 +98,9 @@ void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& r
     }
     probe.isolated = false;
     probe.isolation_problem = "could not be probed in isolation: " + file.path + " came from " +
-                              (file.copy > 0 ? "the copy in " + file.directory
-                                             : file.directory + ", which holds no copy doctor lists") +
+                              (file.copy >= 0 ? "the copy in " + file.directory
+                                              : file.directory + ", which holds no copy doctor lists") +
                               answer;
-    break;
   }
   if (probe.isolated) return;
   probe.version = Version{};
