@@ -32,25 +32,6 @@ std::string canonical(const std::string& p) {
   return ec ? p : c.generic_string();
 }
 
-void run_ok(const std::vector<std::string>& argv) {
-  ProcessOptions o;
-  o.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}};
-  auto r = run_process(argv, o);
-  ASSERT_TRUE(r && r->exited_normally() && r->exit_code == 0) << argv[0] << ": " << (r ? r->out + r->err : "");
-}
-
-// A shared library with no cuDNN dependency and the given DT_RUNPATH (or DT_RPATH): stands in
-// for a framework library that dlopen()s cuDNN (libpaddle.so, xla_cuda_plugin.so).
-void make_plain_library(const std::string& path, const std::string& tag, const std::string& paths) {
-  copy_file(loader_fixture("chain/libleaf.so"), path);
-  run_ok({"patchelf", "--remove-needed", "libcudnn.so.9", path});
-  if (tag.empty()) return;
-  std::vector<std::string> args = {"patchelf"};
-  if (tag == "rpath") args.push_back("--force-rpath");
-  args.insert(args.end(), {"--set-rpath", paths, path});
-  run_ok(args);
-}
-
 // The cuDNN files a real process maps, by component, from the loader probe's output.
 std::map<std::string, std::string> real_load(const std::string& probe, const std::vector<std::string>& args,
                                              const std::map<std::string, std::string>& env, const std::string& cwd) {
