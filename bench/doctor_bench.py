@@ -6,8 +6,11 @@ measured in the same run, on:
             a pip cuDNN (stub libraries from build/tests/fixtures)
   big-disk  HOME with 200 environments plus 50,000 unrelated files: the time must not move,
             because doctor never crawls the disk
+  llp       this machine with a stub 9.14 set first on LD_LIBRARY_PATH (doctor then also models
+            every load without the variable)
 
-Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--runs 15]
+Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--before OTHER_BINARY] [--runs 15]
+With --before, both binaries run interleaved with python3 in the same run (before/after figures).
 Prints a Markdown table (median wall time of the runs, and the ratio to python3 -c pass)."""
 import argparse
 import os
@@ -66,17 +69,20 @@ def make_clutter(home, files):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "src", "cudnnup"))
+    ap.add_argument("--before", help="another cudnnup binary (e.g. main's) to time in the same run")
     ap.add_argument("--runs", type=int, default=15)
     args = ap.parse_args()
+    binaries = ([("before", args.before)] if args.before else []) + [("after" if args.before else "", args.binary)]
     stub_dir = os.path.join(ROOT, "build", "tests", "fixtures", "v9.19.0")
     if not os.path.isdir(stub_dir):
         sys.exit("build the tests first (cmake --build --preset default): fixture stubs are missing")
     python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        scenarios = [("real", 0, 0), ("envs-50", 50, 0), ("envs-100", 100, 0), ("envs-200", 200, 0),
-                     ("envs-400", 400, 0), ("big-disk (200 envs + 50k files)", 200, 50000)]
-        for name, envs, clutter in scenarios:
+        scenarios = [("real", 0, 0, False), ("envs-50", 50, 0, False), ("envs-100", 100, 0, False),
+                     ("envs-200", 200, 0, False), ("envs-400", 400, 0, False),
+                     ("big-disk (200 envs + 50k files)", 200, 50000, False), ("llp (stub 9.14 on LD_LIBRARY_PATH)", 0, 0, True)]
+        for name, envs, clutter, llp in scenarios:
             home = os.path.join(tmp, name.split()[0])
             os.makedirs(home)
             if envs:
@@ -84,22 +90,34 @@ def main():
             if clutter:
                 make_clutter(home, clutter)
             env = {"HOME": home, "PATH": "/usr/bin:/bin"}
-            # Warm the page cache once, then alternate so both see the same machine state.
-            subprocess.run([args.binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL)
-            # Interleave the two so both see the same machine load.
-            py_w, py_c, doc_w, doc_c = [], [], [], []
+            if llp:
+                lib = os.path.join(home, "stub914", "lib")
+                os.makedirs(lib)
+                src = os.path.join(ROOT, "build", "tests", "fixtures", "v9.14.0")
+                for f in os.listdir(src):
+                    shutil.copy(os.path.join(src, f), os.path.join(lib, f))
+                env["LD_LIBRARY_PATH"] = lib
+            # Warm the page cache once, then interleave python3 and each binary so all see the
+            # same machine load.
+            for _, binary in binaries:
+                subprocess.run([binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL)
+            py_w, py_c = [], []
+            doc_w = {b: [] for _, b in binaries}
+            doc_c = {b: [] for _, b in binaries}
             for _ in range(args.runs):
                 w, c = time_command([python, "-c", "pass"], env, 1)
                 py_w.append(w)
                 py_c.append(c)
-                w, c = time_command([args.binary, "doctor", "--json"], env, 1)
-                doc_w.append(w)
-                doc_c.append(c)
+                for _, binary in binaries:
+                    w, c = time_command([binary, "doctor", "--json"], env, 1)
+                    doc_w[binary].append(w)
+                    doc_c[binary].append(c)
             py = (statistics.median(py_w), statistics.median(py_c))
-            doc = (statistics.median(doc_w), statistics.median(doc_c))
-            out = subprocess.run([args.binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
-            copies = out.count('"lib_dir"')
-            rows.append((name, doc, py, copies))
+            for label, binary in binaries:
+                doc = (statistics.median(doc_w[binary]), statistics.median(doc_c[binary]))
+                out = subprocess.run([binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
+                copies = out.count('"lib_dir"')
+                rows.append((name + (f" [{label}]" if label else ""), doc, py, copies))
     print(f"median of {args.runs} interleaved runs; baseline `{python} -c pass` measured in the same run;")
     print("CPU = user+sys of the process and its children (doctor's probe children included)\n")
     print("| scenario | cuDNN copies found | doctor wall | python3 wall | wall ratio | doctor CPU | python3 CPU | CPU ratio |")

@@ -5,7 +5,8 @@
 # verify's wall time against the PyTorch one-conv check (median of 5, target <= 1.0 s), broken
 # copies (each must fail at the right stage), then one bench round against PyTorch with the same
 # cuDNN and PyTorch's engine filter (like for like, every shape >= 1.00x), and a second round
-# with `--candidates wide` for reference.
+# with `--candidates wide` for reference. Last, with LD_LIBRARY_PATH set to the system cuDNN, what
+# which --for torch and doctor predict against what a real PyTorch process maps.
 #   bench/gpu_acceptance.sh [CUDNNUP]      (default build/src/cudnnup; writes into $OUT or /tmp/out)
 # Ends with a summary: one PASS/FAIL line per acceptance point, exit 1 when any failed.
 set -u
@@ -118,6 +119,50 @@ PYEOF
 step "bench, wider search than PyTorch's (for reference: not like for like)"
 timeout 300 "$B" bench --copy "$PIP" --candidates wide --compare "$OUT/pytorch.json" > "$OUT/bench_wide.txt"; echo "bench wide exit $?"
 cat "$OUT/bench_wide.txt"
+
+step "issue 12: LD_LIBRARY_PATH=$SYS (the system cuDNN): what which and doctor predict for PyTorch, and what it maps"
+# Record the commands and their output in docs/commands/doctor.md ("On a GPU machine").
+PYBIN=$(command -v $PY)
+env LD_LIBRARY_PATH=$SYS "$B" which --for torch --python "$PYBIN" -v; echo "exit $?"
+env LD_LIBRARY_PATH=$SYS "$B" --json which --for torch --python "$PYBIN" > "$OUT/which_torch_llp.json"; echo "json exit $?"
+env LD_LIBRARY_PATH=$SYS "$B" doctor; echo "exit $?"
+env LD_LIBRARY_PATH=$SYS "$B" --json doctor > "$OUT/doctor_llp.json"; echo "json exit $?"
+timeout 300 env LD_LIBRARY_PATH=$SYS "$B" --json doctor --probe-frameworks > "$OUT/doctor_llp_probe.json"; echo "probe exit $?"
+env LD_LIBRARY_PATH=$SYS $PY - > "$OUT/torch_maps_llp.txt" <<'PYEOF'
+# A real PyTorch process under the same environment: one convolution, then every cuDNN file mapped.
+import os, torch
+x = torch.randn(1, 3, 32, 32, device="cuda")
+w = torch.randn(8, 3, 3, 3, device="cuda")
+torch.nn.functional.conv2d(x, w)
+torch.cuda.synchronize()
+print("# torch", torch.__version__, "cudnn", torch.backends.cudnn.version())
+seen = []
+for line in open("/proc/self/maps"):
+    path = line.split()[-1] if "/" in line else ""
+    if "libcudnn" in os.path.basename(path) and path not in seen:
+        seen.append(os.path.realpath(path))
+print("\n".join(dict.fromkeys(seen)))
+PYEOF
+echo "torch exit $?"; cat "$OUT/torch_maps_llp.txt"
+$PY - "$OUT/which_torch_llp.json" "$OUT/doctor_llp.json" "$OUT/torch_maps_llp.txt" <<'PYEOF'
+# The prediction of which --for torch and of doctor's "What loads", file for file, against the maps.
+import json, os, sys
+which, doctor, maps = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read().split("\n")
+real = sorted(os.path.realpath(p) for p in maps if p and not p.startswith("#"))
+def predicted(report):
+    load = report.get("load") or {}
+    return sorted(os.path.realpath(p) for p in load.get("loaded_cudnn_files", []))
+for name, reports in (("which --for torch", which.get("reports", [])),
+                      ("doctor frameworks", [f for f in doctor.get("frameworks", []) if f.get("framework") == "torch"])):
+    for r in reports:
+        p = predicted(r)
+        print(name, r.get("env_prefix"), "AGREES" if p == real else "DISAGREES")
+        for f in sorted(set(p) | set(real)):
+            print("   ", "both     " if f in p and f in real else "predicted" if f in p else "mapped   ", f)
+print("doctor findings:", [(f["id"], f["subject"]) for f in doctor.get("findings", [])])
+for c in doctor.get("copies", []):
+    print("copy", c["lib_dir"], c["library_version"], "cuda", c["cuda_major"], "isolated", (c.get("probe") or {}).get("isolated"))
+PYEOF
 
 step "summary"
 date -u

@@ -9,6 +9,7 @@ packages=(
   libarchive-dev libcurl4-openssl-dev libssl-dev
   googletest libgtest-dev libgmock-dev
   python3 python3-jsonschema zsh fish zip xz-utils bsdutils
+  patchelf   # tests/disk/loader_differential_test.cc patches stub libraries per scenario
 )
 if [[ "${1:-}" == "--windows" ]]; then
   # libz-mingw-w64-dev + dpkg-dev: scripts/build-windows-deps.sh builds Debian's libarchive

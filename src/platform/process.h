@@ -17,6 +17,7 @@ struct ProcessOptions {
   // When set, the child gets exactly these variables; otherwise it inherits ours.
   std::optional<std::map<std::string, std::string>> env;
   bool capture_stderr = true;  // false: the child's stderr goes to ours
+  std::string cwd;             // the child's working directory; empty: ours
   // When set, the child gets a channel of its own besides stdout/stderr (core/child/protocol.h):
   // every occurrence of this text in argv is replaced by the channel's id, which the child hands
   // to EventChannel::open (platform/event_channel.h). POSIX: file descriptor 3; Windows: an

@@ -194,6 +194,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
   if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
   if (channel) posix_spawn_file_actions_adddup2(&actions, events.write_end, kEventFd);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());  // glibc >= 2.29
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Own process group, so a timeout can kill anything the child started too.

@@ -112,7 +112,7 @@ struct Started {
 
 // Starts argv suspended, puts it in a kill-on-close job, then lets it run.
 Result<Started> start(const std::vector<std::string>& argv, const std::map<std::string, std::string>* env,
-                      STARTUPINFOW& si) {
+                      STARTUPINFOW& si, const std::string& cwd = {}) {
   // CreateProcessW finds the program from the first word of the command line; give it a
   // Windows-style path (it also searches PATH and adds ".exe" for a bare name).
   std::vector<std::string> args = argv;
@@ -122,8 +122,9 @@ Result<Started> start(const std::vector<std::string>& argv, const std::map<std::
   if (env) env_block = environment_block(*env);
   PROCESS_INFORMATION pi{};
   DWORD flags = CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED;
+  std::wstring directory = cwd.empty() ? std::wstring() : win32::widen(cwd);
   if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags,
-                      env ? env_block.data() : nullptr, nullptr, &si, &pi)) {
+                      env ? env_block.data() : nullptr, cwd.empty() ? nullptr : directory.c_str(), &si, &pi)) {
     DWORD err = GetLastError();
     return win32::make_win32_error("cannot start", argv[0], err);
   }
@@ -186,7 +187,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   si.hStdOutput = out_write.get();
   si.hStdError = options.capture_stderr ? err_write.get() : our_stderr.get();
   auto started = start(with_channel_id(argv, options.event_channel_placeholder, ev_write.get()),
-                       options.env ? &*options.env : nullptr, si);
+                       options.env ? &*options.env : nullptr, si, options.cwd);
   // Close our copies of the write ends: only the child holds them now.
   out_write.reset();
   err_write.reset();

@@ -28,6 +28,7 @@ FileType type_of(mode_t mode) {
   if (S_ISREG(mode)) return FileType::kRegular;
   if (S_ISDIR(mode)) return FileType::kDirectory;
   if (S_ISLNK(mode)) return FileType::kSymlink;
+  if (S_ISFIFO(mode)) return FileType::kFifo;
   return FileType::kOther;
 }
 
@@ -156,6 +157,7 @@ Result<std::vector<DirEntry>> list_dir_fd(int fd, const std::string& path) {
       case DT_REG: entry.type = FileType::kRegular; break;
       case DT_DIR: entry.type = FileType::kDirectory; break;
       case DT_LNK: entry.type = FileType::kSymlink; break;
+      case DT_FIFO: entry.type = FileType::kFifo; break;
       case DT_UNKNOWN: {
         // Some filesystems do not fill d_type; ask.
         struct stat st;

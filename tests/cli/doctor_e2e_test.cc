@@ -61,7 +61,8 @@ TEST_F(DoctorE2E, HealthyStubCopyOnLdLibraryPathIsReportedWithProbeVersion) {
   auto ids = finding_ids(r, root + "/lib");
   EXPECT_FALSE(has(ids, "cudnn.header_library_mismatch"));
   EXPECT_FALSE(has(ids, "cudnn.sublibrary_missing"));
-  // The only thing to say about a healthy copy: it shadows the machine's own cuDNN, if any.
+  // The only thing to say about a healthy copy: it shadows other copies, if any. What
+  // LD_LIBRARY_PATH changes for programs is a finding about the variable (env.redirects_cudnn).
   for (const auto& f : r["findings"]) {
     if (f["subject"] == root + "/lib") {
       EXPECT_EQ(f["id"], "cudnn.shadowed") << r.dump(1);

@@ -3,8 +3,11 @@
 #ifdef CUDNNUP_FIXTURE_DIR
 #include "loader/frameworks.h"
 
+#include "loader/cudnn_load_model.h"
+
 #include <gtest/gtest.h>
 
+#include "platform/process.h"
 #include "platform/real_filesystem.h"
 #include "support/fixture_libs.h"
 #include "support/loader_fixtures.h"
@@ -16,8 +19,28 @@ using testing::copy_file;
 using testing::loader_fixture;
 using testing::make_loading_copy;
 using testing::make_dirs;
+using testing::make_symlink;
 using testing::TempDir;
 using testing::write_text;
+
+void run_ok(const std::vector<std::string>& argv) {
+  ProcessOptions o;
+  o.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}};
+  auto r = run_process(argv, o);
+  ASSERT_TRUE(r && r->exited_normally() && r->exit_code == 0) << argv[0] << ": " << (r ? r->out + r->err : "");
+}
+
+// A library without cuDNN dependencies, with `patch` applied by patchelf (e.g. {"--set-rpath",
+// "$ORIGIN/x"}): stands for a framework's own libraries.
+void make_library(const std::string& path, std::vector<std::string> patch = {}) {
+  copy_file(loader_fixture("chain/libleaf.so"), path);
+  run_ok({"patchelf", "--remove-needed", "libcudnn.so.9", path});
+  if (patch.empty()) return;
+  std::vector<std::string> args = {"patchelf"};
+  args.insert(args.end(), patch.begin(), patch.end());
+  args.push_back(path);
+  run_ok(args);
+}
 
 class Frameworks : public ::testing::Test {
  protected:
@@ -96,9 +119,14 @@ TEST_F(Frameworks, TorchWithSystemCudnnOnLdLibraryPathMixesSubLibraries) {
   // LD_LIBRARY_PATH first for its sub-libraries.
   EXPECT_EQ(r.load->resolution.canonical, site_ + "/nvidia/cudnn/lib/libcudnn.so.9");
   EXPECT_TRUE(r.load->cudnn->mixed);
+  // Every sub-library comes from the 9.14 copy, so cuDNN's own check passes among them, and
+  // cudnnGetVersion() (answered by the graph library) says 9.14: torch's check refuses that.
+  EXPECT_EQ(r.load->cudnn->check, CudnnCheck::kPasses);
+  ASSERT_TRUE(r.loaded_cudnn);
+  EXPECT_EQ(r.loaded_cudnn->str(), "9.14.0");
   ASSERT_TRUE(r.passes);
-  EXPECT_FALSE(*r.passes);
-  EXPECT_NE(r.verdict.find("SUBLIBRARY_VERSION_MISMATCH"), std::string::npos);
+  EXPECT_FALSE(*r.passes) << r.verdict;
+  EXPECT_NE(r.verdict.find("9.14.0"), std::string::npos);
 }
 
 TEST_F(Frameworks, TorchWithAnOlderWheelFailsTheMinorRule) {
@@ -142,6 +170,116 @@ TEST_F(Frameworks, CpuOnlyTorchLoadsNothing) {
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_FALSE(reports[0].load);
   EXPECT_NE(reports[0].verdict.find("CPU-only"), std::string::npos);
+}
+
+// torch 2.10+ (PR #167046) preloads nvidia/cudnn/lib/libcudnn.so.*[0-9] from the FIRST sys.path
+// entry that has it whenever libcudart is mapped; 2.9 does so only when libtorch_global_deps.so
+// fails to load. A PYTHONPATH entry with another cuDNN wheel shows the difference.
+TEST_F(Frameworks, TorchPreloadsThePipCudnnFromTheFirstSysPathEntryFrom210On) {
+  for (const std::string version : {"2.9.1", "2.10.0"}) {
+    TempDir t;
+    std::string site = t / "venv/lib/python3.11/site-packages";
+    PythonEnv pe;
+    pe.prefix = t / "venv";
+    pe.site_packages = {site};
+    write_text(site + "/torch/version.py", "__version__ = '" + version + "+cu130'\ncuda = '13.0'\n");
+    write_text(site + "/torch-" + version + ".dist-info/METADATA", "Requires-Dist: nvidia-cudnn-cu13==9.19.0.56\n");
+    copy_file(loader_fixture("torch/libtorch_cuda.so"), site + "/torch/lib/libtorch_cuda.so");
+    make_loading_copy("9.19.0", site + "/nvidia/cudnn/lib");
+    // libtorch_global_deps.so needs libcudart.so.13 from the nvidia-cuda-runtime wheel.
+    make_library(site + "/nvidia/cuda_runtime/lib/libcudart.so.13", {"--set-soname", "libcudart.so.13"});
+    make_library(site + "/torch/lib/libtorch_global_deps.so",
+                 {"--add-needed", "libcudart.so.13", "--force-rpath", "--set-rpath", "$ORIGIN/../../nvidia/cuda_runtime/lib"});
+    make_loading_copy("9.14.0", t / "extra/nvidia/cudnn/lib");
+    Environment env = env_;
+    env.vars["PYTHONPATH"] = t / "extra";
+    auto reports = inspect_frameworks(*fs_, env, {pe}, {"torch"});
+    ASSERT_EQ(reports.size(), 1u);
+    ASSERT_TRUE(reports[0].loaded_cudnn) << version;
+    EXPECT_EQ(reports[0].loaded_cudnn->str(), version == "2.10.0" ? "9.14.0" : "9.19.0") << version;
+  }
+}
+
+// JAX: the plugin's __init__.py preloads the pip cuDNN only from PR #29462 (_load_nvidia_libraries);
+// before, the plugin library's own DT_RPATH (jaxlib >= 0.4.19) or DT_RUNPATH (<= 0.4.18) decides.
+TEST_F(Frameworks, JaxPerPluginEra) {
+  struct Era {
+    std::string init, tag, expected;
+  };
+  for (const Era& era : {Era{"def _load_nvidia_libraries():\n  pass\n", "runpath", "9.19.0"},
+                         Era{"def initialize():\n  pass\n", "rpath", "9.19.0"},
+                         Era{"def initialize():\n  pass\n", "runpath", "9.14.0"}}) {
+    TempDir t;
+    std::string site = t / "venv/lib/python3.11/site-packages";
+    PythonEnv pe;
+    pe.prefix = t / "venv";
+    pe.site_packages = {site};
+    std::string plugin = site + "/jax_plugins/xla_cuda12";
+    write_text(plugin + "/__init__.py", era.init);
+    std::vector<std::string> patch = {"--set-rpath", "$ORIGIN/../../nvidia/cudnn/lib"};
+    if (era.tag == "rpath") patch.insert(patch.begin(), "--force-rpath");
+    make_library(plugin + "/xla_cuda_plugin.so", patch);
+    make_loading_copy("9.19.0", site + "/nvidia/cudnn/lib");
+    make_loading_copy("9.14.0", t / "system/lib");
+    Environment env = env_;
+    env.vars["LD_LIBRARY_PATH"] = t / "system/lib";
+    auto reports = inspect_frameworks(*fs_, env, {pe}, {"jax"});
+    ASSERT_EQ(reports.size(), 1u);
+    ASSERT_TRUE(reports[0].loaded_cudnn) << era.init;
+    EXPECT_EQ(reports[0].loaded_cudnn->str(), era.expected) << era.init << " " << era.tag;
+  }
+}
+
+// ONNX Runtime: both answers when preload_dlls() exists; an old capi/_ld_preload.py loads cuDNN
+// by name (RTLD_GLOBAL) at import.
+TEST_F(Frameworks, OnnxRuntimePreloadsPerVersion) {
+  copy_file(loader_fixture("chain/libleaf.so"), site_ + "/onnxruntime/capi/libonnxruntime_providers_cuda.so");
+  make_loading_copy("9.19.0", site_ + "/nvidia/cudnn/lib");
+  make_loading_copy("9.14.0", tmp_ / "system/lib");
+  env_.vars["LD_LIBRARY_PATH"] = tmp_ / "system/lib";
+  auto plain = inspect_frameworks(*fs_, env_, {pe_}, {"onnxruntime"});
+  ASSERT_EQ(plain.size(), 1u) << "no preload_dlls() before 1.21: one answer";
+  EXPECT_EQ(plain[0].loaded_cudnn->str(), "9.14.0");
+  write_text(site_ + "/onnxruntime/__init__.py", "def preload_dlls(cuda=True, cudnn=True, msvc=True, directory=None):\n");
+  auto both = inspect_frameworks(*fs_, env_, {pe_}, {"onnxruntime"});
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].loaded_cudnn->str(), "9.14.0");
+  EXPECT_EQ(both[1].variant, "after onnxruntime.preload_dlls()");
+  EXPECT_EQ(both[1].loaded_cudnn->str(), "9.19.0");
+  EXPECT_FALSE(both[1].applies_when.empty());
+}
+
+// PaddlePaddle's name choice: pip-CUDA builds ask for libcudnn.so.9 (CUDA >= 12.3) or
+// libcudnn.so.8 by path in FLAGS_cudnn_dir; other builds ask for the unversioned libcudnn.so.
+TEST_F(Frameworks, PaddleNameChoicePerBuild) {
+  make_library(site_ + "/paddle/base/libpaddle.so", {"--set-rpath", "$ORIGIN/../libs"});
+  make_loading_copy("9.14.0", site_ + "/nvidia/cudnn/lib");
+  make_loading_copy("9.19.0", tmp_ / "system/lib");
+  env_.vars["LD_LIBRARY_PATH"] = tmp_ / "system/lib";
+  auto paddle = [&](const std::string& cuda, const std::string& pip) {
+    write_text(site_ + "/paddle/version/__init__.py", "full_version = '3.0.0'\ncuda_version = '" + cuda +
+                                                          "'\ncudnn_version = '9.14.0'\nwith_pip_cuda_libraries = '" + pip + "'\n");
+    auto reports = inspect_frameworks(*fs_, env_, {pe_}, {"paddle"});
+    EXPECT_EQ(reports.size(), 1u);
+    return reports.empty() ? FrameworkReport{} : reports[0];
+  };
+  FrameworkReport pip12 = paddle("12.6", "ON");
+  ASSERT_TRUE(pip12.load && pip12.load->resolution.found) << pip12.verdict;
+  EXPECT_EQ(pip12.load->resolution.rule, SearchRule::kPath) << "FLAGS_cudnn_dir/libcudnn.so.9 by path";
+  EXPECT_EQ(pip12.loaded_cudnn->str(), "9.14.0");
+  FrameworkReport pip11 = paddle("11.8", "ON");
+  ASSERT_TRUE(pip11.load);
+  EXPECT_EQ(pip11.load->library, "libcudnn.so.8") << "CUDA < 12.3 asks for cuDNN 8";
+  FrameworkReport local = paddle("12.6", "OFF");
+  ASSERT_TRUE(local.load);
+  EXPECT_EQ(local.load->library, "libcudnn.so") << "a non-pip build asks for the unversioned name";
+  if (local.load->resolution.found) {
+    EXPECT_NE(local.load->resolution.canonical, site_ + "/nvidia/cudnn/lib/libcudnn.so.9") << "FLAGS_cudnn_dir is not set";
+  }
+  make_symlink("libcudnn.so.9", tmp_ / "system/lib/libcudnn.so");
+  FrameworkReport dev = paddle("12.6", "OFF");
+  ASSERT_TRUE(dev.load && dev.load->resolution.found) << dev.verdict;
+  EXPECT_EQ(dev.loaded_cudnn->str(), "9.19.0") << "the -dev link on LD_LIBRARY_PATH";
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ ALLOW = [
     ("src/app/child/framework_probe.cc", "startswith('libcudnn",
      "Python code run inside the framework's process; the C++ side re-parses every path it returns "
      "with parse_cudnn_library_name"),
-    ("src/core/loader/frameworks.cc", "libcudnn.so.*[0-9]",
+    ("src/core/loader/framework_torch.cc", "libcudnn.so.*[0-9]",
      "PyTorch's own glob (torch/__init__.py _preload_cuda_deps), modelled as torch writes it"),
     ("src/core/install/archive_name.cc", "cudnn",
      "the grammar of NVIDIA's archive file names (cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz), "

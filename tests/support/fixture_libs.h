@@ -41,6 +41,11 @@ void make_symlink(const std::string& target, const std::string& link);
 void install_stub_set(const std::string& variant, const std::string& lib_dir, bool versioned_names = false,
                       bool dev_links = true);
 
+// A cuDNN 9 copy whose shim forwards its version calls to libcudnn_graph loaded by bare name,
+// like the real shim (tests/fixtures/forwarding_shim.c): "9.19.0" (CUDA 13) or "9.14.0" (CUDA 12),
+// every file under its SONAME name, and with `header` a cudnn_version.h in lib_dir/../include.
+void install_forwarding_set(const std::string& version, const std::string& lib_dir, bool header = true);
+
 // A cudnn_version.h with the given version.
 std::string cudnn_version_header(int major, int minor, int patch);
 

@@ -14,10 +14,17 @@ std::string loader_fixture(const std::string& rel) {
 #endif
 }
 
+const std::vector<std::string>& loader_versions() {
+  static const std::vector<std::string> versions = {"9.19.0", "9.19.1", "9.14.0", "9.1.0"};
+  return versions;
+}
+
 void make_loading_copy(const std::string& version, const std::string& lib_dir, bool header) {
-  install_stub_set("v" + version, lib_dir);
-  std::filesystem::remove(lib_dir + "/libcudnn.so.9");
   copy_file(loader_fixture("shim-" + version + "/libcudnn.so.9"), lib_dir + "/libcudnn.so.9");
+  for (const auto& c : cudnn9_components()) {
+    std::string name = "libcudnn_" + c + ".so.9";
+    copy_file(loader_fixture("sub-" + version + "/" + name), lib_dir + "/" + name);
+  }
   if (header) {
     int major = std::stoi(version.substr(0, version.find('.')));
     std::string rest = version.substr(version.find('.') + 1);

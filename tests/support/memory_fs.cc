@@ -82,6 +82,11 @@ void MemoryFileSystem::add_symlink(const std::string& link, const std::string& t
 void MemoryFileSystem::set_unreadable(const std::string& path) { nodes[key(path)].unreadable = true; }
 void MemoryFileSystem::set_mode(const std::string& path, int mode) { nodes[key(path)].mode = mode; }
 void MemoryFileSystem::set_other_owner(const std::string& path) { nodes[key(path)].other_owner = true; }
+void MemoryFileSystem::add_fifo(const std::string& path) {
+  add_dir(paths::parent(path));
+  nodes[key(path)] = Node{FileType::kFifo, {}, false, 0644, false, std::string(paths::basename(paths::normalize(path)))};
+}
+
 
 const MemoryFileSystem::Node* MemoryFileSystem::node(const std::string& path) const {
   auto it = nodes.find(key(path));
@@ -182,6 +187,10 @@ Result<std::string> MemoryFileSystem::read_range(const std::string& path, uint64
   auto it = p ? nodes.find(*p) : nodes.end();
   if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
   if (it->second.unreadable) return make_error(ErrorCode::kPermission, "permission denied: " + path, path);
+  if (it->second.type == FileType::kFifo) {
+    ++fifo_reads;
+    return make_error(ErrorCode::kIo, "opening a FIFO blocks: " + path, path);
+  }
   if (it->second.type != FileType::kRegular) return make_error(ErrorCode::kIo, "not a file: " + path, path);
   const std::string& c = it->second.contents;
   if (offset >= c.size()) return std::string();

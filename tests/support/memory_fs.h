@@ -40,6 +40,9 @@ class MemoryFileSystem : public FileSystem {
   void set_unreadable(const std::string& path);
   void set_mode(const std::string& path, int mode);
   void set_other_owner(const std::string& path);
+  // A named pipe: opening one for reading blocks, so read_range() counts the attempt in
+  // fifo_reads and fails instead (tests assert nothing tried).
+  void add_fifo(const std::string& path);
   const Node* node(const std::string& path) const;  // nullptr if absent; no link following
   std::string contents(const std::string& path) const;  // "" if absent
 
@@ -65,6 +68,7 @@ class MemoryFileSystem : public FileSystem {
   std::optional<int> fail_after_writes;  // crash point: writes beyond this count fail
   std::set<std::string> fail_paths;      // writes touching these paths fail
   int writes_done = 0;
+  mutable int fifo_reads = 0;
   std::vector<std::string> log;          // "write /a", "rename /a /b", ...
   std::map<std::string, Node> nodes;     // key(path) -> node (public for assertions)
 

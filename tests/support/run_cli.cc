@@ -2,17 +2,25 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "platform/process.h"
 
 namespace cudnnup::testing {
 
-CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, std::string> env) {
-  std::vector<std::string> argv = {CUDNNUP_BINARY};
+std::string cudnnup_binary() {
+  const char* other = std::getenv("CUDNNUP_TEST_BINARY");
+  return other && *other ? other : CUDNNUP_BINARY;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, std::string> env, const std::string& cwd) {
+  std::vector<std::string> argv = {cudnnup_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   if (!env.count("PATH")) env["PATH"] = "/usr/bin:/bin";
   ProcessOptions options;
   options.env = env;
   options.timeout_ms = 60000;
+  options.cwd = cwd;
   CliResult r;
   auto result = run_process(argv, options);
   if (!result) {

@@ -15,7 +15,13 @@ struct CliResult {
 };
 
 // `env` replaces the environment entirely (tests describe the machine they want); PATH defaults
-// to /usr/bin:/bin when not given.
-CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, std::string> env = {});
+// to /usr/bin:/bin when not given. `cwd`: the child's working directory (default: ours).
+// CUDNNUP_TEST_BINARY, when set, names another cudnnup build to run instead (to see which
+// end-to-end tests an older build fails: docs/loader-differential.md).
+CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, std::string> env = {},
+                  const std::string& cwd = {});
+
+// The binary run_cli starts.
+std::string cudnnup_binary();
 
 }  // namespace cudnnup::testing

@@ -3,9 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include <future>
+#include <map>
+#include <optional>
 
 #include "app/child/child_runner.h"
 #include "base/result.h"
+#include "child/loader_environment.h"
+#include "child/mapped_files.h"
 
 namespace cudnnup {
 namespace {
@@ -14,9 +18,12 @@ using nlohmann::json;
 
 // Runs one probe task in a child; returns its answer, or a description of how it failed, worded
 // as doctor has always shown it ("the probe process crashed (killed by signal 11, ...)").
-Result<json> run_probe(const std::string& task, json request, int timeout_ms, std::vector<std::string>* mapped) {
+// `env`: the child's whole environment (unset: ours).
+Result<json> run_probe(const std::string& task, json request, int timeout_ms, std::vector<std::string>* mapped,
+                       std::optional<std::map<std::string, std::string>> env = std::nullopt) {
   ChildRunOptions options;
   options.timeout_ms = timeout_ms;
+  options.env = std::move(env);
   options.required_stages = {"probe"};
   options.what = "the probe process";
   ChildRun run = run_child(task, std::move(request), options);
@@ -36,10 +43,17 @@ Result<json> run_probe(const std::string& task, json request, int timeout_ms, st
 
 }  // namespace
 
-LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
+LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
+  const std::string& library_path = request.library_path;
   LibraryProbe probe;
   probe.attempted = true;
-  auto out = run_probe("probe-cudnn", json{{"library", library_path}}, timeout_ms_, &probe.mapped_files);
+  // Isolated: the copy's own loader environment, so the shim's by-name loads of its sub-libraries
+  // find this copy's files and no other (doctor::attribute_probe checks that they did).
+  std::vector<std::string> mapped;
+  auto out = run_probe("probe-cudnn", json{{"library", library_path}, {"isolated", true}}, timeout_ms_, &mapped,
+                       child_loader_environment(env_, request.lib_dir));
+  // Only the cuDNN files are kept: they decide whose answer it was.
+  for (const auto& f : attribute_cudnn_files(mapped, {}, env_.windows())) probe.mapped_files.push_back(f.path);
   if (!out) {
     probe.failure = "loading " + library_path + ": " + out.error().message;
     return probe;
@@ -57,12 +71,12 @@ LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
   return probe;
 }
 
-std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<std::string>& library_paths) {
-  std::vector<LibraryProbe> out(library_paths.size());
-  for (size_t start = 0; start < library_paths.size(); start += kParallel) {
+std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<ProbeRequest>& requests) {
+  std::vector<LibraryProbe> out(requests.size());
+  for (size_t start = 0; start < requests.size(); start += kParallel) {
     std::vector<std::future<LibraryProbe>> batch;
-    for (size_t i = start; i < std::min(library_paths.size(), start + kParallel); ++i) {
-      batch.push_back(std::async(std::launch::async, [this, &library_paths, i] { return probe_cudnn(library_paths[i]); }));
+    for (size_t i = start; i < std::min(requests.size(), start + kParallel); ++i) {
+      batch.push_back(std::async(std::launch::async, [this, &requests, i] { return probe_cudnn(requests[i]); }));
     }
     for (size_t i = 0; i < batch.size(); ++i) out[start + i] = batch[i].get();
   }

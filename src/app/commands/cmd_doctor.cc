@@ -1,4 +1,5 @@
 // `cudnnup doctor`: everything relevant on this machine, what is wrong, and how to fix it.
+#include <algorithm>
 #include <iostream>
 
 #include "app/cli/commands.h"
@@ -8,7 +9,9 @@
 #include "app/render/report_text.h"
 #include "app/child/framework_probe.h"
 #include "app/render/which_render.h"
-#include "app/render/which_render_windows.h"
+#include "base/paths.h"
+#include "loader/frameworks.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -17,14 +20,31 @@ struct DoctorOptions {
   bool probe_frameworks = false;
   int probe_timeout_s = 120;
   bool deep = false;
+  std::string for_target;  // --for PATH|FRAMEWORK
 };
+
+// --for: a framework name as given, else the path made absolute; a path that is not there is a
+// usage error (exit 2) rather than a silent empty answer.
+Result<std::string> resolve_for_target(const AppContext& ctx, const std::string& target) {
+  if (target.empty()) return target;
+  const auto& known = known_frameworks();
+  if (std::find(known.begin(), known.end(), target) != known.end() && !ctx.fs->exists(target)) return target;
+  std::string path = paths::is_absolute(target) ? target : paths::join(ctx.env.cwd, target);
+  if (!ctx.fs->is_file(path)) {
+    return make_error(ErrorCode::kUsage,
+                      "--for " + target + ": no such program or shared object (give its path, or a framework name: "
+                      "torch, tensorflow, jax, onnxruntime, paddle)",
+                      path);
+  }
+  return path;
+}
 
 // A probe that disagrees with the prediction is a finding: the model missed something real.
 void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& report) {
   for (const auto& p : probes) {
     if (p.agrees) continue;
     Finding f;
-    f.id = p.ran ? "framework.probe_disagrees" : "framework.probe_failed";
+    f.id = p.ran ? finding_id::kFrameworkProbeDisagrees : finding_id::kFrameworkProbeFailed;
     f.severity = p.ran ? Severity::kWarning : Severity::kInfo;
     f.subject = p.interpreter;
     f.title = p.ran ? p.framework + " really loaded something other than predicted"
@@ -37,7 +57,13 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
 }
 
 int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
-  auto outcome = collect_outcome(ctx, opts.deep);
+  auto for_target = resolve_for_target(ctx, opts.for_target);
+  if (!for_target) return report_error(ctx, for_target.error());
+  if (ctx.env.windows() && !for_target->empty()) {
+    return report_error(ctx, make_error(ErrorCode::kUsage,
+                                        "doctor --for models Linux programs; on Windows use cudnnup which --for"));
+  }
+  auto outcome = collect_outcome(ctx, opts.deep, *for_target);
   if (!outcome) return report_error(ctx, outcome.error());
   Report& report = outcome->report;
   std::vector<FrameworkProbe> probes;
@@ -51,9 +77,13 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     auto doc = report_to_json(report, code);
     doc["plain_program"] = nlohmann::ordered_json::array();
     for (const auto& w : outcome->plain_program) doc["plain_program"].push_back(which_report_to_json(w));
+    if (!opts.for_target.empty()) {
+      doc["for_program"] = nlohmann::ordered_json::array();
+      for (const auto& w : outcome->for_program) doc["for_program"].push_back(which_report_to_json(w));
+    }
     if (ctx.env.windows()) {
       doc["windows_loads"] = nlohmann::ordered_json::array();
-      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(windows_which_to_json(w));
+      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(which_report_to_json(w));
     }
     doc["python_environments"] = outcome->python_envs;
     doc["frameworks"] = nlohmann::ordered_json::array();
@@ -69,7 +99,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   if (ctx.options.quiet) return code;
   if (!outcome->windows_loads.empty()) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
-    for (const auto& w : outcome->windows_loads) std::cout << windows_which_to_text(w, false, ctx.color);
+    for (const auto& w : outcome->windows_loads) std::cout << which_report_to_text(w, false, ctx.color);
   }
   if (!ctx.env.windows()) {
     // Every part of the checklist is shown, also when it found nothing, so that "nothing" is
@@ -77,6 +107,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";
     if (outcome->plain_program.empty()) std::cout << "  nothing: no cuDNN copy was found\n";
     for (const auto& w : outcome->plain_program) std::cout << which_report_to_text(w, false, ctx.color);
+    for (const auto& w : outcome->for_program) std::cout << which_report_to_text(w, false, ctx.color);
     std::cout << "\n" << Style{ctx.color}.bold("Frameworks") << "\n";
     size_t envs = outcome->python_envs.size();
     if (outcome->frameworks.empty()) {
@@ -106,15 +137,21 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "manifest: missing, emptied or resized files are reported (antivirus quarantine on Windows). --deep\n"
       "also compares every file's sha256 (reads every installed byte: seconds, not milliseconds).\n\n"
       "The \"What loads\" section predicts, without loading anything, the copy a plain program linked with\n"
-      "-lcudnn gets and the copy each framework gets (cudnnup which explains each in detail).\n\n"
+      "-lcudnn gets and the copy each framework gets (cudnnup which explains each in detail), and with --for\n"
+      "what that program gets. What LD_LIBRARY_PATH and LD_PRELOAD change there, and any mix of copies, are\n"
+      "findings of their own, with the variable and entry to change; each copy is judged by a probe that\n"
+      "runs without them (only the copy's own directory to search) and names every file it mapped.\n\n"
       "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error.\n"
-      "Examples:\n  cudnnup doctor\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
+      "Examples:\n  cudnnup doctor\n  cudnnup doctor --for ./train\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
   auto opts = std::make_shared<DoctorOptions>();
   cmd->add_flag("--probe-frameworks", opts->probe_frameworks,
                 "Also start each framework's Python (PyTorch, TensorFlow, JAX, ONNX Runtime) in a child process, ask "
                 "which cuDNN it really loaded, and compare with the prediction (takes seconds per framework)");
   cmd->add_flag("--deep", opts->deep,
                 "Also compare the sha256 of every file cudnnup installed with its install manifest (slow: reads them all)");
+  cmd->add_option("--for", opts->for_target,
+                  "Also report what this program or shared object (or framework: torch, tensorflow, jax, onnxruntime, "
+                  "paddle) loads under this environment");
   cmd->add_option("--probe-timeout", opts->probe_timeout_s, "Seconds each framework probe may take")->default_val(120);
   cmd->callback([&action, opts] { action = [opts](AppContext& ctx) { return run_doctor_command(ctx, *opts); }; });
 }

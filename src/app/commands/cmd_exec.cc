@@ -26,6 +26,11 @@ int run_exec(AppContext& ctx, const ExecOptions& opt) {
   auto selection = selected_version(ctx, *store, command_line);
   if (!selection) return report_error(ctx, selection.error());
   EnvPlan plan = environment_for(ctx, *store, *selection);
+  // The loader model's warnings (what a program would really load) go to stderr; the command's
+  // own output stays untouched.
+  for (const auto& n : plan.notes) {
+    if (n.rfind("check: ", 0) == 0) std::cerr << "cudnnup: " << n << "\n";
+  }
   auto vars = apply_environment(ctx.env, plan);
   std::cout.flush();
   Error error = exec_process(opt.command, vars);  // returns only when COMMAND could not start

@@ -10,7 +10,6 @@
 #include "app/child/framework_probe.h"
 #include "app/render/json_document.h"
 #include "app/render/which_render.h"
-#include "app/render/which_render_windows.h"
 #include "loader/frameworks.h"
 #include "base/paths.h"
 #include "binfmt/proc_maps.h"
@@ -38,36 +37,13 @@ bool is_framework_name(const std::string& s) {
   return std::find(names.begin(), names.end(), s) != names.end();
 }
 
-// Environments to look at for a framework: the one of --python, else every one found.
-std::vector<PythonEnv> python_envs_for(const AppContext& ctx, const std::string& python, std::vector<ScanIssue>& issues) {
-  std::vector<PythonEnv> envs = find_python_envs(*ctx.fs, ctx.env, &issues);
-  if (python.empty()) return envs;
-  auto canon = ctx.fs->canonical(python);
-  std::string wanted = canon ? *canon : python;
-  std::vector<PythonEnv> picked;
-  for (const auto& e : envs) {
-    auto interp = e.interpreter.empty() ? Result<std::string>(std::string()) : ctx.fs->canonical(e.interpreter);
-    bool same_interp = interp && *interp == wanted;
-    bool same_prefix = paths::parent(paths::parent(python)) == e.prefix || python == e.prefix;
-    if (same_interp || same_prefix) picked.push_back(e);
-  }
-  if (picked.empty()) {
-    // Not among the ones found: describe it from its path (prefix = two levels up, venv layout).
-    PythonEnv pe;
-    pe.prefix = ctx.fs->is_dir(python) ? python : paths::parent(paths::parent(wanted));
-    pe.interpreter = ctx.fs->is_dir(python) ? pe.prefix + "/bin/python3" : python;
-    pe.kind = "given";
-    pe.found_via = {"--python"};
-    if (auto libdir = ctx.fs->list_dir(pe.prefix + "/lib")) {
-      for (const auto& d : *libdir) {
-        if (d.name.rfind("python3", 0) == 0 && ctx.fs->is_dir(pe.prefix + "/lib/" + d.name + "/site-packages")) {
-          pe.site_packages.push_back(pe.prefix + "/lib/" + d.name + "/site-packages");
-        }
-      }
-    }
-    picked.push_back(pe);
-  }
-  return picked;
+// Environments to look at for a framework: the one of --python (a venv's interpreter stays the
+// venv's; discover/python_envs.h), else every one found.
+Result<std::vector<PythonEnv>> python_envs_for(const AppContext& ctx, const std::string& python, std::vector<ScanIssue>& issues) {
+  if (python.empty()) return find_python_envs(*ctx.fs, ctx.env, &issues);
+  auto pe = python_env_for(*ctx.fs, ctx.env, python);
+  if (!pe) return pe.error();
+  return std::vector<PythonEnv>{*pe};
 }
 
 int run_pid(AppContext& ctx, const WhichOptions& o) {
@@ -83,7 +59,9 @@ int run_pid(AppContext& ctx, const WhichOptions& o) {
 
 int run_framework(AppContext& ctx, const WhichOptions& o) {
   std::vector<ScanIssue> issues;
-  auto envs = python_envs_for(ctx, o.python, issues);
+  auto found = python_envs_for(ctx, o.python, issues);
+  if (!found) return report_error(ctx, found.error());
+  const std::vector<PythonEnv>& envs = *found;
   auto reports = inspect_frameworks(*ctx.fs, ctx.env, envs, {o.target});
   std::vector<FrameworkProbe> probes;
   if (o.probe) probes = probe_frameworks(reports);
@@ -124,7 +102,11 @@ int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
   } else {
     std::cout << which_report_to_text(report, verbose, ctx.color);
   }
-  bool bad = !report.resolution.found || (report.cudnn && report.cudnn->mixed);
+  // A mix of copies is a problem when cuDNN's own check fails or cannot be predicted; files of
+  // the same version from two copies pass it (loader/cudnn_load_model.h).
+  bool bad_mix = report.cudnn && (report.cudnn->check == CudnnCheck::kFails ||
+                                  (report.cudnn->mixed && report.cudnn->check == CudnnCheck::kUnknown));
+  bool bad = !report.resolution.found || bad_mix || !report.hazards.empty();
   return bad ? kExitProblems : kExitOk;
 }
 
@@ -176,13 +158,7 @@ int run_which_windows(AppContext& ctx, const WhichOptions& o) {
   }
   auto report = which_windows(*ctx.fs, ctx.env, target, o.lib);
   if (!report) return report_error(ctx, report.error());
-  if (ctx.options.json) {
-    std::cout << json_document("cudnnup.which/1", "windows", windows_which_to_json(*report)).dump(2) << std::endl;
-  } else {
-    std::cout << windows_which_to_text(*report, o.verbose, ctx.color);
-  }
-  bool bad = !report->resolution.loads || report->mixed;
-  return bad ? kExitProblems : kExitOk;
+  return print_which(ctx, *report, o.verbose);
 }
 
 int run_which(AppContext& ctx, const WhichOptions& o) {

@@ -19,10 +19,10 @@ Result<Rules> load_rules(const AppContext& ctx) {
   return parse_rules(*text, ctx.options.db_path);
 }
 
-Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target) {
   auto rules = load_rules(ctx);
   if (!rules) return rules.error();
-  ChildProber prober;
+  ChildProber prober(ctx.env);
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
 #if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& root, const std::string& rel) { return sha256_file_below(*ctx.fs, root, rel); };
@@ -35,7 +35,7 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep) {
   }
   FileHasher hasher;
 #endif
-  DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr};
+  DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr, for_target};
   return run_doctor_full(inputs);
 }
 

@@ -11,7 +11,7 @@ namespace cudnnup {
 
 Result<Rules> load_rules(const AppContext& ctx);
 Result<Report> collect_report(AppContext& ctx);
-// The Report plus the loader model's answers (plain program, frameworks), for `doctor`.
-Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep = false);
+// The Report plus the loader model's answers (plain program, frameworks, `--for` target), for `doctor`.
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep = false, const std::string& for_target = {});
 
 }  // namespace cudnnup

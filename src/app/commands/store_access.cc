@@ -5,8 +5,10 @@
 #include <iostream>
 
 #include "app/commands/recovery.h"
-#include "store/current_link.h"
 #include "base/paths.h"
+#include "loader/which.h"
+#include "loader/windows/which_windows.h"
+#include "store/current_link.h"
 
 namespace cudnnup {
 
@@ -90,7 +92,43 @@ EnvPlan environment_for(const AppContext& ctx, const StoreSnapshot& store, const
   }
   inputs.other_version_dirs.push_back(store.layout.current_link());
   inputs.other_copy_dirs = other_copy_dirs;
-  return plan_environment(*ctx.fs, ctx.env, inputs);
+  EnvPlan plan = plan_environment(*ctx.fs, ctx.env, inputs);
+  check_plan_with_loader(ctx, selection, plan);
+  return plan;
+}
+
+void check_plan_with_loader(const AppContext& ctx, const Selection& selection, EnvPlan& plan) {
+  // The same loader model as `which` and doctor: what a plain program started with the planned
+  // variables loads. The plan puts the selected copy first; a preload, an already-loaded copy or
+  // a mix of sub-libraries can still beat it, and then people should hear it.
+  Environment after = ctx.env;
+  for (const auto& c : plan.changes) {
+    if (c.value) after.vars[c.name] = *c.value;
+    else after.vars.erase(c.name);
+  }
+  std::string major = std::to_string(selection.id.version.major());
+  WhichReport w;
+  if (ctx.env.windows()) {
+    auto r = which_windows(*ctx.fs, after, WindowsWhichTarget{}, major);
+    if (!r) return;
+    w = std::move(*r);
+  } else {
+    w = which_plain_program(*ctx.fs, after, major);
+  }
+  std::string selected = VersionDirs::of(selection.dir, ctx.env.windows()).loader_dir();
+  auto want = ctx.fs->canonical(selected);
+  std::string want_dir = want ? *want : selected;
+  if (!w.resolution.found) {
+    plan.notes.push_back("check: a plain program would still not load " + w.library + ": " + w.resolution.error);
+  } else if (paths::parent(w.resolution.canonical) != want_dir) {
+    plan.notes.push_back("check: a plain program would load " + w.resolution.canonical + " (" +
+                         search_rule_name(w.resolution.rule) + ": " + w.resolution.rule_detail + "), not the selected " +
+                         selection.id.id + "; `cudnnup which` explains");
+  } else if (w.cudnn && w.cudnn->mixed) {
+    plan.notes.push_back("check: cuDNN would take sub-libraries from another copy too (cuDNN's own check " +
+                         std::string(cudnn_check_name(w.cudnn->check)) + "); `cudnnup which` lists them");
+  }
+  for (const auto& h : w.hazards) plan.notes.push_back("check: " + h);
 }
 
 }  // namespace cudnnup

@@ -63,4 +63,9 @@ namespace cudnnup {
 EnvPlan environment_for(const AppContext& ctx, const StoreSnapshot& store, const Selection& selection,
                         const std::vector<std::string>& other_copy_dirs = {});
 
+// Checks a plan with the loader model (loader/which.h): when a plain program started with the
+// planned variables would not get the selected copy (an LD_PRELOAD, an empty LD_LIBRARY_PATH
+// entry, a sub-library mix), a "check:" note says so.
+void check_plan_with_loader(const AppContext& ctx, const Selection& selection, EnvPlan& plan);
+
 }  // namespace cudnnup

@@ -45,7 +45,10 @@ json copy_to_json(const CudnnCopy& c) {
              {"version", version_or_null(c.probe.version)},
              {"version_number", c.probe.version_number},
              {"cudart_version", version_or_null(c.probe.cudart_version)},
-             {"max_device_version", c.probe.max_device_version}};
+             {"max_device_version", c.probe.max_device_version},
+             {"mapped_files", c.probe.mapped_files},
+             {"isolated", c.probe.isolated},
+             {"isolation_problem", c.probe.isolation_problem}};
   }
   return {{"root", c.root},
           {"lib_dir", c.lib_dir},

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "base/paths.h"
 #include "loader/cudnn_load_model.h"
 
 namespace cudnnup {
@@ -14,69 +15,154 @@ std::string paint(const std::string& text, const char* code, bool color) {
 }
 
 std::string version_or_unknown(const std::optional<Version>& v) { return v ? v->str() : "unknown"; }
+json version_or_null(const std::optional<Version>& v) { return v ? json(v->str()) : json(nullptr); }
 
-void candidates_text(std::ostringstream& out, const Resolution& r, bool verbose, bool color, const std::string& indent) {
+// Paths as the OS writes them: Windows answers keep '/' inside and show '\'.
+struct PathStyle {
+  bool windows = false;
+  std::string operator()(const std::string& p) const { return windows ? paths::to_native(p, true) : p; }
+};
+
+std::string error_name(int code) {
+  switch (code) {
+    case 126: return "126 ERROR_MOD_NOT_FOUND";
+    case 127: return "127 ERROR_PROC_NOT_FOUND";
+    case 193: return "193 ERROR_BAD_EXE_FORMAT";
+    case 5: return "5 ERROR_ACCESS_DENIED";
+    default: return std::to_string(code);
+  }
+}
+
+json resolution_json(const Resolution& r, const PathStyle& p) {
+  json j;
+  j["name"] = r.name;
+  j["requester"] = p(r.requester);
+  j["kind"] = r.kind;
+  j["found"] = r.found;
+  j["path"] = r.found ? json(p(r.path)) : json(nullptr);
+  j["canonical"] = r.found ? json(p(r.canonical)) : json(nullptr);
+  j["rule"] = search_rule_name(r.rule);
+  j["rule_detail"] = r.rule_detail;
+  if (!r.error.empty()) j["error"] = r.error;
+  j["failed_at"] = r.failed_at.empty() ? json(nullptr) : json(p(r.failed_at));
+  j["win32_error"] = r.win32_error;
+  json cands = json::array();
+  for (const Candidate& c : r.candidates) {
+    json cj = {{"path", p(c.path)}, {"rule", search_rule_name(c.rule)}, {"source", c.source}, {"outcome", c.outcome},
+               {"exists", c.exists}, {"problem", load_problem_name(c.problem)}, {"problem_detail", c.problem_detail}};
+    cj["entry_index"] = c.entry_index;
+    cj["entry"] = c.entry_index >= 0 ? json(c.entry) : json(nullptr);
+    cj["search_position"] = c.search_position;
+    cj["file_version"] = c.file_version.empty() ? json(nullptr) : json(c.file_version);
+    cands.push_back(cj);
+  }
+  j["candidates"] = cands;
+  json dirs = json::array();
+  for (const SearchDir& d : r.search_dirs) dirs.push_back({{"dir", p(d.dir)}, {"rule", search_rule_name(d.rule)}, {"source", d.source}});
+  j["search_dirs"] = dirs;
+  j["hazards"] = r.hazards;
+  j["notes"] = r.notes;
+  return j;
+}
+
+json cudnn_json(const CudnnLoad& c, const PathStyle& p) {
+  json j;
+  j["version"] = version_or_null(c.shim_version);
+  j["version_source"] = c.version_source;
+  j["mixed_copies"] = c.mixed;
+  j["binding_mixed"] = c.binding_mixed;
+  j["version_check"] = cudnn_check_name(c.check);
+  j["version_check_detail"] = c.check_detail;
+  j["reported_version"] = version_or_null(c.reported_version);
+  json subs = json::array();
+  for (const CudnnSubLibrary& s : c.sub_libraries) {
+    json bindings = json::array();
+    for (const CudnnBinding& b : s.bindings) {
+      bindings.push_back({{"dependency", b.dependency}, {"file", b.file.empty() ? json(nullptr) : json(p(b.file))},
+                          {"version", version_or_null(b.version)}, {"checked", b.checked},
+                          {"from_other_copy", b.from_other_copy}, {"how", b.how}});
+    }
+    subs.push_back({{"component", s.component}, {"requested_by", p(s.requested_by)}, {"names_tried", s.names_tried},
+                    {"from_other_copy", s.from_other_copy}, {"version", version_or_null(s.version)},
+                    {"version_source", s.version_source}, {"bindings", bindings},
+                    {"resolution", resolution_json(s.resolution, p)}});
+  }
+  j["sub_libraries"] = subs;
+  return j;
+}
+
+void candidates_text(std::ostringstream& out, const Resolution& r, const PathStyle& p, bool verbose, bool color,
+                     const std::string& indent) {
   size_t hidden = 0;
   for (const Candidate& c : r.candidates) {
-    bool winner = c.exists && c.path == r.path && c.outcome.rfind("loads", 0) == 0;
-    if (!verbose && !c.exists && (c.outcome == "missing" || c.outcome == "not a regular file")) {
+    bool winner = r.found && c.exists && c.path == r.path && c.outcome.rfind("loads", 0) == 0;
+    bool failed = !r.failed_at.empty() && c.path == r.failed_at;
+    if (!verbose && !c.exists && !failed && c.outcome == "missing") {
       ++hidden;
       continue;
     }
-    std::string mark = winner ? paint("*", "32", color) : (c.exists ? paint("-", "33", color) : "x");
-    out << indent << mark << " " << c.path << "\n" << indent << "    " << search_rule_name(c.rule) << ": " << c.outcome;
-    if (!winner) out << "  [" << c.source << "]";
+    std::string mark = winner ? paint("*", "32", color) : failed ? paint("!", "31", color) : (c.exists ? paint("-", "33", color) : "x");
+    out << indent << mark << " " << p(c.path) << "\n" << indent << "    " << search_rule_name(c.rule) << ": " << c.outcome;
+    if (!winner && !c.source.empty()) out << "  [" << c.source << "]";
+    if (!c.file_version.empty()) out << "  (file version " << c.file_version << ")";
     out << "\n";
   }
   if (hidden > 0) out << indent << "(" << hidden << " missing candidate" << (hidden == 1 ? "" : "s") << " not shown; --verbose lists them)\n";
 }
 
-}  // namespace
-
-json resolution_to_json(const Resolution& r) {
-  json j;
-  j["name"] = r.name;
-  j["requester"] = r.requester;
-  j["kind"] = r.kind;
-  j["found"] = r.found;
-  j["path"] = r.found ? json(r.path) : json(nullptr);
-  j["canonical"] = r.found ? json(r.canonical) : json(nullptr);
-  j["rule"] = search_rule_name(r.rule);
-  j["rule_detail"] = r.rule_detail;
-  if (!r.error.empty()) j["error"] = r.error;
-  json cands = json::array();
-  for (const Candidate& c : r.candidates) {
-    cands.push_back({{"path", c.path}, {"rule", search_rule_name(c.rule)}, {"source", c.source},
-                     {"outcome", c.outcome}, {"exists", c.exists}});
+void sub_libraries_text(std::ostringstream& out, const CudnnLoad& c, const PathStyle& p, bool verbose, bool color) {
+  out << "  cuDNN sub-libraries (loaded by cuDNN itself):\n";
+  for (const CudnnSubLibrary& s : c.sub_libraries) {
+    out << "    " << s.component << ": ";
+    if (s.resolution.found) {
+      out << p(s.resolution.path) << "  [" << search_rule_name(s.resolution.rule) << "]";
+      if (s.version) out << "  " << s.version->str();
+      if (s.from_other_copy) out << "  " << paint("FROM ANOTHER COPY", "31", color);
+    } else if (!s.resolution.failed_at.empty()) {
+      out << paint("fails: " + s.resolution.error, "31", color);
+    } else {
+      out << "not found (" << (s.names_tried.empty() ? s.resolution.name : s.names_tried.back()) << ")";
+    }
+    out << "\n";
+    for (const CudnnBinding& b : s.bindings) {
+      if (!b.from_other_copy && !verbose) continue;
+      out << "        uses " << b.dependency << " " << (b.file.empty() ? "(none loaded)" : p(b.file)) << " "
+          << version_or_unknown(b.version) << " through " << b.how;
+      if (b.from_other_copy) out << "  " << paint("ANOTHER COPY", "31", color);
+      out << "\n";
+    }
+    if (verbose || s.from_other_copy) candidates_text(out, s.resolution, p, verbose, color, "        ");
   }
-  j["candidates"] = cands;
-  j["notes"] = r.notes;
-  return j;
+  const char* mark = c.check == CudnnCheck::kFails ? "31" : c.check == CudnnCheck::kPasses ? "32" : "33";
+  out << "  cuDNN's sub-library version check: " << paint(cudnn_check_name(c.check), mark, color) << "\n";
+  for (const auto& d : c.check_detail) out << "    " << d << "\n";
+  if (c.mixed) {
+    out << "  " << paint(c.check == CudnnCheck::kFails ? "problem" : "mixed", c.check == CudnnCheck::kFails ? "31" : "33", color)
+        << ": this process takes cuDNN files from more than one copy"
+        << (c.check == CudnnCheck::kPasses ? " (all of the same version, so cuDNN's check passes)." : ".")
+        << " Remove the other copy's directory from the library path, or make that copy the same version.\n";
+  }
 }
 
+}  // namespace
+
+json resolution_to_json(const Resolution& r) { return resolution_json(r, PathStyle{}); }
+
 json which_report_to_json(const WhichReport& w) {
+  PathStyle p{w.windows};
   json j;
   j["target"] = w.target;
   j["target_kind"] = w.target_kind;
   j["library"] = w.library;
   j["how_requested"] = w.how_requested;
-  j["resolution"] = resolution_to_json(w.resolution);
-  if (w.cudnn) {
-    json c;
-    c["version"] = w.cudnn->shim_version ? json(w.cudnn->shim_version->str()) : json(nullptr);
-    c["version_source"] = w.cudnn->version_source;
-    c["mixed_copies"] = w.cudnn->mixed;
-    json subs = json::array();
-    for (const CudnnSubLibrary& s : w.cudnn->sub_libraries) {
-      subs.push_back({{"component", s.component}, {"requested_by", s.requested_by}, {"names_tried", s.names_tried},
-                      {"from_other_copy", s.from_other_copy}, {"resolution", resolution_to_json(s.resolution)}});
-    }
-    c["sub_libraries"] = subs;
-    j["cudnn"] = c;
-  } else {
-    j["cudnn"] = nullptr;
-  }
-  j["loaded_cudnn_files"] = w.loaded_cudnn_files;
+  j["loader"] = w.loader;
+  j["search_mode"] = w.search_mode.empty() ? json(nullptr) : json(w.search_mode);
+  j["resolution"] = resolution_json(w.resolution, p);
+  j["cudnn"] = w.cudnn ? cudnn_json(*w.cudnn, p) : json(nullptr);
+  json files = json::array();
+  for (const auto& f : w.loaded_cudnn_files) files.push_back(p(f));
+  j["loaded_cudnn_files"] = files;
+  j["hazards"] = w.hazards;
   j["notes"] = w.notes;
   j["problems"] = w.problems;
   return j;
@@ -86,16 +172,19 @@ json framework_report_to_json(const FrameworkReport& f) {
   json j;
   j["framework"] = f.framework;
   j["version"] = f.version;
+  j["variant"] = f.variant;
+  j["applies_when"] = f.applies_when;
   j["env_prefix"] = f.env_prefix;
   j["interpreter"] = f.interpreter;
   j["site_packages"] = f.site_packages;
   j["cuda_version"] = f.cuda_version;
-  j["built_cudnn"] = f.built_cudnn ? json(f.built_cudnn->str()) : json(nullptr);
+  j["built_cudnn"] = version_or_null(f.built_cudnn);
   j["built_cudnn_source"] = f.built_cudnn_source;
   j["loading_library"] = f.loading_library;
-  j["loaded_cudnn"] = f.loaded_cudnn ? json(f.loaded_cudnn->str()) : json(nullptr);
+  j["loaded_cudnn"] = version_or_null(f.loaded_cudnn);
   j["load"] = f.load ? which_report_to_json(*f.load) : json(nullptr);
   j["rule"] = f.rule;
+  j["rule_source"] = f.rule_source;
   j["passes"] = f.passes ? json(*f.passes) : json(nullptr);
   j["verdict"] = f.verdict;
   j["notes"] = f.notes;
@@ -114,47 +203,44 @@ json process_report_to_json(const ProcessCudnnReport& p) {
 }
 
 std::string which_report_to_text(const WhichReport& w, bool verbose, bool color) {
+  PathStyle p{w.windows};
   std::ostringstream out;
   out << paint(w.library, "1", color) << " for " << w.target << "\n";
   const Resolution& r = w.resolution;
   if (r.found) {
-    out << "  loads  " << paint(r.path, "32", color);
-    if (r.canonical != r.path) out << "  (-> " << r.canonical << ")";
+    out << "  loads  " << paint(p(r.path), "32", color);
+    if (r.canonical != r.path) out << "  (-> " << p(r.canonical) << ")";
     if (w.cudnn) out << "  cuDNN " << version_or_unknown(w.cudnn->shim_version);
     out << "\n  rule   " << search_rule_name(r.rule) << ": " << r.rule_detail << "\n";
   } else {
-    out << "  " << paint("does not load", "31", color) << ": " << r.error << "\n";
+    out << "  " << paint("does not load", "31", color);
+    if (r.win32_error != 0) out << " (error " << error_name(r.win32_error) << ")";
+    out << ": " << r.error << "\n";
   }
   out << "  asked  " << w.how_requested << "\n";
-  out << "  candidates in ld.so's order:\n";
-  candidates_text(out, r, verbose, color, "    ");
-  if (w.cudnn && !w.cudnn->sub_libraries.empty()) {
-    out << "  cuDNN sub-libraries (dlopen()ed by cuDNN itself):\n";
-    for (const CudnnSubLibrary& s : w.cudnn->sub_libraries) {
-      out << "    " << s.component << ": ";
-      if (s.resolution.found) {
-        out << s.resolution.path << "  [" << search_rule_name(s.resolution.rule) << "]";
-        if (s.from_other_copy) out << "  " << paint("FROM ANOTHER COPY", "31", color);
-      } else {
-        out << "not found (" << s.names_tried.back() << ")";
-      }
-      out << "\n";
-      if (verbose || s.from_other_copy) candidates_text(out, s.resolution, verbose, color, "        ");
-    }
-    if (w.cudnn->mixed) {
-      out << "  " << paint("problem", "31", color)
-          << ": cuDNN would mix copies; it fails with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH. Remove the other "
-             "copy's directory from LD_LIBRARY_PATH, or make that copy the same version.\n";
+  if (!w.search_mode.empty()) out << "  search " << w.search_mode << "\n";
+  if (verbose && !w.loader.empty()) out << "  loader " << w.loader << "\n";
+  if (verbose && !r.search_dirs.empty()) {
+    out << "  directories searched, in order:\n";
+    for (size_t i = 0; i < r.search_dirs.size(); ++i) {
+      out << "    " << (i + 1) << ". " << p(r.search_dirs[i].dir) << "  [" << r.search_dirs[i].source << "]\n";
     }
   }
+  out << "  candidates in the loader's order:\n";
+  candidates_text(out, r, p, verbose, color, "    ");
+  if (w.cudnn && !w.cudnn->sub_libraries.empty()) sub_libraries_text(out, *w.cudnn, p, verbose, color);
+  for (const auto& h : w.hazards) out << "  " << paint("hazard", "31", color) << ": " << h << "\n";
   for (const auto& n : w.notes) out << "  note: " << n << "\n";
-  for (const auto& p : w.problems) out << "  problem: " << p << "\n";
+  for (const auto& pr : w.problems) out << "  problem: " << pr << "\n";
   return out.str();
 }
 
 std::string framework_report_to_text(const FrameworkReport& f, bool verbose, bool color) {
   std::ostringstream out;
-  out << paint(f.framework + " " + f.version, "1", color) << " in " << f.env_prefix << "\n";
+  out << paint(f.framework + " " + f.version, "1", color);
+  if (!f.variant.empty()) out << " (" << f.variant << ")";
+  out << " in " << f.env_prefix << "\n";
+  if (!f.applies_when.empty()) out << "  applies to " << f.applies_when << "\n";
   if (!f.cuda_version.empty()) out << "  built with CUDA " << f.cuda_version << "\n";
   out << "  built for cuDNN " << version_or_unknown(f.built_cudnn);
   if (!f.built_cudnn_source.empty()) out << "  (" << f.built_cudnn_source << ")";
@@ -162,7 +248,9 @@ std::string framework_report_to_text(const FrameworkReport& f, bool verbose, boo
   if (!f.loading_library.empty()) out << "  cuDNN is loaded by " << f.loading_library << "\n";
   const char* mark = f.passes ? (*f.passes ? "32" : "31") : "33";
   out << "  verdict: " << paint(f.verdict, mark, color) << "\n";
-  out << "  rule: " << f.rule << "\n";
+  out << "  rule: " << f.rule;
+  if (!f.rule_source.empty()) out << "  [" << f.rule_source << "]";
+  out << "\n";
   for (const auto& n : f.notes) out << "  note: " << n << "\n";
   if (f.load) {
     std::string inner = which_report_to_text(*f.load, verbose, color);

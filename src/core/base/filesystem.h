@@ -16,7 +16,9 @@
 
 namespace cudnnup {
 
-enum class FileType { kRegular, kDirectory, kSymlink, kOther };
+// kFifo is told apart from other special files because opening one blocks (the loader model
+// must never read it).
+enum class FileType { kRegular, kDirectory, kSymlink, kFifo, kOther };
 
 struct FileInfo {
   FileType type = FileType::kOther;

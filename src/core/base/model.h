@@ -79,8 +79,13 @@ struct LibraryProbe {
   Version cudart_version;   // cudnnGetCudartVersion()
   long long max_device_version = 0;  // cudnnGetMaxDeviceVersion(), 9.x; 0 when absent
   // Every file the probe process had mapped after loading (core/child/mapped_files.h says which
-  // copy each cuDNN file belongs to). Not rendered: what it means for the copy is decided later.
+  // copy each cuDNN file belongs to). The child runs in the copy's loader environment
+  // (core/child/loader_environment.h), so normally every cuDNN file among them is the copy's own.
   std::vector<std::string> mapped_files;
+  // False when a mapped cuDNN file came from elsewhere: then the numbers above were cleared (they
+  // are another copy's) and isolation_problem says which file came from where.
+  bool isolated = true;
+  std::string isolation_problem;
 };
 
 struct CudnnCopy {

@@ -8,7 +8,8 @@
 namespace cudnnup {
 namespace {
 
-constexpr uint32_t kPtLoad = 1, kPtDynamic = 2;
+constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3;
+constexpr uint16_t kEtExec = 2, kEtDyn = 3;
 constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtSoname = 14,
                   kDtRpath = 15, kDtRunpath = 29;
 constexpr size_t kMaxProgramHeaders = 4096;
@@ -28,6 +29,57 @@ struct Segment {
   uint32_t type;
   uint64_t offset, vaddr, filesz;
 };
+
+// The dynamic section's string entries (NEEDED, SONAME, RPATH, RUNPATH) into `info`; a table that
+// cannot be located is a problem noted in `info`, a read error an error.
+Status read_dynamic_strings(const RangeReader& read, const std::vector<Segment>& segments, const Segment& dynamic,
+                            ElfInfo& info) {
+  auto dyn = read(dynamic.offset, size_t(dynamic.filesz));
+  if (!dyn) return dyn.error();
+  uint64_t strtab_vaddr = 0, strsz = 0;
+  std::vector<std::pair<int64_t, uint64_t>> string_tags;
+  size_t entsize = info.is_64bit ? 16 : 8;
+  for (size_t o = 0; o + entsize <= dyn->size(); o += entsize) {
+    int64_t tag = info.is_64bit ? load<int64_t>(*dyn, o) : load<int32_t>(*dyn, o);
+    uint64_t val = info.is_64bit ? load<uint64_t>(*dyn, o + 8) : load<uint32_t>(*dyn, o + 4);
+    if (tag == kDtNull) break;
+    if (tag == kDtStrtab) strtab_vaddr = val;
+    if (tag == kDtStrsz) strsz = val;
+    if (tag == kDtNeeded || tag == kDtSoname || tag == kDtRpath || tag == kDtRunpath) string_tags.emplace_back(tag, val);
+    if (tag == kDtRunpath) info.has_runpath_tag = true;
+  }
+  if (string_tags.empty()) return ok_status();
+  // DT_STRTAB is a virtual address; map it to a file offset through the PT_LOAD segments.
+  uint64_t strtab_offset = UINT64_MAX;
+  for (const auto& s : segments) {
+    if (s.type == kPtLoad && strtab_vaddr >= s.vaddr && strtab_vaddr < s.vaddr + s.filesz) {
+      strtab_offset = s.offset + (strtab_vaddr - s.vaddr);
+    }
+  }
+  if (strtab_offset == UINT64_MAX || strsz == 0 || strsz > kMaxStrtabBytes) {
+    info.problems.push_back("the dynamic string table cannot be located");
+    return ok_status();
+  }
+  // Read each string where it lies rather than the whole table: the big cuDNN and cuBLAS
+  // libraries carry megabytes of symbol names, and we need a handful of short strings.
+  auto string_at = [&](uint64_t index) -> Result<std::string> {
+    if (index >= strsz) return std::string();
+    size_t window = size_t(std::min<uint64_t>(strsz - index, kMaxStringBytes));
+    auto bytes = read(strtab_offset + index, window);
+    if (!bytes) return bytes.error();
+    return std::string(bytes->data(), strnlen(bytes->data(), bytes->size()));
+  };
+  for (const auto& [tag, val] : string_tags) {
+    auto str = string_at(val);
+    if (!str) return str.error();
+    const std::string& s = *str;
+    if (tag == kDtNeeded) info.needed.push_back(s);
+    if (tag == kDtSoname) info.soname = s;
+    if (tag == kDtRpath) info.rpath = paths::split_list(s, ':');
+    if (tag == kDtRunpath) info.runpath = paths::split_list(s, ':');
+  }
+  return ok_status();
+}
 
 }  // namespace
 
@@ -70,14 +122,17 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
                             std::to_string(shoff + uint64_t(shnum) * shentsize) + " but the file has " +
                             std::to_string(file_size) + " bytes");
   }
+  if (info.type != kEtExec && info.type != kEtDyn) info.unmappable = "only ET_DYN and ET_EXEC can be loaded";
   if (phnum == 0 || phnum > kMaxProgramHeaders || phentsize < (info.is_64bit ? 56 : 32)) {
     info.problems.push_back("no usable program headers");
+    if (info.unmappable.empty()) info.unmappable = "ELF file's program headers are missing or of the wrong size";
     return info;
   }
   auto ph = read(phoff, size_t(phnum) * phentsize);
   if (!ph) return ph.error();
   if (ph->size() < size_t(phnum) * phentsize) {
     info.problems.push_back("truncated: the program headers run past the end of the file");
+    if (info.unmappable.empty()) info.unmappable = "cannot read file data: the program headers are cut off";
     return info;
   }
   std::vector<Segment> segments;
@@ -100,6 +155,13 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
     }
     segments.push_back(s);
   }
+  bool loadable = std::any_of(segments.begin(), segments.end(), [](const Segment& s) { return s.type == kPtLoad; });
+  if (!loadable && info.unmappable.empty()) info.unmappable = "object file has no loadable segments";
+  for (const auto& s : segments) {
+    if (s.type != kPtInterp || s.filesz == 0 || s.filesz > kMaxStringBytes || s.offset + s.filesz > file_size) continue;
+    auto interp = read(s.offset, size_t(s.filesz));
+    if (interp) info.interpreter = std::string(interp->data(), strnlen(interp->data(), interp->size()));
+  }
   const Segment* dynamic = nullptr;
   for (const auto& s : segments) {
     if (s.type == kPtDynamic) dynamic = &s;
@@ -109,50 +171,7 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
     info.problems.push_back("the dynamic section lies outside the file");
     return info;
   }
-  auto dyn = read(dynamic->offset, size_t(dynamic->filesz));
-  if (!dyn) return dyn.error();
-  uint64_t strtab_vaddr = 0, strsz = 0;
-  std::vector<std::pair<int64_t, uint64_t>> string_tags;
-  size_t entsize = info.is_64bit ? 16 : 8;
-  for (size_t o = 0; o + entsize <= dyn->size(); o += entsize) {
-    int64_t tag = info.is_64bit ? load<int64_t>(*dyn, o) : load<int32_t>(*dyn, o);
-    uint64_t val = info.is_64bit ? load<uint64_t>(*dyn, o + 8) : load<uint32_t>(*dyn, o + 4);
-    if (tag == kDtNull) break;
-    if (tag == kDtStrtab) strtab_vaddr = val;
-    if (tag == kDtStrsz) strsz = val;
-    if (tag == kDtNeeded || tag == kDtSoname || tag == kDtRpath || tag == kDtRunpath) string_tags.emplace_back(tag, val);
-    if (tag == kDtRunpath) info.has_runpath_tag = true;
-  }
-  if (string_tags.empty()) return info;
-  // DT_STRTAB is a virtual address; map it to a file offset through the PT_LOAD segments.
-  uint64_t strtab_offset = UINT64_MAX;
-  for (const auto& s : segments) {
-    if (s.type == kPtLoad && strtab_vaddr >= s.vaddr && strtab_vaddr < s.vaddr + s.filesz) {
-      strtab_offset = s.offset + (strtab_vaddr - s.vaddr);
-    }
-  }
-  if (strtab_offset == UINT64_MAX || strsz == 0 || strsz > kMaxStrtabBytes) {
-    info.problems.push_back("the dynamic string table cannot be located");
-    return info;
-  }
-  // Read each string where it lies rather than the whole table: the big cuDNN and cuBLAS
-  // libraries carry megabytes of symbol names, and we need a handful of short strings.
-  auto string_at = [&](uint64_t index) -> Result<std::string> {
-    if (index >= strsz) return std::string();
-    size_t window = size_t(std::min<uint64_t>(strsz - index, kMaxStringBytes));
-    auto bytes = read(strtab_offset + index, window);
-    if (!bytes) return bytes.error();
-    return std::string(bytes->data(), strnlen(bytes->data(), bytes->size()));
-  };
-  for (const auto& [tag, val] : string_tags) {
-    auto str = string_at(val);
-    if (!str) return str.error();
-    const std::string& s = *str;
-    if (tag == kDtNeeded) info.needed.push_back(s);
-    if (tag == kDtSoname) info.soname = s;
-    if (tag == kDtRpath) info.rpath = paths::split_list(s, ':');
-    if (tag == kDtRunpath) info.runpath = paths::split_list(s, ':');
-  }
+  if (Status st = read_dynamic_strings(read, segments, *dynamic, info); !st) return st.error();
   return info;
 }
 

@@ -25,7 +25,12 @@ struct ElfInfo {
   std::vector<std::string> rpath;    // DT_RPATH, split on ':'
   std::vector<std::string> runpath;  // DT_RUNPATH, split on ':'
   bool has_runpath_tag = false;      // DT_RUNPATH present (even if empty) disables DT_RPATH
+  std::string interpreter;           // PT_INTERP of an executable: "/lib64/ld-linux-x86-64.so.2"
   std::vector<std::string> problems;  // truncation and inconsistencies, for people
+  // Why ld.so cannot map the file although its ELF header is fine (program headers missing or
+  // cut off, no loadable segment, a type other than ET_DYN/ET_EXEC): glibc then fails the load
+  // instead of searching on. Empty when it can be mapped.
+  std::string unmappable;
 };
 
 

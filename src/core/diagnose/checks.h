@@ -14,8 +14,8 @@ std::vector<Finding> check_driver(const Report& report, const Rules& rules, cons
 std::vector<Finding> check_toolkits(const Report& report, const Rules& rules, const Environment& env);
 std::vector<Finding> check_copy(const CudnnCopy& copy, const Report& report, const Rules& rules,
                                 const Environment& env);
-// Problems between copies: shadowing on the default search path, two majors in one directory,
-// no cuDNN at all.
+// Problems between copies: two majors in one directory, no cuDNN at all, and on Windows shadowing
+// through PATH (on Linux the loader model judges shadowing: diagnose/load_checks.h).
 std::vector<Finding> check_copies_together(const Report& report, const Environment& env);
 
 }  // namespace cudnnup

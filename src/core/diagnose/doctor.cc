@@ -1,17 +1,22 @@
 #include "diagnose/doctor.h"
 
 #include <algorithm>
+#include <optional>
 #include <future>
 #include <regex>
 
 #include "diagnose/checks.h"
+#include "diagnose/load_checks.h"
 #include "discover/discovery.h"
 #include "binfmt/ld_so_cache.h"
 #include "binfmt/ld_so_conf.h"
 #include "base/paths.h"
+#include "base/strings.h"
+#include "child/mapped_files.h"
 #include "facts/cudnn_files.h"
 #include "facts/driver_libraries.h"
 #include "discover/python_envs.h"
+#include "shell/shell_env.h"
 #include "store/store_layout.h"
 #include "diagnose/windows_checks.h"
 #include "diagnose/windows_dll_checks.h"
@@ -75,7 +80,37 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
   return probed;
 }
 
-void apply_probe(CudnnCopy& copy, const LibraryProbe& probe) {
+// A probe speaks for the copy only when every cuDNN file it mapped is the copy's own
+// (core/child/mapped_files.h); otherwise its numbers are another copy's and the copy keeps what
+// its files say. The first foreign file is named, with the copy it belongs to.
+void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& report) {
+  const bool windows = report.os == "windows";
+  auto foreign = foreign_cudnn_files(probe.mapped_files, copy.lib_dir, windows);
+  if (!foreign.empty()) {
+    std::vector<std::string> dirs;
+    for (const auto& c : report.copies) dirs.push_back(c.lib_dir);
+    const MappedCudnnFile file = attribute_cudnn_files({foreign[0].path}, dirs, windows).at(0);
+    std::string answer;
+    if (probe.version.known()) {
+      answer = " (its answer, cuDNN " + probe.version.str() +
+               (probe.cudart_version.known() ? " for CUDA " + std::to_string(probe.cudart_version.major()) : "") +
+               ", is not this copy's)";
+    }
+    probe.isolated = false;
+    probe.isolation_problem = "could not be probed in isolation: " + file.path + " came from " +
+                              (file.copy >= 0 ? "the copy in " + file.directory
+                                              : file.directory + ", which holds no copy doctor lists") +
+                              answer;
+  }
+  if (probe.isolated) return;
+  probe.version = Version{};
+  probe.version_number = 0;
+  probe.cudart_version = Version{};
+  probe.max_device_version = 0;
+}
+
+void apply_probe(CudnnCopy& copy, LibraryProbe probe, const Report& report) {
+  attribute_probe(probe, copy, report);
   copy.probe = probe;
   if (probe.loaded && probe.version.known()) {
     copy.library_version = probe.version;
@@ -136,32 +171,75 @@ std::vector<Finding> check_installed_files(const DoctorInputs& in, const Report&
   return integrity_findings(checked, in.env.windows());
 }
 
-}  // namespace
 
-std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& frameworks) {
-  std::vector<Finding> out;
-  for (const auto& fw : frameworks) {
-    if (!fw.passes.has_value() || *fw.passes) continue;
-    Finding f;
-    f.id = "framework.cudnn_rejected";
-    f.severity = Severity::kError;
-    f.subject = fw.site_packages;
-    f.title = fw.framework + " " + fw.version + " in " + fw.env_prefix + ": " + fw.verdict;
-    f.detail = fw.rule;
-    if (fw.built_cudnn) f.evidence.push_back("built for cuDNN " + fw.built_cudnn->str() + " (" + fw.built_cudnn_source + ")");
-    if (fw.load && fw.load->resolution.found) {
-      f.evidence.push_back("would load " + fw.load->resolution.path + " (" + fw.load->resolution.rule_detail + ")");
+std::vector<int> majors_found(const Report& report) {
+  std::vector<int> majors;
+  for (const auto& c : report.copies) {
+    if (c.major() > 0 && std::find(majors.begin(), majors.end(), c.major()) == majors.end()) majors.push_back(c.major());
+  }
+  std::sort(majors.rbegin(), majors.rend());
+  return majors;
+}
+
+bool is_framework(const std::string& name) {
+  const auto& known = known_frameworks();
+  return std::find(known.begin(), known.end(), name) != known.end();
+}
+
+// The loader model's answers under one environment.
+struct LoadModel {
+  std::vector<WhichReport> plain, for_program;
+  std::vector<FrameworkReport> frameworks;
+};
+
+LoadModel model_loads(const DoctorInputs& in, const Environment& env, const std::vector<PythonEnv>& python_envs,
+                      const std::vector<int>& majors, std::vector<ScanIssue>* issues) {
+  LoadModel m;
+  bool for_framework = is_framework(in.for_target);
+  for (int major : majors) {
+    std::string lib = cudnn_library_file_name("cudnn", major, false);
+    m.plain.push_back(which_plain_program(in.fs, env, lib));
+    if (in.for_target.empty() || for_framework) continue;
+    auto w = which_for_file(in.fs, env, in.for_target, lib);
+    if (w) {
+      m.for_program.push_back(std::move(*w));
+    } else if (issues) {
+      issues->push_back({in.for_target, w.error().message});
     }
-    if (fw.loaded_cudnn) f.evidence.push_back("that copy is cuDNN " + fw.loaded_cudnn->str());
-    for (const auto& n : fw.notes) f.evidence.push_back(n);
+  }
+  m.frameworks = inspect_frameworks(in.fs, env, python_envs,
+                                    for_framework ? std::vector<std::string>{in.for_target} : std::vector<std::string>{});
+  return m;
+}
+
+// Every target of "What loads", paired with its answer without LD_LIBRARY_PATH / LD_PRELOAD.
+std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadModel* without, const std::string& for_target) {
+  std::vector<LoadTarget> out;
+  for (size_t i = 0; i < outcome.plain_program.size(); ++i) {
+    const WhichReport& w = outcome.plain_program[i];
+    out.push_back({w.target, "cudnnup which " + w.library, &w, without ? &without->plain[i] : nullptr, true, true});
+  }
+  for (size_t i = 0; i < outcome.for_program.size(); ++i) {
+    const WhichReport& w = outcome.for_program[i];
+    const WhichReport* other = without && i < without->for_program.size() ? &without->for_program[i] : nullptr;
+    out.push_back({for_target, "cudnnup which " + w.library + " --for " + posix_word(for_target), &w, other, false, true});
+  }
+  for (const auto& fw : outcome.frameworks) {
+    if (!fw.load) continue;
+    const WhichReport* other = nullptr;
+    for (const auto& o : without ? without->frameworks : std::vector<FrameworkReport>{}) {
+      if (o.framework == fw.framework && o.site_packages == fw.site_packages && o.load) other = &*o.load;
+    }
     std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
-    f.fix = {"cudnnup which --for " + fw.framework + " --python " + interp + "   # shows every candidate and why it lost",
-             "Remove the directory that shadows the framework's own cuDNN from LD_LIBRARY_PATH, or reinstall the "
-             "framework's pinned cuDNN: " + interp + " -m pip install --force-reinstall " + fw.framework};
-    out.push_back(f);
+    // The mix itself is framework.cudnn_rejected's to report.
+    out.push_back({fw.framework + " " + fw.version + " in " + fw.env_prefix,
+                   "cudnnup which --for " + fw.framework + " --python " + posix_word(interp), &*fw.load, other, false,
+                   false});
   }
   return out;
 }
+
+}  // namespace
 
 Report run_doctor(const DoctorInputs& in) { return run_doctor_full(in).report; }
 
@@ -183,29 +261,33 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   for (const auto& d : loader.conf) candidates.push_back({d, "ld.so.conf"});
   report.copies = scan_cudnn_copies(di, candidates, &report.searched_dirs, &report.scan_issues);
 
-  std::vector<std::string> shims;
+  std::vector<ProbeRequest> requests;
   std::vector<CudnnCopy*> probed;
   for (auto& copy : report.copies) {
     std::string shim = shim_to_probe(copy);
     if (shim.empty()) continue;
-    shims.push_back(shim);
+    requests.push_back({shim, copy.lib_dir});
     probed.push_back(&copy);
   }
-  // The probes wait on child processes; model the loaders meanwhile (they only read files).
-  auto pending = std::async(std::launch::async, [&] { return in.prober.probe_cudnn_all(shims); });
+  // The probes wait on child processes; model the loaders meanwhile (they only read files):
+  // under the user's environment, and without LD_LIBRARY_PATH/LD_PRELOAD to tell their effect.
+  auto pending = std::async(std::launch::async, [&] { return in.prober.probe_cudnn_all(requests); });
+  std::optional<LoadModel> without;
   if (!in.env.windows()) {
-    std::vector<int> majors;
-    for (const auto& c : report.copies) {
-      if (c.major() > 0 && std::find(majors.begin(), majors.end(), c.major()) == majors.end()) majors.push_back(c.major());
+    std::vector<int> majors = majors_found(report);
+    if (majors.empty() && !in.for_target.empty()) majors = {9};
+    LoadModel with = model_loads(in, in.env, python_envs, majors, &report.scan_issues);
+    outcome.plain_program = std::move(with.plain);
+    outcome.for_program = std::move(with.for_program);
+    outcome.frameworks = std::move(with.frameworks);
+    if (sets_loader_variables(in.env)) {
+      without = model_loads(in, without_loader_variables(in.env), python_envs, majors, nullptr);
     }
-    std::sort(majors.rbegin(), majors.rend());
-    for (int m : majors) outcome.plain_program.push_back(which_plain_program(in.fs, in.env, cudnn_library_file_name("cudnn", m, false)));
-    outcome.frameworks = inspect_frameworks(in.fs, in.env, python_envs);
   } else {
     outcome.windows_loads = model_windows_loads(in.fs, in.env, report);
   }
   auto probes = pending.get();
-  for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i]);
+  for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i], report);
 
   auto add = [&](std::vector<Finding> more) {
     for (auto& f : more) report.findings.push_back(std::move(f));
@@ -219,7 +301,8 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   add(check_windows_loads(outcome.windows_loads));
   add(check_zlibwapi(in.fs, in.env, report));
 
-  add(check_frameworks(outcome.frameworks));
+  add(check_loads(load_targets(outcome, without ? &*without : nullptr, in.for_target), report, in.fs, in.env));
+  add(check_frameworks(outcome.frameworks, report, in.fs, in.env));
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) { return int(a.severity) > int(b.severity); });
   return outcome;

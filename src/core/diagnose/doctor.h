@@ -22,6 +22,9 @@ struct DoctorInputs {
   // `doctor --deep`: also compare the sha256 of every installed file with its install manifest.
   // Null (the default): existence and size only, which keeps doctor fast.
   const FileHasher* hasher = nullptr;
+  // `doctor --for`: a program or shared object (absolute path), or a framework name; also
+  // report what it loads under this environment. Empty: plain programs and every framework.
+  std::string for_target = {};
 };
 
 // Everything doctor knows: the machine's Report (findings included) plus the answers of the
@@ -29,16 +32,14 @@ struct DoctorInputs {
 struct DoctorOutcome {
   Report report;
   std::vector<WhichReport> plain_program;    // one per cuDNN major found, as `-lcudnn` would load
+  std::vector<WhichReport> for_program;      // --for PATH: one per cuDNN major found
   std::vector<FrameworkReport> frameworks;
   std::vector<std::string> python_envs;      // the prefixes of the Python environments looked in
   // Windows: the plain program per major and the active Python (core/windows_dll_checks.h).
-  std::vector<WindowsWhichReport> windows_loads;
+  std::vector<WhichReport> windows_loads;
 };
 
 DoctorOutcome run_doctor_full(const DoctorInputs& inputs);
 Report run_doctor(const DoctorInputs& inputs);  // run_doctor_full(...).report
-
-// Findings about frameworks: a framework that would load a cuDNN its own check refuses, or none.
-std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& frameworks);
 
 }  // namespace cudnnup

@@ -3,6 +3,7 @@
 #include "install/install_manifest.h"
 #include "base/paths.h"
 #include "store/store_layout.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -115,7 +116,7 @@ std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& repo
                                              : "the store's cuDNN " + r.id + " (" + shown_root + ")";
     if (!r.error.empty()) {
       Finding f;
-      f.id = "install.manifest_unreadable";
+      f.id = finding_id::kInstallManifestUnreadable;
       f.severity = Severity::kWarning;
       f.subject = r.ref.root;
       f.title = "The install manifest " + paths::to_native(r.ref.manifest_path, windows) + " cannot be read";
@@ -128,7 +129,7 @@ std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& repo
     size_t missing = 0;
     for (const auto& d : r.damaged) missing += d.damage == FileDamage::kMissing || d.damage == FileDamage::kEmpty;
     Finding f;
-    f.id = "install.files_changed";
+    f.id = finding_id::kInstallFilesChanged;
     f.severity = Severity::kError;
     f.subject = r.ref.root;
     f.title = std::to_string(r.damaged.size()) + " of " + std::to_string(r.files_checked) + " files of " + what +

@@ -9,15 +9,22 @@
 
 namespace cudnnup {
 
+// One copy to probe: its shim, and the directory its own sub-libraries are in.
+struct ProbeRequest {
+  std::string library_path;  // the shim (libcudnn.so.9, cudnn64_9.dll)
+  std::string lib_dir;       // the copy's canonical library directory
+};
+
 class Prober {
  public:
   virtual ~Prober() = default;
-  // Loads the cuDNN shim at `library_path` and asks cudnnGetVersion & co.
-  virtual LibraryProbe probe_cudnn(const std::string& library_path) = 0;
+  // Loads the cuDNN shim in isolation from the user's loader environment (only the copy's own
+  // directory to search) and asks cudnnGetVersion & co; reports every cuDNN file it mapped.
+  virtual LibraryProbe probe_cudnn(const ProbeRequest& request) = 0;
   // Several at once; implementations may run them in parallel. Results in input order.
-  virtual std::vector<LibraryProbe> probe_cudnn_all(const std::vector<std::string>& library_paths) {
+  virtual std::vector<LibraryProbe> probe_cudnn_all(const std::vector<ProbeRequest>& requests) {
     std::vector<LibraryProbe> out;
-    for (const auto& p : library_paths) out.push_back(probe_cudnn(p));
+    for (const auto& r : requests) out.push_back(probe_cudnn(r));
     return out;
   }
   // Asks NVML and the CUDA driver API (either path may be empty) for the driver and GPUs.

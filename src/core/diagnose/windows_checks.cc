@@ -6,6 +6,7 @@
 
 #include "base/paths.h"
 #include "base/strings.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -55,7 +56,7 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
     }
     if (!missing.empty()) {
       Finding f;
-      f.id = "windows.stale_session_path";
+      f.id = finding_id::kWindowsStaleSessionPath;
       f.severity = Severity::kWarning;
       f.subject = "PATH";
       f.title = "This terminal's PATH is older than the system's: it lacks " + std::to_string(missing.size()) +
@@ -70,7 +71,7 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
     }
     if (env.persistent_user_path && env.persistent_user_path->size() == kSetxLimit) {
       Finding f;
-      f.id = "windows.path_truncated";
+      f.id = finding_id::kWindowsPathTruncated;
       f.severity = Severity::kWarning;
       f.subject = "PATH";
       f.title = "The user PATH in the registry is exactly 1024 characters long: probably cut short by setx";
@@ -82,7 +83,7 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
   }
   if (session_path.size() > kCmdLineLimit) {
     Finding f;
-    f.id = "windows.path_too_long";
+    f.id = finding_id::kWindowsPathTooLong;
     f.severity = Severity::kWarning;
     f.subject = "PATH";
     f.title = "PATH is " + std::to_string(session_path.size()) + " characters long; cmd.exe handles at most 8191";
@@ -95,7 +96,7 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
   for (const auto& c : report.copies) {
     if (!found_only_via_path(c)) continue;
     Finding f;
-    f.id = "windows.path_only_copy";
+    f.id = finding_id::kWindowsPathOnlyCopy;
     f.severity = Severity::kWarning;
     f.subject = c.lib_dir;
     f.title = "cuDNN in " + paths::to_native(c.lib_dir, true) +

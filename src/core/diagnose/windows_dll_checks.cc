@@ -4,6 +4,7 @@
 
 #include "base/paths.h"
 #include "binfmt/pe.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -23,8 +24,8 @@ std::string error_text(int code) {
 
 }  // namespace
 
-std::vector<WindowsWhichReport> model_windows_loads(const FileSystem& fs, const Environment& env, const Report& report) {
-  std::vector<WindowsWhichReport> out;
+std::vector<WhichReport> model_windows_loads(const FileSystem& fs, const Environment& env, const Report& report) {
+  std::vector<WhichReport> out;
   if (!env.windows()) return out;
   std::vector<int> majors;
   std::vector<std::string> places;
@@ -51,18 +52,22 @@ std::vector<WindowsWhichReport> model_windows_loads(const FileSystem& fs, const 
   return out;
 }
 
-std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& loads) {
+std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) {
   std::vector<Finding> out;
   for (const auto& w : loads) {
-    const DllResolution& r = w.resolution;
-    if (r.winner && !r.loads) {
+    const Resolution& r = w.resolution;
+    const Candidate* picked = nullptr;
+    for (const auto& c : r.candidates) {
+      if (!r.failed_at.empty() && c.path == r.failed_at) picked = &c;
+    }
+    if (picked) {
       Finding f;
-      f.id = "windows.dll_load_fails";
+      f.id = finding_id::kWindowsDllLoadFails;
       f.severity = Severity::kError;
-      f.subject = r.winner->path;
-      f.title = r.name + " for " + w.target + " fails with " + error_text(r.win32_error) + ": " +
-                native(r.winner->path) + " " + r.winner->problem_detail;
-      f.detail = "Windows takes the first " + r.name + " in the search order (" + r.winner->rule +
+      f.subject = picked->path;
+      f.title = r.name + " for " + w.target + " fails with " + error_text(r.win32_error) + ": " + native(picked->path) +
+                " " + picked->problem_detail;
+      f.detail = "Windows takes the first " + r.name + " in the search order (" + picked->source +
                  ") and does not try the next one when it cannot load it. ";
       if (r.win32_error == 193) {
         f.detail += "193 means the file is not a loadable 64-bit DLL: 0 bytes, cut short, or built for another "
@@ -70,28 +75,28 @@ std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& 
       } else if (r.win32_error == 126) {
         f.detail += "126 means the DLL or one of the DLLs it imports was not found.";
       }
-      f.evidence.push_back(r.explanation);
-      for (const auto& l : r.losers) {
-        if (l.problem == DllLoadProblem::kNone && l.search_position > r.winner->search_position) {
-          f.evidence.push_back("would load instead: " + native(l.path) + " (" + l.rule + ")");
+      f.evidence.push_back(r.rule_detail);
+      for (const auto& c : r.candidates) {
+        if (&c != picked && c.problem == LoadProblem::kNone && c.search_position > picked->search_position) {
+          f.evidence.push_back("would load instead: " + native(c.path) + " (" + c.source + ")");
         }
       }
-      f.fix = {"Replace or remove " + native(r.winner->path) + " (a whole x64 copy of the same cuDNN set belongs there)",
+      f.fix = {"Replace or remove " + native(picked->path) + " (a whole x64 copy of the same cuDNN set belongs there)",
                "cudnnup which " + r.name + " -v   # every copy and why it lost"};
       out.push_back(f);
     }
-    if (w.mixed) {
+    if (w.cudnn && w.cudnn->mixed) {
       Finding f;
-      f.id = "windows.mixed_cudnn_dlls";
+      f.id = finding_id::kWindowsMixedCudnnDlls;
       f.severity = Severity::kWarning;
-      f.subject = r.winner ? r.winner->path : r.name;
+      f.subject = r.found ? r.path : r.name;
       f.title = "cuDNN for " + w.target + " would take sub-libraries from another folder than " +
-                (r.winner ? native(r.winner->path) : r.name);
+                (r.found ? native(r.path) : r.name);
       f.detail = "Different cuDNN versions mixed in one process fail with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, "
                  "or with error 127 (ERROR_PROC_NOT_FOUND) when an entry point is missing.";
-      for (const auto& s : w.sub_libraries) {
-        if (s.from_other_copy && s.resolution.winner) {
-          f.evidence.push_back(s.component + ": " + native(s.resolution.winner->path) + " (" + s.resolution.winner->rule + ")");
+      for (const auto& s : w.cudnn->sub_libraries) {
+        if (s.from_other_copy && s.resolution.found) {
+          f.evidence.push_back(s.component + ": " + native(s.resolution.path) + " (" + s.resolution.candidates.front().source + ")");
         }
       }
       f.fix = {"Keep one cuDNN folder on PATH, or copy the whole cuDNN bin set next to the program"};
@@ -128,14 +133,14 @@ std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env
              "dll_x64\\zlibwapi.dll) next to cudnn64_8.dll in " + native(c.lib_dir),
              "or move to cuDNN 9.2 or newer, which no longer needs it"};
     if (!r.winner) {
-      f.id = "windows.zlibwapi_missing";
+      f.id = finding_id::kWindowsZlibwapiMissing;
       f.title = "zlibwapi.dll, which cuDNN " + v.str() + " needs, is neither next to it nor on the DLL search path";
       f.evidence.push_back("searched: " + native(c.lib_dir) + ", System32, the Windows folder, the current folder and " +
                            std::to_string(ctx.path.size()) + " PATH entries");
       out.push_back(f);
     } else if (r.winner->problem == DllLoadProblem::kWrongMachine || r.winner->problem == DllLoadProblem::kEmpty ||
                r.winner->problem == DllLoadProblem::kNotPe || r.winner->problem == DllLoadProblem::kTruncated) {
-      f.id = "windows.zlibwapi_wrong_machine";
+      f.id = finding_id::kWindowsZlibwapiWrongMachine;
       f.title = "The zlibwapi.dll cuDNN " + v.str() + " would load cannot load: " + r.winner->problem_detail +
                 " (error 193, ERROR_BAD_EXE_FORMAT)";
       f.evidence.push_back(native(r.winner->path) + " (" + r.winner->rule + ")");

@@ -15,10 +15,10 @@ namespace cudnnup {
 // One plain-program answer per cuDNN major found (highest first), plus, when a Python environment
 // is active (CONDA_PREFIX, VIRTUAL_ENV), its extension-module answer for the highest major.
 // Copies doctor found outside the search are listed as losers.
-std::vector<WindowsWhichReport> model_windows_loads(const FileSystem& fs, const Environment& env, const Report& report);
+std::vector<WhichReport> model_windows_loads(const FileSystem& fs, const Environment& env, const Report& report);
 
 // "windows.dll_load_fails" (error 126 or 193, with the cause) and "windows.mixed_cudnn_dlls".
-std::vector<Finding> check_windows_loads(const std::vector<WindowsWhichReport>& loads);
+std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads);
 
 // cuDNN 8.3 up to 9.1 on Windows imports zlibwapi.dll (9.2 links zlib in): facts
 // cudnn-packaging.md §2.2/§2.4 (cupy #6226, pytorch/builder; conda-forge meta.yaml quoting the

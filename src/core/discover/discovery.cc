@@ -13,6 +13,7 @@
 #include "binfmt/dll_inspect.h"
 #include "binfmt/elf.h"
 #include "base/paths.h"
+#include "discover/loader_config.h"
 
 namespace cudnnup {
 namespace {
@@ -183,15 +184,37 @@ std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in) {
     if (!path.empty()) out.push_back({paths::normalize(path), why});
   };
   const bool win = in.env.windows();
-  for (const auto& d : in.env.get_list(win ? "PATH" : "LD_LIBRARY_PATH")) {
-    if (!d.empty()) add(d, win ? "PATH" : "LD_LIBRARY_PATH");
+  if (win) {
+    for (const auto& d : in.env.get_list("PATH")) {
+      if (!d.empty()) add(d, "PATH");
+    }
+  } else if (auto llp = in.env.get("LD_LIBRARY_PATH"); llp && !llp->empty()) {
+    // As ld.so reads it: ':' and ';' separate, an empty entry (":x", "x::y", "x:") is the
+    // current directory and a relative entry is relative to it.
+    std::string entry;
+    for (size_t i = 0; i <= llp->size(); ++i) {
+      if (i < llp->size() && (*llp)[i] != ':' && (*llp)[i] != ';') {
+        entry += (*llp)[i];
+        continue;
+      }
+      std::string dir = entry.empty() ? in.env.cwd : paths::is_absolute(entry) ? entry : paths::join(in.env.cwd, entry);
+      add(dir, "LD_LIBRARY_PATH");
+      entry.clear();
+    }
   }
   for (const auto& d : in.loader_dirs) add(d, "ld.so.cache");
   if (!win) {
+    // The directories ld.so searches by default, read from ld.so itself; the other usual
+    // library directories are still scanned for copies, but are not on the default search path
+    // (Debian's ld.so never searches /lib64, /usr/lib64 or, without ld.so.conf, /usr/local/lib).
+    LoaderConfig config = read_loader_config(in.fs, true, elf_machine_of(in.env.arch));
+    for (const auto& d : config.system_dirs) add(d, "system library directory");
     std::string triplet = multiarch_triplet_of(in.env.arch);
     for (const std::string& d : {"/lib/" + triplet, "/usr/lib/" + triplet, std::string("/lib64"), std::string("/usr/lib64"),
                                 std::string("/lib"), std::string("/usr/lib"), std::string("/usr/local/lib")}) {
-      add(d, "system library directory");
+      if (std::find(config.system_dirs.begin(), config.system_dirs.end(), d) == config.system_dirs.end()) {
+        add(d, "library directory not searched by default");
+      }
     }
   }
   for (const auto& tk : in.toolkits) {

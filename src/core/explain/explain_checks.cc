@@ -6,6 +6,7 @@
 
 #include "base/paths.h"
 #include "facts/cudnn_files.h"
+#include "facts/finding_ids.h"
 
 namespace cudnnup {
 namespace {
@@ -144,11 +145,11 @@ CheckResult cudnn_off_search_path(const MachineView& m, const Variables& vars, c
   if (r.os == "windows") {
     // Windows specifics the doctor already found: a terminal started before PATH was changed,
     // and Python >= 3.8 ignoring PATH for the DLLs of extension modules.
-    if (const Finding* f = finding_for_major(r, "windows.stale_session_path", 0)) return holds(f->title + ".");
+    if (const Finding* f = finding_for_major(r, finding_id::kWindowsStaleSessionPath, 0)) return holds(f->title + ".");
     static const std::set<std::string> python_frameworks = {"pytorch", "tensorflow", "onnxruntime", "paddle",
                                                             "ctranslate2", "jax"};
     if (python_frameworks.count(var(vars, "framework"))) {
-      if (const Finding* f = finding_for_major(r, "windows.path_only_copy", major)) {
+      if (const Finding* f = finding_for_major(r, finding_id::kWindowsPathOnlyCopy, major)) {
         return holds(f->title + " (this message comes from " + var(vars, "framework") + ").");
       }
     }
@@ -174,13 +175,13 @@ CheckResult cudnn_sublibrary_missing(const MachineView& m, const Variables& vars
   if (judged.empty()) judged = copies;
   std::vector<std::string> lacking, complete;
   for (const auto* c : judged) {
-    bool missing = finding_about(r, *c, "cudnn.sublibrary_missing") && component.empty();
+    bool missing = finding_about(r, *c, finding_id::kCudnnSublibraryMissing) && component.empty();
     if (!component.empty() && component != "cudnn") {
       const CudnnLibrary* lib = find_component(*c, component);
       missing = lib == nullptr || lib->dangling;
-      if (!missing && finding_about(r, *c, "cudnn.sublibrary_missing")) {
+      if (!missing && finding_about(r, *c, finding_id::kCudnnSublibraryMissing)) {
         for (const auto& f : r.findings) {
-          if (f.id != "cudnn.sublibrary_missing" || (f.subject != c->lib_dir && f.subject != c->root)) continue;
+          if (f.id != finding_id::kCudnnSublibraryMissing || (f.subject != c->lib_dir && f.subject != c->root)) continue;
           for (const auto& e : f.evidence) {
             auto name = parse_cudnn_library_name(paths::basename(e));
             if (name && name->component == component) missing = true;
@@ -211,7 +212,7 @@ CheckResult cudnn_library_damaged(const MachineView& m, const Variables& vars, c
       if (!lib.problems.empty()) return holds(lib.path + ": " + lib.problems.front() + ".");
     }
   }
-  for (const char* id : {"cudnn.load_failed", "cudnn.load_crashed"}) {
+  for (std::string_view id : {finding_id::kCudnnLoadFailed, finding_id::kCudnnLoadCrashed}) {
     if (const Finding* f = finding_for_major(r, id, wanted_major(vars))) return holds(f->title + ".");
   }
   return ruled_out("The " + (component.empty() ? std::string("cuDNN") : component) + " library files look intact.");
@@ -221,8 +222,8 @@ CheckResult cudnn_mixed_versions(const MachineView& m, const Variables& vars, co
   const Report& r = *m.report;
   int major = wanted_major(vars);
   for (const auto& f : r.findings) {
-    if (f.id == "cudnn.mixed_sublibrary_versions" || f.id == "cudnn.header_library_mismatch" ||
-        f.id == "cudnn.mixed_majors") {
+    if (f.id == finding_id::kCudnnMixedSublibraryVersions || f.id == finding_id::kCudnnHeaderLibraryMismatch ||
+        f.id == finding_id::kCudnnMixedMajors) {
       return holds(f.title + ".");
     }
   }
@@ -302,7 +303,7 @@ CheckResult search_path_shadowing(const MachineView& m, const Variables& vars, c
       return holds(describe(*c) + " comes first and is not the " + same_minor(required) + " the program was built with.");
     }
   }
-  if (const Finding* f = finding_for_major(r, "cudnn.shadowed", 0)) return holds(f->title + ".");
+  if (const Finding* f = finding_for_major(r, finding_id::kCudnnShadowed, 0)) return holds(f->title + ".");
   for (const auto* c : via_env) {
     for (const auto& other : r.copies) {
       if (&other == c || other.major() != c->major()) continue;
@@ -321,7 +322,7 @@ CheckResult cudnn_cuda_major_mismatch(const MachineView& m, const Variables& var
   auto copies = copies_of(r, wanted_major(vars));
   if (copies.empty()) return ruled_out("No matching cuDNN copy is installed.");
   for (const auto& f : r.findings) {
-    if (f.id == "cudnn.cuda_major_mismatch") return holds(f.title + ".");
+    if (f.id == finding_id::kCudnnCudaMajorMismatch) return holds(f.title + ".");
   }
   if (!cuda) {
     return unknown("The message does not name the CUDA major; the copies here are built for CUDA " +
@@ -344,7 +345,7 @@ CheckResult cudnn_cuda_major_mismatch(const MachineView& m, const Variables& var
 CheckResult driver_absent(const MachineView& m, const Variables&, const CheckParams&) {
   const DriverInfo& d = m.report->driver;
   if (!d.present) return holds("No NVIDIA driver found" + (d.problem.empty() ? std::string(".") : ": " + d.problem));
-  if (const Finding* f = finding_for_major(*m.report, "driver.unusable", 0)) return holds(f->title + ".");
+  if (const Finding* f = finding_for_major(*m.report, finding_id::kDriverUnusable, 0)) return holds(f->title + ".");
   return ruled_out("NVIDIA driver " + (d.version_text.empty() ? d.version.str() : d.version_text) + " is present (" +
                    d.source + ").");
 }
@@ -363,7 +364,7 @@ CheckResult driver_too_old(const MachineView& m, const Variables& vars, const Ch
   const DriverInfo& d = r.driver;
   if (!d.present) return unknown("No NVIDIA driver found, so its age cannot be judged.");
   for (const auto& f : r.findings) {
-    if (f.id == "toolkit.driver_too_old" || f.id == "cudnn.driver_too_old") return holds(f.title + ".");
+    if (f.id == finding_id::kToolkitDriverTooOld || f.id == finding_id::kCudnnDriverTooOld) return holds(f.title + ".");
   }
   if (!d.cuda_version.known()) return unknown("The driver's CUDA version is unknown (" + d.version_text + ").");
   const std::string here = "The driver here (" + d.version_text + ") supports CUDA " + d.cuda_version.truncated(2).str();
@@ -392,7 +393,7 @@ CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const Chec
   auto p = params.find("min_cc");
   auto min_cc = Version::parse(p == params.end() ? "" : p->second);
   if (!min_cc) return unknown("No minimum compute capability given.");
-  if (const Finding* f = finding_for_major(r, "cudnn.gpu_unsupported", 0)) return holds(f->title + ".");
+  if (const Finding* f = finding_for_major(r, finding_id::kCudnnGpuUnsupported, 0)) return holds(f->title + ".");
   if (r.driver.gpus.empty()) return unknown("No GPU information (no driver, or it was not asked).");
   std::vector<const Gpu*> below;
   for (const auto& g : r.driver.gpus) {
@@ -479,8 +480,8 @@ CheckResult dll_wrong_machine(const MachineView& m, const Variables&, const Chec
   const Report& r = *m.report;
   if (r.os != "windows") return ruled_out("Error 193 is a Windows loader error; this is " + (r.os.empty() ? std::string("not Windows") : r.os) + ".");
   for (const auto& f : r.findings) {
-    if (f.id == "windows.zlibwapi_wrong_machine" ||
-        (f.id == "windows.dll_load_fails" && f.title.find("error 193") != std::string::npos)) {
+    if (f.id == finding_id::kWindowsZlibwapiWrongMachine ||
+        (f.id == finding_id::kWindowsDllLoadFails && f.title.find("error 193") != std::string::npos)) {
       return holds(f.title + ".");
     }
   }

@@ -40,4 +40,12 @@ std::vector<CudnnLoadStep> cudnn_load_steps(const Version& release) {
   return out;
 }
 
+bool cudnn_checks_version_of(int major, const std::string& component, const std::string& dependency) {
+  if (major >= 9) {
+    return (component == "ops" && dependency == kCudnnGraphComponent) ||
+           ((component == "cnn" || component == "adv") && dependency == "ops");
+  }
+  return major == 8;
+}
+
 }  // namespace cudnnup

@@ -39,4 +39,12 @@ struct CudnnLoadStep {
 // The loads that a release's shim sets off, in order (the required sub-libraries).
 std::vector<CudnnLoadStep> cudnn_load_steps(const Version& release);
 
+// Whether cuDNN compares the version of `component` with the `dependency` library it binds, and
+// refuses (CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH) unless major.minor.patch are equal. cuDNN
+// 9.19's code (objdump of /usr/local/cuda-13.0/lib; cudnn_graph.h: "Each sublib checks whether
+// its own version matches that of its dependencies"): ops checks graph, cnn and adv check ops,
+// nothing else; tests/disk/cudnn_version_check_test.cc asks the real libraries. cuDNN 8 has a
+// cudnn*VersionCheck per sub-library too; it is taken to check every cuDNN library it needs.
+bool cudnn_checks_version_of(int major, const std::string& component, const std::string& dependency);
+
 }  // namespace cudnnup

@@ -154,7 +154,12 @@ std::vector<std::string> cudnn_sublibrary_names_tried(const std::string& compone
     names.push_back(base + "." + std::to_string(v.at(0)) + "." + std::to_string(v.at(1)));
   }
   names.push_back(base + "." + std::to_string(major));
+  names.push_back(base);
   return names;
+}
+
+std::string cudnn_dev_link_name(const std::string& component) {
+  return "lib" + std::string(component == "cudnn" ? "cudnn" : "cudnn_" + component) + ".so";
 }
 
 std::vector<std::string> cudnn_version_header_names(int major) {

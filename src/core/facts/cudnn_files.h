@@ -47,9 +47,13 @@ std::optional<CudnnFileName> parse_cudnn_library_name(std::string_view file_name
 // The file name a component has for a major: ("ops", 9, linux) -> "libcudnn_ops.so.9".
 std::string cudnn_library_file_name(const std::string& component, int major, bool windows);
 // The names cuDNN's shim dlopen()s a Linux sub-library by, in order: for 9.19.0 "ops":
-// libcudnn_ops.so.9.19.0, libcudnn_ops.so.9.19, libcudnn_ops.so.9 (docs/commands/which.md).
+// libcudnn_ops.so.9.19.0, libcudnn_ops.so.9.19, libcudnn_ops.so.9, libcudnn_ops.so (the last
+// seen with LD_DEBUG=libs when every other name was missing; docs/commands/which.md).
 std::vector<std::string> cudnn_sublibrary_names_tried(const std::string& component, const std::optional<Version>& version,
                                                        int major);
+// A Linux library's unversioned development link: "libcudnn.so", "libcudnn_ops.so" (what
+// PaddlePaddle builds without pip CUDA libraries dlopen()).
+std::string cudnn_dev_link_name(const std::string& component);
 // The version headers to read for a copy of `major` (0 = unknown), best first:
 // cudnn_version_v9.h, cudnn_version.h, cudnn_v9.h, cudnn.h (7.x and older keep the macros in cudnn.h).
 std::vector<std::string> cudnn_version_header_names(int major);

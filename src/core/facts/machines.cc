@@ -6,13 +6,15 @@ namespace cudnnup {
 namespace {
 
 constexpr Machine kMachines[] = {
-    {"x86_64", kElfMachineX86_64, kPeMachineX64, "x64", "x86_64-linux-gnu", "linux-x86_64", "windows-x86_64"},
-    {"aarch64", kElfMachineAarch64, kPeMachineArm64, "arm64", "aarch64-linux-gnu", "linux-sbsa", "windows-arm64"},
-    {"ppc64le", kElfMachinePpc64, 0, "", "powerpc64le-linux-gnu", "linux-ppc64le", ""},
-    {"i686", kElfMachineI386, kPeMachineX86, "x86", "i386-linux-gnu", "", ""},
-    {"arm", kElfMachineArm, 0, "", "arm-linux-gnueabihf", "", ""},
-    {"s390x", kElfMachineS390, 0, "", "s390x-linux-gnu", "", ""},
-    {"riscv64", kElfMachineRiscv, 0, "", "riscv64-linux-gnu", "", ""},
+    {"x86_64", kElfMachineX86_64, kPeMachineX64, "x64", "x86_64-linux-gnu", "linux-x86_64", "windows-x86_64",
+     "/lib64/ld-linux-x86-64.so.2"},
+    {"aarch64", kElfMachineAarch64, kPeMachineArm64, "arm64", "aarch64-linux-gnu", "linux-sbsa", "windows-arm64",
+     "/lib/ld-linux-aarch64.so.1"},
+    {"ppc64le", kElfMachinePpc64, 0, "", "powerpc64le-linux-gnu", "linux-ppc64le", "", "/lib64/ld64.so.2"},
+    {"i686", kElfMachineI386, kPeMachineX86, "x86", "i386-linux-gnu", "", "", "/lib/ld-linux.so.2"},
+    {"arm", kElfMachineArm, 0, "", "arm-linux-gnueabihf", "", "", "/lib/ld-linux-armhf.so.3"},
+    {"s390x", kElfMachineS390, 0, "", "s390x-linux-gnu", "", "", "/lib/ld64.so.1"},
+    {"riscv64", kElfMachineRiscv, 0, "", "riscv64-linux-gnu", "", "", "/lib/ld-linux-riscv64-lp64d.so.1"},
 };
 
 std::string hex4(uint16_t v) {
@@ -77,6 +79,12 @@ std::string multiarch_triplet(uint16_t elf_machine, bool is_64bit) {
 std::string multiarch_triplet_of(std::string_view name) {
   const Machine* m = machine_by_name(name);
   return std::string(m ? m->triplet : machine_by_elf(kElfMachineX86_64)->triplet);
+}
+
+std::string elf_interpreter(uint16_t elf_machine, bool is_64bit) {
+  if (elf_machine == kElfMachineX86_64 && !is_64bit) return "/libx32/ld-linux-x32.so.2";
+  const Machine* m = machine_by_elf(elf_machine);
+  return m ? std::string(m->interpreter) : "";
 }
 
 uint16_t elf_machine_of(std::string_view name) {

@@ -4,7 +4,8 @@
 // Sources: ELF e_machine values, https://refspecs.linuxfoundation.org/elf/gabi4+/ch4.eheader.html
 // and glibc's elf/elf.h; PE machine types, https://learn.microsoft.com/windows/win32/debug/pe-format;
 // multiarch triplets, https://wiki.debian.org/Multiarch/Tuples; NVIDIA's platforms, the keys of
-// https://developer.download.nvidia.com/compute/cudnn/redist/redistrib_9.21.0.json.
+// https://developer.download.nvidia.com/compute/cudnn/redist/redistrib_9.21.0.json; program
+// interpreters, glibc's sysdeps/unix/sysv/linux/<arch>/shlib-versions ("ld=").
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@ struct Machine {
   std::string_view triplet;   // Debian multiarch triplet of its 64-bit (or only) ABI
   std::string_view linux_platform;    // NVIDIA's archive platform key, "" = no Linux cuDNN
   std::string_view windows_platform;  // "" = no Windows cuDNN
+  std::string_view interpreter;       // glibc's program interpreter (PT_INTERP) for its 64-bit (or only) ABI
 };
 
 const Machine* machine_by_name(std::string_view name);  // "x86_64"; also "amd64", "arm64"
@@ -44,6 +46,10 @@ std::string multiarch_triplet(uint16_t elf_machine, bool is_64bit = true);
 std::string multiarch_triplet_of(std::string_view name);
 // The ELF machine of the machine named `name`; x86_64's when unknown.
 uint16_t elf_machine_of(std::string_view name);
+// glibc's dynamic loader for a class/machine ("/lib64/ld-linux-x86-64.so.2"; x32:
+// "/libx32/ld-linux-x32.so.2"); "" when unknown. Sources: glibc's
+// sysdeps/unix/sysv/linux/<arch>/shlib-versions ("ld=") and the psABIs.
+std::string elf_interpreter(uint16_t elf_machine, bool is_64bit = true);
 
 // NVIDIA's archive platforms: the OS and architecture words of archive names and redistrib keys.
 enum class ArchivePlatform { kUnknown, kLinux, kWindows, kMacos };

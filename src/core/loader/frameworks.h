@@ -1,7 +1,9 @@
 // Deep-learning frameworks inspected without importing them: which cuDNN each was built for,
-// which copy it would load (through the glibc simulation, from the library that really loads
-// cuDNN), and whether that pair passes the framework's own run-time check
-// (shared/facts/compatibility.md §3, §4, §6). Linux only; Windows search order lives elsewhere.
+// which copy it would load (through the glibc simulation, following each framework's own
+// loading code for its version: preloads by path, FLAGS_cudnn_dir, the library that calls
+// dlopen), and whether that pair passes the framework's own run-time check as its code applies
+// it (sources in the per-framework files framework_*.cc; shared/facts/compatibility.md §3, §4,
+// §6). Linux only; Windows search order lives in loader/windows/.
 #pragma once
 
 #include <optional>
@@ -10,8 +12,8 @@
 
 #include "base/environment.h"
 #include "base/filesystem.h"
-#include "discover/python_envs.h"
 #include "base/version.h"
+#include "discover/python_envs.h"
 #include "loader/which.h"
 
 namespace cudnnup {
@@ -19,6 +21,8 @@ namespace cudnnup {
 struct FrameworkReport {
   std::string framework;         // "torch", "tensorflow", "jax", "onnxruntime", "paddle"
   std::string version;           // "2.9.0+cu130"
+  std::string variant;           // "" or, when one install loads cuDNN two ways, which: "preload_dlls()"
+  std::string applies_when;      // when this answer applies ("a program that calls onnxruntime.preload_dlls()")
   std::string env_prefix;        // the Python environment
   std::string interpreter;
   std::string site_packages;
@@ -28,7 +32,8 @@ struct FrameworkReport {
   std::string loading_library;   // the file whose loading brings cuDNN in
   std::optional<WhichReport> load;     // the copy it would load (empty: not a CUDA build / nothing to load)
   std::optional<Version> loaded_cudnn; // version of that copy, read from files
-  std::string rule;              // the framework's own check, in words
+  std::string rule;              // the framework's own check, as its code applies it
+  std::string rule_source;       // the file (and version) the rule is read from
   std::optional<bool> passes;    // nullopt: cannot tell (a version is unknown, or nothing loads)
   std::string verdict;           // one line for people
   std::vector<std::string> notes;

@@ -1,5 +1,7 @@
 #include "loader/which.h"
 
+#include <algorithm>
+
 #include "base/paths.h"
 #include "facts/cudnn_files.h"
 #include "facts/machines.h"
@@ -23,7 +25,7 @@ std::string normalize_library_name(const std::string& lib) {
 
 bool is_cudnn_shim_name(const std::string& name) {
   auto parsed = parse_cudnn_library_name(paths::basename(name));
-  return parsed && !parsed->windows && parsed->component == "cudnn" && parsed->major > 0;
+  return parsed && !parsed->windows && parsed->shim() && parsed->major > 0;
 }
 
 WhichReport finish_which(const FileSystem& fs, LoaderSimulation& sim, const std::string& lib, int fallback_caller,
@@ -58,18 +60,38 @@ WhichReport finish_which(const FileSystem& fs, LoaderSimulation& sim, const std:
                              (fallback_caller >= 0 ? sim.objects()[fallback_caller].path : std::string("?")));
     }
   }
-  if (is_cudnn_shim_name(lib) && report.resolution.found) {
+  return complete_which(fs, sim, std::move(report));
+}
+
+WhichReport complete_which(const FileSystem& fs, LoaderSimulation& sim, WhichReport report) {
+  if (report.library.empty()) report.library = report.resolution.name;
+  // A cuDNN shim, asked for by its SONAME or reached through a path or the libcudnn.so link.
+  bool shim = is_cudnn_shim_name(report.library);
+  if (!shim && report.resolution.found) {
+    int object = sim.find_mapped_file(report.resolution.canonical);
+    shim = is_cudnn_shim_name(report.resolution.canonical) ||
+           (object >= 0 && is_cudnn_shim_name(sim.objects()[object].elf.soname));
+  }
+  if (shim && report.resolution.found) {
     report.cudnn = model_cudnn_loading(fs, sim, report.resolution);
     for (const auto& n : report.cudnn->notes) report.notes.push_back(n);
   }
   for (const auto& o : sim.objects()) {
     if (is_cudnn_file(o.path)) report.loaded_cudnn_files.push_back(o.canonical);
   }
+  report.loader = sim.system().description;
+  for (const auto& n : sim.system().notes) report.notes.push_back(n);
+  // Hazards anywhere in this process's searches (the sub-libraries' too), each once.
+  for (const Resolution& r : sim.log()) {
+    for (const auto& h : r.hazards) {
+      if (std::find(report.hazards.begin(), report.hazards.end(), h) == report.hazards.end()) report.hazards.push_back(h);
+    }
+  }
   for (const auto& n : report.resolution.notes) report.notes.push_back(n);
   // ld.so refuses to start a program (and dlopen fails) when any DT_NEEDED is missing.
   int missing = 0;
   for (const Resolution& r : sim.log()) {
-    if (r.kind != "DT_NEEDED" || r.found || r.name == lib) continue;
+    if (r.kind != "DT_NEEDED" || r.found || r.name == report.library) continue;
     if (++missing <= 3) {
       report.notes.push_back("DT_NEEDED " + r.name + " of " + r.requester + " is not found (" + r.error +
                              "): the real load would fail there");

@@ -13,14 +13,20 @@
 
 namespace cudnnup {
 
+// The one answer `which`, doctor's "What loads", env/exec and explain share, on Linux and on
+// Windows (loader/windows/which_windows.h fills the same type).
 struct WhichReport {
   std::string target;        // "a plain program linked with -lcudnn", "/path/prog", "torch in /venv"
-  std::string target_kind;   // "plain", "executable", "library", "framework"
-  std::string library;       // the name asked about: "libcudnn.so.9"
+  std::string target_kind;   // "plain", "executable", "library", "framework"; Windows: "python", "torch"
+  std::string library;       // the name asked about: "libcudnn.so.9", "cudnn64_9.dll"
   std::string how_requested; // "DT_NEEDED", "dlopen from X", ...
+  std::string loader;        // "glibc 2.36, default directories compiled into ld.so", "Windows LoadLibrary"
+  std::string search_mode;   // Windows: "standard (SafeDllSearchMode)" | "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS"
+  bool windows = false;      // paths are Windows paths (rendered with '\\')
   Resolution resolution;
   std::optional<CudnnLoad> cudnn;   // when `library` is a cuDNN shim that loads
   std::vector<std::string> loaded_cudnn_files;  // every cuDNN file the model maps, in load order
+  std::vector<std::string> hazards;  // files that would hang or break a real process (a FIFO)
   std::vector<std::string> notes;
   std::vector<std::string> problems;
 };
@@ -43,5 +49,9 @@ Result<WhichReport> which_for_file(const FileSystem& fs, const Environment& env,
 // framework models too.
 WhichReport finish_which(const FileSystem& fs, LoaderSimulation& sim, const std::string& lib, int fallback_caller,
                          WhichReport report);
+
+// The rest of an answer whose `resolution` (and `how_requested`) the caller has set, e.g. after
+// a framework's dlopen by path: cuDNN's sub-libraries, the cuDNN files mapped, hazards, notes.
+WhichReport complete_which(const FileSystem& fs, LoaderSimulation& sim, WhichReport report);
 
 }  // namespace cudnnup

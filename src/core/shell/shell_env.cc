@@ -1,7 +1,9 @@
 #include "shell/shell_env.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
+#include <string_view>
 
 #include "base/paths.h"
 #include "base/strings.h"
@@ -99,11 +101,6 @@ void plan_list(const FileSystem& fs, const Environment& env, const std::string& 
   plan.changes.push_back({var, join(result, std::string(1, env.list_separator()))});
 }
 
-std::string quote_posix(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string quote_fish(const std::string& s) {
   std::string out = "'";
@@ -121,6 +118,19 @@ std::string quote_pwsh(const std::string& s) {
 }
 
 }  // namespace
+
+std::string quote_posix(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string posix_word(const std::string& s) {
+  bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._+-=:,@%").find(c) != std::string_view::npos;
+  });
+  return plain ? s : quote_posix(s);
+}
 
 std::optional<Shell> parse_shell(std::string_view name) {
   if (name == "bash") return Shell::kBash;

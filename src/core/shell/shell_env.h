@@ -53,6 +53,11 @@ EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const Env
 // Shell code that applies the plan: `export`/`set -gx`/`$env:`/`set "..."` lines, notes as comments.
 std::string render_environment(const EnvPlan& plan, Shell shell);
 
+// 'text' for sh/bash/zsh, with embedded single quotes escaped.
+std::string quote_posix(const std::string& text);
+// `text` as one sh word: unchanged when it needs no quoting (/usr/bin/python3), else quote_posix.
+std::string posix_word(const std::string& text);
+
 // The variables a child gets under the plan (for exec).
 std::map<std::string, std::string> apply_environment(const Environment& env, const EnvPlan& plan);
 

@@ -60,8 +60,10 @@ TEST(CudnnFileName, RejectsLookAlikesAndNumbersThatDoNotFit) {
 
 TEST(CudnnFileName, NamesBuiltFromTheFacts) {
   EXPECT_EQ(cudnn_sublibrary_names_tried("ops", Version{9, 19, 0}, 9),
-            (std::vector<std::string>{"libcudnn_ops.so.9.19.0", "libcudnn_ops.so.9.19", "libcudnn_ops.so.9"}));
-  EXPECT_EQ(cudnn_sublibrary_names_tried("ops", std::nullopt, 9), std::vector<std::string>{"libcudnn_ops.so.9"});
+            (std::vector<std::string>{"libcudnn_ops.so.9.19.0", "libcudnn_ops.so.9.19", "libcudnn_ops.so.9", "libcudnn_ops.so"}));
+  EXPECT_EQ(cudnn_sublibrary_names_tried("ops", std::nullopt, 9),
+            (std::vector<std::string>{"libcudnn_ops.so.9", "libcudnn_ops.so"}));
+  EXPECT_EQ(cudnn_dev_link_name("cudnn"), "libcudnn.so");
   EXPECT_EQ(cudnn_version_header_names(9).front(), "cudnn_version_v9.h");
   EXPECT_EQ(cudnn_library_glob(8, false), "libcudnn*.so.8");
   EXPECT_EQ(parse_cudnn_shorthand(""), 9);

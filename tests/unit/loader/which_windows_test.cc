@@ -45,16 +45,19 @@ TEST_F(WhichWindows, PlainProgramFollowsPathOrderAndListsTheLosers) {
   auto r = which_windows(fs, env("C:\\cudnn\\9.19\\bin;C:\\cudnn\\9.1\\bin"), {}, "");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->library, "cudnn64_9.dll");
-  ASSERT_TRUE(r->resolution.winner);
-  EXPECT_EQ(r->resolution.winner->path, "C:/cudnn/9.19/bin/cudnn64_9.dll");
-  EXPECT_EQ(r->resolution.winner->rule, "PATH entry 1");
-  EXPECT_TRUE(r->resolution.loads);
-  ASSERT_EQ(r->resolution.losers.size(), 1u);
-  EXPECT_EQ(r->resolution.losers[0].rule, "PATH entry 2");
-  EXPECT_FALSE(r->mixed);
-  ASSERT_EQ(r->sub_libraries.size(), 2u) << "graph and ops exist; the others exist nowhere and are noted";
-  EXPECT_EQ(r->sub_libraries[0].component, "graph");
-  EXPECT_EQ(r->sub_libraries[0].resolution.winner->path, "C:/cudnn/9.19/bin/cudnn_graph64_9.dll");
+  ASSERT_TRUE(r->resolution.found);
+  EXPECT_EQ(r->resolution.path, "C:/cudnn/9.19/bin/cudnn64_9.dll");
+  EXPECT_EQ(r->resolution.rule, SearchRule::kPathVariable);
+  ASSERT_EQ(r->resolution.candidates.size(), 2u);
+  EXPECT_EQ(r->resolution.candidates[0].source, "PATH entry 1");
+  EXPECT_EQ(r->resolution.candidates[0].entry_index, 0);
+  EXPECT_EQ(r->resolution.candidates[1].source, "PATH entry 2");
+  EXPECT_NE(r->resolution.candidates[1].outcome.find("loses"), std::string::npos);
+  ASSERT_TRUE(r->cudnn);
+  EXPECT_FALSE(r->cudnn->mixed);
+  ASSERT_EQ(r->cudnn->sub_libraries.size(), 2u) << "graph and ops exist; the others exist nowhere and are noted";
+  EXPECT_EQ(r->cudnn->sub_libraries[0].component, "graph");
+  EXPECT_EQ(r->cudnn->sub_libraries[0].resolution.path, "C:/cudnn/9.19/bin/cudnn_graph64_9.dll");
   EXPECT_TRUE(r->problems.empty());
 }
 
@@ -67,11 +70,11 @@ TEST_F(WhichWindows, AppDirBeatsPathForAProgram) {
   t.program = "C:\\apps\\train\\train.exe";
   auto r = which_windows(fs, env("C:\\cudnn\\bin"), t, "9");
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->resolution.winner->path, "C:/apps/train/cudnn64_9.dll");
-  EXPECT_EQ(r->resolution.winner->rule, "application directory");
+  EXPECT_EQ(r->resolution.path, "C:/apps/train/cudnn64_9.dll");
+  EXPECT_EQ(r->resolution.rule, SearchRule::kApplicationDir);
   EXPECT_EQ(r->how_requested, "import table of C:/apps/train/train.exe");
-  ASSERT_EQ(r->resolution.losers.size(), 1u);
-  EXPECT_NE(r->resolution.losers[0].why_not.find("an earlier directory"), std::string::npos);
+  ASSERT_EQ(r->resolution.candidates.size(), 2u);
+  EXPECT_NE(r->resolution.candidates[1].outcome.find("an earlier directory"), std::string::npos);
 }
 
 TEST_F(WhichWindows, PythonExtensionIgnoresPathButSeesAddDllDirectory) {
@@ -82,17 +85,19 @@ TEST_F(WhichWindows, PythonExtensionIgnoresPathButSeesAddDllDirectory) {
   t.python_prefix = "C:/py311";
   auto r = which_windows(fs, env("C:\\cudnn\\bin"), t, "");
   ASSERT_TRUE(r);
-  EXPECT_FALSE(r->resolution.winner) << "PATH is not searched";
+  EXPECT_FALSE(r->resolution.found) << "PATH is not searched";
+  EXPECT_TRUE(r->resolution.failed_at.empty());
   EXPECT_EQ(r->resolution.win32_error, 126);
-  ASSERT_EQ(r->resolution.losers.size(), 1u);
-  EXPECT_NE(r->resolution.losers[0].why_not.find("never searches PATH"), std::string::npos);
+  ASSERT_EQ(r->resolution.candidates.size(), 1u);
+  EXPECT_EQ(r->resolution.candidates[0].search_position, -1);
+  EXPECT_NE(r->resolution.candidates[0].outcome.find("never searches PATH"), std::string::npos);
   EXPECT_FALSE(r->problems.empty());
   t.dll_dirs = {"C:\\cudnn\\bin"};
   auto added = which_windows(fs, env("C:\\cudnn\\bin"), t, "");
   ASSERT_TRUE(added);
-  ASSERT_TRUE(added->resolution.winner);
-  EXPECT_TRUE(added->resolution.loads);
-  EXPECT_NE(added->resolution.winner->rule.find("os.add_dll_directory"), std::string::npos);
+  ASSERT_TRUE(added->resolution.found);
+  EXPECT_EQ(added->resolution.rule, SearchRule::kAddDllDirectory);
+  EXPECT_NE(added->resolution.candidates[0].source.find("os.add_dll_directory"), std::string::npos);
 }
 
 TEST_F(WhichWindows, CondaPythonFindsLibraryBin) {
@@ -103,8 +108,8 @@ TEST_F(WhichWindows, CondaPythonFindsLibraryBin) {
   t.python_prefix = "C:/conda/envs/dl";
   auto r = which_windows(fs, env(""), t, "");
   ASSERT_TRUE(r);
-  ASSERT_TRUE(r->resolution.winner);
-  EXPECT_EQ(r->resolution.winner->path, "C:/conda/envs/dl/Library/bin/cudnn64_9.dll");
+  ASSERT_TRUE(r->resolution.found);
+  EXPECT_EQ(r->resolution.path, "C:/conda/envs/dl/Library/bin/cudnn64_9.dll");
 }
 
 TEST_F(WhichWindows, TorchUsesItsLibAndItsPreloads) {
@@ -117,9 +122,9 @@ TEST_F(WhichWindows, TorchUsesItsLibAndItsPreloads) {
   t.python_prefix = "C:/venv";
   auto r = which_windows(fs, env("C:\\cudnn\\bin"), t, "");
   ASSERT_TRUE(r) << r.error().message;
-  ASSERT_TRUE(r->resolution.winner);
-  EXPECT_EQ(r->resolution.winner->path, sp + "/torch/lib/cudnn64_9.dll");
-  EXPECT_EQ(r->resolution.winner->rule, "already loaded in the process") << "torch preloads torch\\lib\\*.dll";
+  ASSERT_TRUE(r->resolution.found);
+  EXPECT_EQ(r->resolution.path, sp + "/torch/lib/cudnn64_9.dll");
+  EXPECT_EQ(r->resolution.rule, SearchRule::kAlreadyLoaded) << "torch preloads torch\\lib\\*.dll";
   WindowsWhichTarget none = t;
   none.python_prefix = "C:/other";
   auto missing = which_windows(fs, env(""), none, "");
@@ -132,7 +137,8 @@ TEST_F(WhichWindows, EmptyWrongMachineAndMissingSubDllFailWithTheirCodes) {
   add_cudnn9("C:/b");
   auto empty = which_windows(fs, env("C:\\a;C:\\b"), {}, "");
   ASSERT_TRUE(empty);
-  EXPECT_FALSE(empty->resolution.loads);
+  EXPECT_FALSE(empty->resolution.found);
+  EXPECT_EQ(empty->resolution.failed_at, "C:/a/cudnn64_9.dll");
   EXPECT_EQ(empty->resolution.win32_error, 193);
   auto findings = check_windows_loads({*empty});
   ASSERT_EQ(findings.size(), 1u);
@@ -144,7 +150,8 @@ TEST_F(WhichWindows, EmptyWrongMachineAndMissingSubDllFailWithTheirCodes) {
   auto x86 = which_windows(fs, env("C:\\x86"), {}, "");
   ASSERT_TRUE(x86);
   EXPECT_EQ(x86->resolution.win32_error, 193);
-  EXPECT_NE(x86->resolution.winner->problem_detail.find("x86"), std::string::npos);
+  EXPECT_EQ(x86->resolution.candidates[0].problem, LoadProblem::kWrongMachine);
+  EXPECT_NE(x86->resolution.candidates[0].problem_detail.find("x86"), std::string::npos);
 
   add_cudnn9("C:/lonely", false);
   auto lonely = which_windows(fs, env("C:\\lonely"), {}, "");
@@ -160,8 +167,9 @@ TEST_F(WhichWindows, SubLibrariesFromAnotherFolderAreAMix) {
   add_cudnn9("C:/full");
   auto r = which_windows(fs, env("C:\\shim;C:\\full"), {}, "");
   ASSERT_TRUE(r);
-  EXPECT_TRUE(r->mixed);
-  EXPECT_TRUE(r->sub_libraries[0].from_other_copy);
+  ASSERT_TRUE(r->cudnn);
+  EXPECT_TRUE(r->cudnn->mixed);
+  EXPECT_TRUE(r->cudnn->sub_libraries[0].from_other_copy);
   auto f = check_windows_loads({*r});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].id, "windows.mixed_cudnn_dlls");

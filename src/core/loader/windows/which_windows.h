@@ -1,7 +1,8 @@
 // `cudnnup which` on Windows: which cudnn64_N.dll a given kind of process loads, by the Windows
-// search order modelled in core/windows_loader.h (resolve_dll), the rule that picked it, every
-// other copy and why it lost, and cuDNN's sub-libraries (looked up by module name with the same
-// search, as the loader does for a DLL's dependencies).
+// search order modelled in loader/windows/windows_loader.h (resolve_dll), the rule that picked
+// it, every other copy and why it lost, and cuDNN's sub-libraries (looked up by module name with
+// the same search, as the loader does for a DLL's dependencies). The answer is the same
+// WhichReport the glibc model gives (loader/which.h), rendered by the same renderer.
 //
 // Kinds of process:
 //  * plain       LoadLibrary("cudnn64_9.dll") by a program whose folder holds no cuDNN: standard
@@ -20,6 +21,7 @@
 
 #include "base/environment.h"
 #include "base/filesystem.h"
+#include "loader/which.h"
 #include "loader/windows/windows_loader.h"
 
 namespace cudnnup {
@@ -32,25 +34,6 @@ struct WindowsWhichTarget {
   std::vector<std::string> dll_dirs;    // python/torch: more os.add_dll_directory dirs, in call order
 };
 
-struct WindowsSubLibrary {
-  std::string component;  // "graph", "ops_infer", ...
-  DllResolution resolution;
-  bool from_other_copy = false;  // found, but not in the shim's folder
-};
-
-struct WindowsWhichReport {
-  std::string target;         // "a program without cuDNN in its folder", "C:/app/train.exe", ...
-  std::string target_kind;    // plain | executable | python | torch
-  std::string library;        // "cudnn64_9.dll"
-  std::string how_requested;  // "LoadLibrary(\"cudnn64_9.dll\")", "import table of X", ...
-  std::string search_mode;    // "standard (SafeDllSearchMode)" | "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS"
-  DllResolution resolution;
-  std::vector<WindowsSubLibrary> sub_libraries;  // when `library` is a cuDNN shim that is found
-  bool mixed = false;                            // a sub-library comes from another folder
-  std::vector<std::string> notes;
-  std::vector<std::string> problems;
-};
-
 // "cudnn64_9.dll" for "", "cudnn", "9", "cudnn9", "libcudnn"; "cudnn64_8.dll" for "8"; else as given.
 std::string normalize_dll_name(const std::string& lib);
 
@@ -58,10 +41,13 @@ std::string normalize_dll_name(const std::string& lib);
 // Windows folder from %SYSTEMROOT%, PATH, the current dir.
 DllSearchContext windows_base_context(const Environment& env);
 
+// The shared answer type for one Windows lookup.
+Resolution to_resolution(const DllResolution& r, const std::string& kind, const std::string& requester);
+
 // `extra_places`: folders outside the search whose copies should be listed as losers too (the
 // copies doctor found). Errors: the program does not exist or is not a PE image; no torch in
 // the environment.
-Result<WindowsWhichReport> which_windows(const FileSystem& fs, const Environment& env, const WindowsWhichTarget& target,
-                                         const std::string& lib, const std::vector<std::string>& extra_places = {});
+Result<WhichReport> which_windows(const FileSystem& fs, const Environment& env, const WindowsWhichTarget& target,
+                                  const std::string& lib, const std::vector<std::string>& extra_places = {});
 
 }  // namespace cudnnup

@@ -142,31 +142,34 @@ class Resolver {
     return out;
   }
 
-  void add_dir(const std::string& dir, const std::string& rule) {
+  void add_dir(const std::string& dir, const std::string& rule, SearchRule kind) {
     if (dir.empty()) return;
-    dirs_.push_back({paths::normalize(dir), rule});
+    dirs_.push_back({paths::normalize(dir), rule, kind});
   }
 
   void build_search_dirs() {
     if (ctx_.mode == DllSearchMode::kDefaultDirs) {
-      add_dir(ctx_.dll_load_dir, "folder of the module being loaded (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)");
-      add_dir(ctx_.application_dir, "application directory");
+      add_dir(ctx_.dll_load_dir, "folder of the module being loaded (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)", SearchRule::kDllLoadDir);
+      add_dir(ctx_.application_dir, "application directory", SearchRule::kApplicationDir);
       for (size_t i = 0; i < ctx_.user_dirs.size(); ++i) {
-        add_dir(ctx_.user_dirs[i], "added with AddDllDirectory/os.add_dll_directory (#" + std::to_string(i + 1) + ")");
+        add_dir(ctx_.user_dirs[i], "added with AddDllDirectory/os.add_dll_directory (#" + std::to_string(i + 1) + ")",
+                SearchRule::kAddDllDirectory);
       }
-      add_dir(ctx_.system32_dir, "system directory (System32)");
+      add_dir(ctx_.system32_dir, "system directory (System32)", SearchRule::kSystem32);
       return;
     }
     bool has_set_dir = !ctx_.set_dll_directory.empty();
-    add_dir(ctx_.application_dir, "application directory");
-    if (has_set_dir) add_dir(ctx_.set_dll_directory, "SetDllDirectory");
-    if (!ctx_.safe_dll_search_mode && !has_set_dir) add_dir(ctx_.current_dir, "current directory (SafeDllSearchMode off)");
-    add_dir(ctx_.system32_dir, "system directory (System32)");
-    add_dir(ctx_.system16_dir, "16-bit system directory");
-    add_dir(ctx_.windows_dir, "Windows directory");
-    if (ctx_.safe_dll_search_mode && !has_set_dir) add_dir(ctx_.current_dir, "current directory");
+    add_dir(ctx_.application_dir, "application directory", SearchRule::kApplicationDir);
+    if (has_set_dir) add_dir(ctx_.set_dll_directory, "SetDllDirectory", SearchRule::kSetDllDirectory);
+    if (!ctx_.safe_dll_search_mode && !has_set_dir) {
+      add_dir(ctx_.current_dir, "current directory (SafeDllSearchMode off)", SearchRule::kCurrentDir);
+    }
+    add_dir(ctx_.system32_dir, "system directory (System32)", SearchRule::kSystem32);
+    add_dir(ctx_.system16_dir, "16-bit system directory", SearchRule::kSystem16);
+    add_dir(ctx_.windows_dir, "Windows directory", SearchRule::kWindowsDir);
+    if (ctx_.safe_dll_search_mode && !has_set_dir) add_dir(ctx_.current_dir, "current directory", SearchRule::kCurrentDir);
     for (size_t i = 0; i < ctx_.path.size(); ++i) {
-      add_dir(ctx_.path[i], "PATH entry " + std::to_string(i + 1));
+      add_dir(ctx_.path[i], "PATH entry " + std::to_string(i + 1), SearchRule::kPathVariable);
     }
   }
 
@@ -218,7 +221,7 @@ DllResolution resolve_dll(const FileSystem& fs, const std::string& dll_name, con
   // mode skips (PATH and the current dir in DEFAULT_DIRS mode), then the extra places.
   std::vector<DllCandidate> all;
   std::set<std::string> seen;
-  auto add = [&](const std::string& dir, const std::string& rule, int position) {
+  auto add = [&](const std::string& dir, const std::string& rule, SearchRule kind, int position) {
     if (dir.empty()) return;
     auto file = r.find_in_dir(paths::normalize(dir), dll_name);
     if (!file) return;
@@ -226,15 +229,18 @@ DllResolution resolve_dll(const FileSystem& fs, const std::string& dll_name, con
     DllCandidate c;
     c.path = *file;
     c.rule = rule;
+    c.kind = kind;
     c.search_position = position;
     all.push_back(std::move(c));
   };
-  for (size_t i = 0; i < out.search_dirs.size(); ++i) add(out.search_dirs[i].dir, out.search_dirs[i].rule, int(i));
-  if (ctx.mode == DllSearchMode::kDefaultDirs) {
-    for (size_t i = 0; i < ctx.path.size(); ++i) add(ctx.path[i], "PATH entry " + std::to_string(i + 1), -1);
-    add(ctx.current_dir, "current directory", -1);
+  for (size_t i = 0; i < out.search_dirs.size(); ++i) {
+    add(out.search_dirs[i].dir, out.search_dirs[i].rule, out.search_dirs[i].kind, int(i));
   }
-  for (const auto& place : extra_places) add(place, "found by cudnnup outside the search", -1);
+  if (ctx.mode == DllSearchMode::kDefaultDirs) {
+    for (size_t i = 0; i < ctx.path.size(); ++i) add(ctx.path[i], "PATH entry " + std::to_string(i + 1), SearchRule::kPathVariable, -1);
+    add(ctx.current_dir, "current directory", SearchRule::kCurrentDir, -1);
+  }
+  for (const auto& place : extra_places) add(place, "found by cudnnup outside the search", SearchRule::kNotSearched, -1);
   for (auto& c : all) {
     FileCheck check = r.check(c.path, 0);
     c.problem = check.problem;
@@ -247,6 +253,7 @@ DllResolution resolve_dll(const FileSystem& fs, const std::string& dll_name, con
     DllCandidate w;
     w.path = *loaded;
     w.rule = "already loaded in the process";
+    w.kind = SearchRule::kAlreadyLoaded;
     w.chosen = true;
     out.winner = w;
     rule_text = "a module named " + dll_name + " is already loaded in this process (" + *loaded +
@@ -255,6 +262,7 @@ DllResolution resolve_dll(const FileSystem& fs, const std::string& dll_name, con
     DllCandidate w;
     w.path = paths::join(paths::normalize(ctx.system32_dir), dll_name);
     w.rule = "KnownDLLs";
+    w.kind = SearchRule::kKnownDll;
     w.chosen = true;
     out.winner = w;
     rule_text = dll_name + " is a KnownDLL: Windows always uses the System32 copy";

@@ -27,6 +27,7 @@
 #include "base/environment.h"
 #include "base/filesystem.h"
 #include "binfmt/pe.h"
+#include "loader/resolution.h"
 
 namespace cudnnup {
 
@@ -66,6 +67,7 @@ enum class DllLoadProblem {
 struct DllCandidate {
   std::string path;  // where a file of that name is
   std::string rule;  // the search step that finds it: "application directory", "PATH entry 3", ...
+  SearchRule kind = SearchRule::kNone;  // the same as a rule of the shared answer type
   int search_position = -1;  // index in DllResolution::search_dirs; -1 when this mode never looks there
   bool chosen = false;
   std::string why_not;  // for losers: "an earlier directory in the search order has it", ...
@@ -77,6 +79,7 @@ struct DllCandidate {
 struct DllSearchDir {
   std::string dir;
   std::string rule;
+  SearchRule kind = SearchRule::kNone;
 };
 
 struct DllResolution {

@@ -1,0 +1,136 @@
+// The whole doctor on the in-memory filesystem with a fake Prober: what the probe answers is
+// what the copy checks judge (runs on every OS; the machine is described as Linux).
+#include <gtest/gtest.h>
+
+#include "diagnose/doctor.h"
+#include "support/elf_builder.h"
+#include "support/fake_prober.h"
+#include "support/memory_fs.h"
+
+namespace cudnnup {
+namespace {
+
+using testing::FakeProber;
+using testing::MemoryFileSystem;
+
+const char* kLib = "/usr/local/cuda-13.0/lib";
+
+// A CUDA 13.0 toolkit with cuDNN 9.19.0 merged in: every sub-library under its SONAME name.
+void add_toolkit_with_cudnn(MemoryFileSystem& fs) {
+  fs.add_file("/usr/local/cuda-13.0/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "13.0.2"}})");
+  fs.add_file("/usr/local/cuda-13.0/include/cudnn_version.h",
+              "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+  for (const char* c : {"", "_graph", "_ops", "_cnn", "_adv", "_heuristic", "_engines_precompiled",
+                        "_engines_runtime_compiled"}) {
+    std::string name = std::string("libcudnn") + c + ".so.9";
+    fs.add_file(std::string(kLib) + "/" + name, testing::elf_library(name));
+  }
+}
+
+Environment linux_env() {
+  Environment env;
+  env.home = "/home/u";
+  env.cwd = "/home/u";
+  env.vars["HOME"] = "/home/u";
+  return env;
+}
+
+struct DoctorRun {
+  DoctorOutcome outcome;
+  const CudnnCopy* copy = nullptr;
+  std::vector<std::string> ids;  // findings about the copy
+};
+
+DoctorRun doctor(const MemoryFileSystem& fs, FakeProber& prober) {
+  Environment env = linux_env();
+  DoctorInputs in{fs, env, prober, builtin_rules()};
+  DoctorRun r;
+  r.outcome = run_doctor_full(in);
+  for (const auto& c : r.outcome.report.copies) {
+    if (c.lib_dir == kLib) r.copy = &c;
+  }
+  for (const auto& f : r.outcome.report.findings) {
+    if (f.subject == kLib) r.ids.push_back(f.id);
+  }
+  return r;
+}
+
+TEST(DoctorWithFakeProber, TheProbesAnswerIsTheCopysVersion) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  FakeProber prober;
+  prober.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91900, 13000);
+  DoctorRun r = doctor(fs, prober);
+  ASSERT_NE(r.copy, nullptr);
+  ASSERT_EQ(prober.cudnn_requests.size(), 1u);
+  EXPECT_EQ(prober.cudnn_requests[0].library_path, std::string(kLib) + "/libcudnn.so.9");
+  EXPECT_EQ(prober.cudnn_requests[0].lib_dir, kLib) << "the copy's own directory: the child's only library path";
+  EXPECT_EQ(r.copy->library_version.str(), "9.19.0");
+  EXPECT_EQ(r.copy->library_version_source, "cudnnGetVersion()");
+  EXPECT_EQ(r.copy->cuda_major, 13);
+  EXPECT_TRUE(r.ids.empty()) << r.ids.front();
+  EXPECT_TRUE(prober.driver_requests.empty()) << "no driver libraries on this machine: nothing to ask";
+}
+
+TEST(DoctorWithFakeProber, ProbeSaysAnotherCudaMajorOrVersion) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  FakeProber prober;
+  prober.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91400, 12080);
+  DoctorRun r = doctor(fs, prober);
+  EXPECT_EQ(r.ids, (std::vector<std::string>{"cudnn.header_library_mismatch", "cudnn.cuda_major_mismatch"}));
+}
+
+TEST(DoctorWithFakeProber, AProbeThatMappedAnotherCopysFileDoesNotSpeakForTheCopy) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  fs.add_file("/opt/old/lib/libcudnn_graph.so.9", testing::elf_library("libcudnn_graph.so.9"));
+  FakeProber prober;
+  LibraryProbe answer;
+  answer.loaded = true;
+  answer.version_number = 91400;
+  answer.version = decode_cudnn_version_number(91400);
+  answer.cudart_version = decode_cuda_version_number(12080);
+  answer.mapped_files = {std::string(kLib) + "/libcudnn.so.9", "/opt/old/lib/libcudnn_graph.so.9"};
+  prober.set_cudnn(std::string(kLib) + "/libcudnn.so.9", answer);
+  DoctorRun r = doctor(fs, prober);
+  ASSERT_NE(r.copy, nullptr);
+  EXPECT_FALSE(r.copy->probe.isolated);
+  EXPECT_EQ(r.copy->probe.isolation_problem,
+            "could not be probed in isolation: /opt/old/lib/libcudnn_graph.so.9 came from /opt/old/lib, which holds no "
+            "copy doctor lists (its answer, cuDNN 9.14.0 for CUDA 12, is not this copy's)");
+  EXPECT_FALSE(r.copy->library_version.known()) << "never another copy's numbers";
+  EXPECT_FALSE(r.copy->probe.version.known());
+  EXPECT_EQ(r.copy->cuda_major, 0);
+  // Judged by its files (header 9.19.0): no mismatch, no wrong CUDA major; the note is a warning.
+  EXPECT_EQ(r.ids, (std::vector<std::string>{"cudnn.probe_not_isolated"}));
+  // Every mapped file the copy's own: the answer is the copy's.
+  answer.mapped_files = {std::string(kLib) + "/libcudnn.so.9", std::string(kLib) + "/libcudnn_graph.so.9"};
+  answer.version_number = 91900;
+  answer.version = decode_cudnn_version_number(91900);
+  answer.cudart_version = decode_cuda_version_number(13000);
+  prober.set_cudnn(std::string(kLib) + "/libcudnn.so.9", answer);
+  r = doctor(fs, prober);
+  EXPECT_TRUE(r.copy->probe.isolated);
+  EXPECT_EQ(r.copy->library_version.str(), "9.19.0");
+  EXPECT_TRUE(r.ids.empty());
+}
+
+TEST(DoctorWithFakeProber, ProbeThatCrashedOrFailed) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  FakeProber prober;
+  LibraryProbe crashed;
+  crashed.failure = "loading libcudnn.so.9: the probe process was killed by signal 6 (SIGABRT) (crashed)";
+  prober.set_cudnn(std::string(kLib) + "/libcudnn.so.9", crashed);
+  DoctorRun r = doctor(fs, prober);
+  EXPECT_EQ(r.ids, std::vector<std::string>{"cudnn.load_crashed"});
+  ASSERT_NE(r.copy, nullptr);
+  EXPECT_EQ(r.copy->library_version_source, "") << "no version from a probe that did not answer";
+
+  FakeProber unknown;  // told nothing: the library does not load
+  EXPECT_EQ(doctor(fs, unknown).ids, std::vector<std::string>{"cudnn.load_failed"});
+}
+
+}  // namespace
+}  // namespace cudnnup
