@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "platform/dynamic_library.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -22,7 +23,7 @@ int probe_cudnn(const std::string& path) {
   if (!lib) {
     out["loaded"] = false;
     out["error"] = lib.error().message;
-    std::cout << out.dump() << std::endl;
+    std::cout << dump_json(out) << std::endl;
     return kExitOk;
   }
   out["loaded"] = true;
@@ -36,7 +37,7 @@ int probe_cudnn(const std::string& path) {
     out["max_device_version"] = static_cast<long long>(get_max_device());
   }
   lib->leak();  // unloading cuDNN at exit has crashed in the field; the process ends anyway
-  std::cout << out.dump() << std::endl;
+  std::cout << dump_json(out) << std::endl;
   return kExitOk;
 }
 
@@ -153,7 +154,7 @@ int probe_driver(const std::string& cuda_path, const std::string& nvml_path) {
   // The driver API only when NVML could not list the GPUs (no NVML, or it failed): cuInit is
   // the slowest thing doctor would do.
   if (!cuda_path.empty() && !out.contains("gpus")) probe_cuda_driver(cuda_path, out);
-  std::cout << out.dump() << std::endl;
+  std::cout << dump_json(out) << std::endl;
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 
@@ -14,7 +15,7 @@ int report_error(const AppContext& ctx, const Error& error) {
     out["error"] = {{"code", error_code_name(error.code)}, {"message", error.message}};
     if (!error.path.empty()) out["error"]["path"] = error.path;
     out["exit_code"] = code;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cerr << "cudnnup: error: " << error.message << std::endl;
   }

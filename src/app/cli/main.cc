@@ -5,13 +5,26 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/terminal_stream.h"
 #include "app/commands/recovery.h"
+#include "base/terminal_text.h"
 #include "platform/real_filesystem.h"
 #include "platform/system.h"
 
 using namespace cudnnup;
 
-int main(int argc, char** argv) {
+namespace {
+
+// Anything that escapes a command is a bug in cudnnup, not bad input: input errors are values.
+// Say so, ask for a report, and exit with the documented code instead of dying on a signal.
+int internal_error(AppContext& ctx, const std::string& what) {
+  std::fflush(stdout);
+  return report_error(ctx, make_error(ErrorCode::kInternal,
+                                      "internal error (" + terminal_safe(what) + "). This is a bug in cudnnup: please report it with "
+                                      "the command you ran and `cudnnup --version`"));
+}
+
+int run(int argc, char** argv, AppContext& ctx) {
   prepare_console();
   CLI::App app{
       "cudnnup — install, switch, diagnose and verify NVIDIA cuDNN.\n\n"
@@ -25,7 +38,6 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global flags (--json, --no-color, --db) may follow the command name
   app.set_version_flag("--version", std::string("cudnnup ") + CUDNNUP_VERSION);
-  AppContext ctx;
   app.add_flag("--json", ctx.options.json, "Print machine-readable JSON (schema: docs/json-schema.md)");
   app.add_flag("--no-color", ctx.options.no_color, "Never colour the output (NO_COLOR is honoured too)");
   app.add_flag("-q,--quiet", ctx.options.quiet, "Print only problems");
@@ -62,11 +74,26 @@ int main(int argc, char** argv) {
   ctx.env = current_environment();
   ctx.color = !ctx.options.json && !ctx.options.no_color && !ctx.env.get("NO_COLOR") && stdout_is_terminal();
   if (!action) return kExitUsage;
+  const bool child = args.size() >= 2 && args[1].rfind("__", 0) == 0;
+  TerminalStreams streams(/*filter_stdout=*/!ctx.options.json && !child);
   // A cudnnup killed mid-install left a journal: finish or roll it back before anything else
   // looks at the store (ARCHITECTURE: "repairs leftovers on its next start"). Probe children
   // skip this: they only load a library and must stay cheap.
-  if (args.size() < 2 || args[1].rfind("__", 0) != 0) recover_pending_transactions(ctx);
+  if (!child) recover_pending_transactions(ctx);
   int rc = action(ctx);
   std::fflush(stdout);
   return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  AppContext ctx;
+  try {
+    return run(argc, argv, ctx);
+  } catch (const std::exception& e) {
+    return internal_error(ctx, e.what());
+  } catch (...) {
+    return internal_error(ctx, "an exception of unknown type");
+  }
 }

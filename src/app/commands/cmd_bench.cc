@@ -22,6 +22,7 @@
 #include "gpu/verify_gpu.h"
 #include "gpu/verify_locate.h"
 #include "platform/process.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -260,7 +261,7 @@ int bench_child(AppContext& ctx, const ChildOptions& opt) {
   json out;
   auto fail = [&](const std::string& message) {
     out["error"] = message;
-    std::cout << out.dump() << std::endl;
+    std::cout << dump_json(out) << std::endl;
     return kExitOk;
   };
   auto shapes = load_shapes(ctx, opt.shapes);
@@ -311,7 +312,7 @@ int bench_child(AppContext& ctx, const ChildOptions& opt) {
   }
   out["rows"] = rows;
   run_teardown_stage(session);
-  std::cout << out.dump() << std::endl;
+  std::cout << dump_json(out) << std::endl;
   return kExitOk;
 }
 
@@ -330,7 +331,7 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
                        {"k", s.k}, {"r", s.r}, {"s", s.s}, {"pad", s.pad_h}, {"stride", s.stride_h},
                        {"type", data_type_name(c.type)}, {"layout", layout_name(c.layout)}});
     }
-    std::cout << json{{"schema", "cudnnup.bench-cases/1"}, {"cases", cases}}.dump(2) << std::endl;
+    std::cout << dump_json(json{{"schema", "cudnnup.bench-cases/1"}, {"cases", cases}}, 2) << std::endl;
     return kExitOk;
   }
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "");
@@ -366,7 +367,7 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     std::string message = child["error"];
     bool no_gpu = message.rfind("no NVIDIA driver/GPU", 0) == 0;
     if (ctx.options.json) {
-      std::cout << json{{"schema", "cudnnup.bench/1"}, {"error", message}, {"exit_code", no_gpu ? kExitNoGpu : kExitProblems}}.dump(2)
+      std::cout << dump_json(json{{"schema", "cudnnup.bench/1"}, {"error", message}, {"exit_code", no_gpu ? kExitNoGpu : kExitProblems}}, 2)
                 << std::endl;
     } else {
       std::cerr << "cudnnup bench: " << message << std::endl;
@@ -419,7 +420,7 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     for (const auto& r : rows) jr.push_back(bench_row_to_json(r, header.peak.for_type(r.bench.type)));
     out["rows"] = jr;
     out["exit_code"] = rc;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << render_bench_text(header, rows);
   }

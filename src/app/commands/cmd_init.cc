@@ -5,27 +5,17 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/terminal_stream.h"
 #include "shell/shell_env.h"
+#include "shell/shell_quote.h"
 #include "platform/process.h"
 
 namespace cudnnup {
 namespace {
 
-std::string quote_posix(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string quote_pwsh(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string bash_or_zsh_hook(const std::string& exe, Shell shell) {
+// `q` is cudnnup's own path, already through the shell's escaper; the rest is fixed text.
+std::string bash_or_zsh_hook(const std::string& q, Shell shell) {
   std::string name = shell_name(shell);
-  std::string q = quote_posix(exe);
   std::string out =
       "# cudnnup hook (" + name + "): re-applies `cudnnup env` when the directory or CUDNNUP_VERSION changes.\n"
       "_cudnnup_hook() {\n"
@@ -53,8 +43,7 @@ std::string bash_or_zsh_hook(const std::string& exe, Shell shell) {
   return out + "_cudnnup_hook\n";
 }
 
-std::string fish_hook(const std::string& exe) {
-  std::string q = quote_posix(exe);  // fish reads '...' like sh, except \\ and \' inside
+std::string fish_hook(const std::string& q) {
   return "# cudnnup hook (fish): re-applies `cudnnup env` when the directory or CUDNNUP_VERSION changes.\n"
          "function __cudnnup_hook --on-variable PWD --on-variable CUDNNUP_VERSION\n"
          "    set -l out (command " + q + " env --shell fish --hook | string collect)\n"
@@ -69,8 +58,7 @@ std::string fish_hook(const std::string& exe) {
          "__cudnnup_hook\n";
 }
 
-std::string pwsh_hook(const std::string& exe) {
-  std::string q = quote_pwsh(exe);
+std::string pwsh_hook(const std::string& q) {
   return "# cudnnup hook (PowerShell): re-applies `cudnnup env` when the directory or CUDNNUP_VERSION changes.\n"
          "$global:__cudnnupLast = $null\n"
          "function global:__cudnnupHook {\n"
@@ -99,12 +87,13 @@ int run_init(AppContext& ctx, const std::string& shell_text) {
                                         "cannot hook '" + shell_text + "'; use bash, zsh, fish or pwsh (cmd has no "
                                         "prompt hook: run `cudnnup env --shell cmd` instead)"));
   }
-  std::string exe = self_executable_path();
+  auto exe = shell_quote(*shell, self_executable_path());
+  if (!exe) return report_error(ctx, exe.error());
   switch (*shell) {
     case Shell::kBash:
-    case Shell::kZsh: std::cout << bash_or_zsh_hook(exe, *shell); break;
-    case Shell::kFish: std::cout << fish_hook(exe); break;
-    case Shell::kPwsh: std::cout << pwsh_hook(exe); break;
+    case Shell::kZsh: write_raw_stdout(bash_or_zsh_hook(*exe, *shell)); break;
+    case Shell::kFish: write_raw_stdout(fish_hook(*exe)); break;
+    case Shell::kPwsh: write_raw_stdout(pwsh_hook(*exe)); break;
     case Shell::kCmd: break;
   }
   return kExitOk;

@@ -20,6 +20,7 @@
 #include "platform/file_lock.h"
 #include "platform/system.h"
 #include "base/strings.h"
+#include "base/json_text.h"
 #endif
 
 namespace cudnnup {
@@ -112,7 +113,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
       nlohmann::json out = {{"schema", 1}, {"command", "install"}, {"dry_run", true}, {"would_download", source->url},
                             {"manifest", source->manifest_url}, {"size", source->expected_size}, {"sha256", source->expected_sha256},
                             {"exit_code", 0}};
-      std::cout << out.dump(2) << std::endl;
+      std::cout << dump_json(out, 2) << std::endl;
     } else {
       std::cout << "Would download " << source->url << " (" << human_bytes(source->expected_size) << ", sha256 "
                 << source->expected_sha256 << ")\nfrom the manifest " << source->manifest_url
@@ -167,7 +168,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
     out["warnings"] = r.warnings;
     out["recovered"] = recovered;
     out["exit_code"] = kExitOk;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   Style st{ctx.color};

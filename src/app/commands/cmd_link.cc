@@ -7,6 +7,7 @@
 #include "app/commands/store_access.h"
 #include "base/paths.h"
 #include "store/toolkit_link.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -38,7 +39,7 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
     if (ctx.options.json) {
       json out = plan_json(*undone);
       out["action"] = "unlinked";
-      std::cout << out.dump(2) << std::endl;
+      std::cout << dump_json(out, 2) << std::endl;
     } else {
       std::cout << "Removed " << undone->links.size() << " links from " << shown_path(ctx, cuda_dir) << " and put back "
                 << undone->aside.size() << " of its own files.\n";
@@ -67,7 +68,7 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
   if (ctx.options.json) {
     json out = plan_json(*plan);
     out["action"] = opt.dry_run ? "would-link" : "linked";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << (opt.dry_run ? "Would link " : "Linked ") << plan->links.size() << " cuDNN files in "
               << shown_path(ctx, cuda_dir) << " to " << shown_path(ctx, locked->store.layout.current_link())

@@ -16,6 +16,7 @@
 #include "app/render/style.h"
 #include "base/paths.h"
 #include "platform/file_lock.h"
+#include "base/json_text.h"
 #endif
 
 namespace cudnnup {
@@ -93,7 +94,7 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
     nlohmann::json steps = nlohmann::json::array();
     for (const auto& s : r->plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
     out["steps"] = steps;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   Style st{ctx.color};

@@ -8,6 +8,7 @@
 #include "app/commands/store_access.h"
 #include "base/paths.h"
 #include "store/use_change.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -63,7 +64,7 @@ int run_history(AppContext& ctx) {
   if (ctx.options.json) {
     json out = {{"schema", "cudnnup.use/1"}, {"global", store->state.global ? json(*store->state.global) : json(nullptr)}, {"history", json::array()}};
     for (const auto& e : store->state.history) out["history"].push_back(entry_json(e));
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   if (store->state.history.empty()) std::cout << "No changes recorded yet.\n";
@@ -87,7 +88,7 @@ int run_undo(AppContext& ctx) {
     out["schema"] = "cudnnup.use/1";
     out["repairs"] = locked->repairs;
     out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << "Reverted change #" << undone->undoes << ": " << describe_entry(*undone) << "\n";
     print_link_problem(link_problem);
@@ -157,7 +158,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   out["overridden_by"] = over ? json{{"source", selection_source_name(over->source)}, {"origin", over->origin}, {"spec", over->spec}}
                               : json(nullptr);
   if (ctx.options.json) {
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << text;
     print_link_problem(link_problem);

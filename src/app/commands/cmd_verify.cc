@@ -21,6 +21,8 @@
 #include "gpu/verify_locate.h"
 #include "platform/dynamic_library.h"
 #include "platform/process.h"
+#include "base/numbers.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -31,7 +33,7 @@ using nlohmann::json;
 // child side
 
 void emit(const json& line) {
-  std::cout << line.dump() << "\n";
+  std::cout << dump_json(line) << "\n";
   std::cout.flush();  // the parent must see each stage even if the next one crashes us
 }
 
@@ -255,14 +257,12 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
   int first_gpu = 0;
   bool all_gpus = opt.gpu == "all";
   if (!all_gpus) {
-    try {
-      size_t used = 0;
-      first_gpu = std::stoi(opt.gpu, &used);
-      if (used != opt.gpu.size() || first_gpu < 0) throw std::invalid_argument("gpu");
-    } catch (const std::exception&) {
+    auto gpu = checked_int(opt.gpu);
+    if (!gpu) {
       return report_error(ctx, make_error(ErrorCode::kUsage, "--gpu takes a GPU number (0, 1, ...) or 'all', not '" +
                                                                  opt.gpu + "'"));
     }
+    first_gpu = *gpu;
   }
   // The copy.
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "");
@@ -346,7 +346,7 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
     for (const auto& r : reports) runs.push_back(verify_report_to_json(r));
     json out{{"schema", "cudnnup.verify/1"}, {"copy", reports.front().copy}, {"lib_dir", loc->lib_dir},
              {"runs", runs}, {"exit_code", rc}, {"seconds", total}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     for (const auto& r : reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet);
   }

@@ -17,6 +17,7 @@
 #include "loader/which.h"
 #include "loader/windows/which_windows.h"
 #include "base/strings.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -75,7 +76,7 @@ int run_pid(AppContext& ctx, const WhichOptions& o) {
   if (ctx.options.json) {
     auto out = process_report_to_json(*report);
     out["schema"] = "cudnnup.which/1";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << process_report_to_text(*report, ctx.color);
   }
@@ -100,7 +101,7 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
     }
     out["environments_searched"] = nlohmann::ordered_json::array();
     for (const auto& e : envs) out["environments_searched"].push_back(e.prefix);
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else if (reports.empty()) {
     std::cout << "No Python environment with " << o.target << " was found (searched " << envs.size()
               << " environment" << (envs.size() == 1 ? "" : "s")
@@ -124,7 +125,7 @@ int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
   if (ctx.options.json) {
     auto out = which_report_to_json(report);
     out["schema"] = "cudnnup.which/1";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << which_report_to_text(report, verbose, ctx.color);
   }
@@ -183,7 +184,7 @@ int run_which_windows(AppContext& ctx, const WhichOptions& o) {
   if (ctx.options.json) {
     auto out = windows_which_to_json(*report);
     out["schema"] = "cudnnup.which/1";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << windows_which_to_text(*report, o.verbose, ctx.color);
   }

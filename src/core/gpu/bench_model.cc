@@ -3,6 +3,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "base/json_reader.h"
+#include "base/numbers.h"
+
 namespace cudnnup {
 
 namespace {
@@ -53,15 +56,10 @@ Result<std::vector<BenchShape>> parse_bench_shapes(const std::string& text) {
     int v[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
     size_t used_numbers = 0;
     for (size_t i = 0; i < words.size() && i < 9; ++i) {
-      try {
-        size_t used = 0;
-        int value = std::stoi(words[i], &used);
-        if (used != words[i].size()) break;
-        v[i] = value;
-        used_numbers = i + 1;
-      } catch (const std::exception&) {
-        break;
-      }
+      auto value = checked_int(words[i], INT_MIN, INT_MAX);
+      if (!value) break;
+      v[i] = *value;
+      used_numbers = i + 1;
     }
     if (used_numbers < 7) return bad("'" + words[used_numbers] + "' is not a number");
     BenchShape b;
@@ -179,18 +177,17 @@ nlohmann::json bench_row_to_json(const BenchRow& r, double peak_tflops) {
 }
 
 Status attach_pytorch_results(const std::string& json_text, std::vector<BenchRow>& rows) {
-  auto j = nlohmann::json::parse(json_text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j["rows"].is_array()) {
-    return make_error(ErrorCode::kCorrupt, "not the JSON of bench/pytorch_conv.py (expected an object with \"rows\")");
-  }
-  for (const auto& row : j["rows"]) {
-    std::string key = row.value("key", "");
-    double ms = row.value("ms", 0.0);
+  JsonReader reader("the JSON of bench/pytorch_conv.py");
+  JsonValue j = reader.parse_object(json_text);
+  if (reader.ok() && !j.has("rows")) j.fail("rows", "is missing");
+  for (const auto& row : j.array("rows")) {
+    std::string key = row.string("key");
+    double ms = row.number("ms", 0.0);
     for (auto& r : rows) {
       if (r.bench.key() == key && ms > 0) r.pytorch_ms = ms;
     }
   }
-  return ok_status();
+  return reader.status();
 }
 
 }  // namespace cudnnup

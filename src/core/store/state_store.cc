@@ -1,7 +1,11 @@
 #include "store/state_store.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "base/json_reader.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -10,22 +14,23 @@ using nlohmann::json;
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
-std::optional<std::string> read_optional(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  return j[key].get<std::string>();
-}
+// state.json holds a version id and 200 history lines: a few KiB. Anything larger than this is
+// not a state file cudnnup wrote (and reading it whole would only cost memory).
+constexpr uint64_t kMaxStateBytes = 64 << 20;
 
 }  // namespace
 
 HistoryEntry& StoreState::record(HistoryEntry entry) {
-  entry.seq = next_seq++;
+  // Never past kMaxSeq (a state file cannot make it overflow: the reader caps it).
+  entry.seq = std::min(next_seq, kMaxSeq);
+  if (next_seq < kMaxSeq) ++next_seq;
   history.push_back(std::move(entry));
   if (history.size() > kMaxHistory) history.erase(history.begin(), history.end() - kMaxHistory);
   return history.back();
 }
 
 const HistoryEntry* StoreState::last_undoable() const {
-  std::set<int> undone;
+  std::set<int64_t> undone;
   for (const auto& e : history) {
     if (e.action == "undo") undone.insert(e.undoes);
   }
@@ -50,48 +55,53 @@ std::string state_to_json(const StoreState& state) {
     if (e.undoes) h["undoes"] = e.undoes;
     j["history"].push_back(h);
   }
-  return j.dump(2) + "\n";
+  return dump_json(j, 2) + "\n";
 }
 
 Result<StoreState> state_from_json(const std::string& text, const std::string& path) {
-  auto corrupt = [&](const std::string& why) {
+  JsonReader reader(path);
+  JsonValue j = reader.parse_object(text);
+  StoreState state;
+  state.global = j.optional_string("global");
+  state.next_seq = j.integer("next_seq", 1, 1, StoreState::kMaxSeq);
+  for (const auto& h : j.array("history")) {
+    HistoryEntry e;
+    e.seq = h.integer("seq", 0, 1, StoreState::kMaxSeq);
+    if (!h.has("seq")) h.fail("seq", "is missing");
+    e.time = h.string("time");
+    e.action = h.required_string("action");
+    e.from = h.optional_string("from");
+    e.to = h.optional_string("to");
+    e.path = h.string("path");
+    e.undoes = h.integer("undoes", 0, 0, StoreState::kMaxSeq);
+    state.next_seq = std::max(state.next_seq, std::min(e.seq + 1, StoreState::kMaxSeq));
+    state.history.push_back(std::move(e));
+  }
+  if (!reader.ok()) {
     return make_error(ErrorCode::kCorrupt,
-                      "the store state " + path + " is damaged (" + why +
+                      "the store state is damaged (" + reader.status().error().message +
                           "); fix it by hand, or move it aside and choose a default again with `cudnnup use VERSION`",
                       path);
-  };
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return corrupt("not a JSON object");
-  StoreState state;
-  try {
-    state.global = read_optional(j, "global");
-    state.next_seq = j.value("next_seq", 1);
-    if (j.contains("history")) {
-      for (const auto& h : j.at("history")) {
-        HistoryEntry e;
-        e.seq = h.at("seq").get<int>();
-        e.time = h.value("time", "");
-        e.action = h.at("action").get<std::string>();
-        e.from = read_optional(h, "from");
-        e.to = read_optional(h, "to");
-        e.path = h.value("path", "");
-        e.undoes = h.value("undoes", 0);
-        state.next_seq = std::max(state.next_seq, e.seq + 1);
-        state.history.push_back(std::move(e));
-      }
-    }
-  } catch (const json::exception& e) {
-    return corrupt(e.what());
   }
   return state;
 }
 
 Result<StoreState> load_state(const FileSystem& fs, const StoreLayout& layout) {
-  if (!fs.exists(layout.state_file())) return StoreState{};
-  // 1 MiB is far above 200 history entries, and the real FileSystem allocates the cap up front.
-  auto text = fs.read_file(layout.state_file(), 1 << 20);
+  const std::string path = layout.state_file();
+  if (!fs.exists(path)) return StoreState{};
+  // The real FileSystem allocates its cap up front: ask for the file's own size.
+  auto info = fs.stat(path);
+  if (!info) return info.error();
+  if (info->size > kMaxStateBytes) {
+    return make_error(ErrorCode::kCorrupt,
+                      "the store state " + path + " is " + std::to_string(info->size) +
+                          " bytes, far more than cudnnup writes; move it aside and choose a default again with "
+                          "`cudnnup use VERSION`",
+                      path);
+  }
+  auto text = fs.read_file(path, static_cast<size_t>(info->size) + 1);
   if (!text) return text.error();
-  return state_from_json(*text, layout.state_file());
+  return state_from_json(*text, path);
 }
 
 Status save_state(FileSystem& fs, const StoreLayout& layout, const StoreState& state) {

@@ -7,6 +7,7 @@
 // concurrent `use` calls serialise instead of losing one another's update.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,21 +20,24 @@ namespace cudnnup {
 
 // One change. `from`/`to` are nullopt where there was nothing (no global default, no pin file).
 struct HistoryEntry {
-  int seq = 0;
+  int64_t seq = 0;     // 1, 2, ...: at most kMaxSeq
   std::string time;    // UTC, ISO 8601, supplied by the app
   std::string action;  // "use" (global default), "use-local" (pin file), "undo"
   std::optional<std::string> from;
   std::optional<std::string> to;
   std::string path;    // use-local: the pin file written
-  int undoes = 0;      // undo: the seq of the change it reverted
+  int64_t undoes = 0;  // undo: the seq of the change it reverted
 };
 
 struct StoreState {
   std::optional<std::string> global;  // version id, e.g. "9.19.0.56+cuda13"
   std::vector<HistoryEntry> history;  // oldest first, at most kMaxHistory entries
-  int next_seq = 1;
+  int64_t next_seq = 1;
 
   static constexpr size_t kMaxHistory = 200;
+  // Sequence numbers stay below 2^53 (exact in every JSON reader); a file that claims more is
+  // damaged. At one change a second that is 285 million years of changes.
+  static constexpr int64_t kMaxSeq = (int64_t{1} << 53) - 1;
   // Appends with the next seq number, dropping the oldest entries beyond kMaxHistory.
   HistoryEntry& record(HistoryEntry entry);
   // The newest "use"/"use-local" change not yet reverted by an "undo", or nullptr.

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "store/current_link.h"
+#include "base/json_reader.h"
+#include "base/json_text.h"
 #include "base/paths.h"
 #include "facts/cudnn_files.h"
 
@@ -41,7 +43,7 @@ json plan_to_json(const LinkPlan& plan, const std::string& time, const std::stri
 
 Status write_manifest(FileSystem& fs, const LinkPlan& plan, const std::string& time, const std::string& status) {
   std::string tmp = plan.manifest + ".tmp";
-  if (auto s = fs.write_file(tmp, plan_to_json(plan, time, status).dump(2) + "\n", true); !s) return s;
+  if (auto s = fs.write_file(tmp, dump_json(plan_to_json(plan, time, status), 2) + "\n", true); !s) return s;
   return fs.rename(tmp, plan.manifest);
 }
 
@@ -168,16 +170,19 @@ Result<LinkPlan> undo_toolkit_link(FileSystem& fs, const std::string& raw_dir) {
   if (!text) {
     return make_error(ErrorCode::kNotFound, cuda_dir + " is not linked by cudnnup (no " + manifest + ")", manifest);
   }
-  json j = json::parse(*text, nullptr, false);
+  JsonReader reader(manifest);
+  JsonValue j = reader.parse_object(*text);
   LinkPlan plan;
-  try {
-    plan.cuda_dir = j.at("cuda_dir").get<std::string>();
-    plan.manifest = manifest;
-    plan.version = j.value("version", "");
-    for (const auto& l : j.at("links")) plan.links.push_back({l.at("link"), l.at("target")});
-    for (const auto& a : j.at("aside")) plan.aside.push_back({a.at("from"), a.at("to")});
-  } catch (const json::exception& e) {
-    return make_error(ErrorCode::kCorrupt, "the link manifest " + manifest + " is damaged (" + e.what() +
+  plan.cuda_dir = j.required_string("cuda_dir");
+  plan.manifest = manifest;
+  plan.version = j.string("version");
+  for (const char* key : {"links", "aside"}) {
+    if (!j.has(key)) j.fail(key, "is missing");
+  }
+  for (const auto& l : j.array("links")) plan.links.push_back({l.required_string("link"), l.required_string("target")});
+  for (const auto& a : j.array("aside")) plan.aside.push_back({a.required_string("from"), a.required_string("to")});
+  if (!reader.ok()) {
+    return make_error(ErrorCode::kCorrupt, "the link manifest is damaged (" + reader.status().error().message +
                                                "); restore the files in " + cuda_dir + "/" + kAsideDir + " by hand",
                       manifest);
   }
