@@ -9,10 +9,14 @@
 // Debian machines that build cudnnup: their escapers are unit-tested (unit/shell/shell_quote_test.cc).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "platform/process.h"
+#include "store/selection.h"
 #include "support/fixture_libs.h"
 
 namespace cudnnup {
@@ -165,6 +169,45 @@ TEST_F(HostileShell, StorePathsAreQuotedOrRefused) {
         EXPECT_EQ(r.out, store_dir + "/versions/" + kId + "\n") << r.err;
       }
     }
+  }
+}
+
+// A pin file comes with a cloned repository: a FIFO must not hang `current` or the prompt, a link
+// to another file must not get that file's first line printed, and bytes in it never reach the
+// terminal raw (issue: a FIFO hung every prompt, a link to /etc/shadow printed its first line).
+TEST_F(HostileShell, PinFilesThatAreNotPlainPinsAreRefusedWithoutEchoingThem) {
+  std::string secret = tmp / "secret.txt";
+  write_text(secret, "root:$6$SECRETHASH:19000:0:99999:7:::\n");
+  struct Case {
+    std::string name;
+    std::function<void(const std::string&)> make;
+  };
+  const std::vector<Case> cases = {
+      {"fifo", [](const std::string& pin) { ASSERT_EQ(::mkfifo(pin.c_str(), 0600), 0); }},
+      {"link to another file", [&](const std::string& pin) { std::filesystem::create_symlink(secret, pin); }},
+      {"link to a device", [](const std::string& pin) { std::filesystem::create_symlink("/dev/zero", pin); }},
+      {"directory", [](const std::string& pin) { make_dirs(pin); }},
+      {"escape sequences", [](const std::string& pin) { write_text(pin, "\x1b]0;owned\x07\x1b[2J9.19\n"); }},
+      {"oversized", [](const std::string& pin) { write_text(pin, std::string(kMaxPinFileBytes + 1, '9')); }},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string dir = tmp / ("badpins/" + std::to_string(n++));
+    make_dirs(dir);
+    c.make(dir + "/.cudnn-version");
+    // run() waits at most 30 s: a hang fails the test instead of blocking the suite.
+    auto current = run("/bin/bash", "cd \"$HOSTILE\" && \"$CUDNNUP\" current", {{"HOSTILE", dir}});
+    EXPECT_EQ(current.exit_code, 2) << current.describe_failure() << "\n" << current.err;
+    EXPECT_NE(current.err.find(".cudnn-version"), std::string::npos) << "the message names the pin file: " << current.err;
+    EXPECT_EQ(current.err.find("SECRETHASH"), std::string::npos) << current.err;
+    EXPECT_EQ(current.err.find('\x1b'), std::string::npos) << "no raw escape byte on the terminal";
+    EXPECT_EQ(current.out.find('\x1b'), std::string::npos);
+    // Under the hook the prompt comes back, and the environment is left alone.
+    auto hook = run("/bin/bash", hook_script("bash", "CUDNN_PATH"), {{"HOSTILE", dir}});
+    EXPECT_TRUE(hook.exited_normally()) << hook.describe_failure();
+    EXPECT_EQ(hook.out, "");
+    EXPECT_EQ(hook.err.find("SECRETHASH"), std::string::npos) << hook.err;
   }
 }
 

@@ -8,6 +8,17 @@
 namespace cudnnup {
 namespace {
 
+// What a message may quote of a pin file's line. A spec is short and made of letters, digits and
+// ". + _ -" (spaces shown too: "cudnn nine"); anything else (the first line of another file reached through a link, escape
+// sequences, binary) is described, never echoed.
+std::string shown_line(const std::string& line) {
+  bool plain = line.size() <= 40;
+  for (char c : line) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view(".+_- ").find(c) != std::string_view::npos);
+  }
+  if (plain) return "says '" + line + "'";
+  return "holds a line of " + std::to_string(line.size()) + " bytes (not shown)";
+}
 
 }  // namespace
 
@@ -47,7 +58,24 @@ std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string
 }
 
 Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path) {
-  auto text = fs.read_file(path, 64 * 1024);
+  // stat follows links: what the pin resolves to must be a regular file. A FIFO would block the
+  // read (and every prompt under the hook), a device would never end.
+  auto info = fs.stat(path);
+  if (info && info->type != FileType::kRegular) {
+    return make_error(ErrorCode::kUsage,
+                      "the pin file " + path + " is not a regular file (a directory, FIFO, device or socket, "
+                      "or a link to one); remove it, or write a version into a plain file with "
+                      "`cudnnup use --local VERSION`",
+                      path);
+  }
+  if (info && info->size > kMaxPinFileBytes) {
+    return make_error(ErrorCode::kUsage,
+                      "the pin file " + path + " is " + std::to_string(info->size) + " bytes; a pin file holds one "
+                      "version spec (at most " + std::to_string(kMaxPinFileBytes) + " bytes): remove it, or "
+                      "rewrite it with `cudnnup use --local VERSION`",
+                      path);
+  }
+  auto text = info ? fs.read_file(path, kMaxPinFileBytes) : Result<std::string>(info.error());
   if (!text) {
     const Error& e = text.error();
     return make_error(e.code == ErrorCode::kNotFound ? ErrorCode::kIo : e.code,
@@ -64,7 +92,7 @@ Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path)
     if (line.empty() || line[0] == '#') continue;
     if (auto spec = VersionSpec::parse(line); !spec) {
       return make_error(ErrorCode::kUsage,
-                        "the pin file " + path + " says '" + line + "', which is not a cuDNN version spec; " +
+                        "the pin file " + path + " " + shown_line(line) + ", which is not a cuDNN version spec; " +
                             "write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
                         path);
     }

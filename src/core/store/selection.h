@@ -35,7 +35,11 @@ struct SelectionRequest {
 // The nearest pin file at or above `dir`, or nullopt.
 std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string& dir);
 // The spec in a pin file: its first line that is neither empty nor a # comment. An unreadable,
-// empty or malformed pin file is an error naming the file (kPermission / kUsage).
+// empty or malformed pin file is an error naming the file (kPermission / kUsage). Pin files come
+// with cloned repositories, so they are hostile: only a regular file (links are followed and
+// what they reach is checked) of at most kMaxPinFileBytes is read, and a line that is not a
+// plain spec is never quoted back.
+inline constexpr uint64_t kMaxPinFileBytes = 4096;
 Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path);
 // The text written by `cudnnup use --local`.
 std::string pin_file_contents(const std::string& spec);
