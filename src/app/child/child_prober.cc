@@ -1,18 +1,19 @@
 #include "app/child/child_prober.h"
 
-#include <nlohmann/json.hpp>
-
+#include <climits>
 #include <future>
+#include <optional>
 
+#include "base/json_reader.h"
 #include "platform/process.h"
 
 namespace cudnnup {
 namespace {
 
-using nlohmann::json;
-
-// Runs `cudnnup __probe ...`; returns the JSON it printed, or a description of how it failed.
-Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms) {
+// Runs `cudnnup __probe ...`; returns what it printed, or a description of how it failed. The
+// child loads a library that anyone may have built, and that library can print too: its output
+// is read with types checked (base/json_reader.h).
+Result<std::string> run_probe(const std::vector<std::string>& args, int timeout_ms) {
   std::vector<std::string> argv = {self_executable_path(), "__probe"};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions options;
@@ -24,10 +25,10 @@ Result<json> run_probe(const std::vector<std::string>& args, int timeout_ms) {
     if (!result->err.empty()) why += ": " + result->err.substr(0, 500);
     return make_error(ErrorCode::kIo, why);
   }
-  auto doc = json::parse(result->out, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorCode::kInternal, "the probe printed no JSON");
-  return doc;
+  return result->out;
 }
+
+constexpr const char* kProbeOutput = "the probe's output";
 
 }  // namespace
 
@@ -39,16 +40,27 @@ LibraryProbe ChildProber::probe_cudnn(const std::string& library_path) {
     probe.failure = "loading " + library_path + ": " + out.error().message;
     return probe;
   }
-  const json& j = *out;
-  probe.loaded = j.value("loaded", false);
-  if (!probe.loaded) {
-    probe.failure = j.value("error", std::string("unknown load error"));
+  JsonReader reader(kProbeOutput);
+  JsonValue j = reader.parse_object(*out);
+  bool loaded = j.boolean("loaded", false);
+  std::string error = j.string("error", "unknown load error");
+  long long version = j.integer("version", 0, 0, LLONG_MAX);
+  std::optional<long long> cudart;
+  if (j.has("cudart_version")) cudart = j.integer("cudart_version", 0, 0, LLONG_MAX);
+  long long max_device = j.integer("max_device_version", 0, LLONG_MIN, LLONG_MAX);
+  if (!reader.ok()) {
+    probe.failure = "loading " + library_path + ": " + reader.status().error().message;
     return probe;
   }
-  probe.version_number = j.value("version", 0LL);
+  probe.loaded = loaded;
+  if (!probe.loaded) {
+    probe.failure = error;
+    return probe;
+  }
+  probe.version_number = version;
   probe.version = decode_cudnn_version_number(probe.version_number);
-  if (j.contains("cudart_version")) probe.cudart_version = decode_cuda_version_number(j["cudart_version"].get<long long>());
-  probe.max_device_version = j.value("max_device_version", 0LL);
+  if (cudart) probe.cudart_version = decode_cuda_version_number(*cudart);
+  probe.max_device_version = max_device;
   return probe;
 }
 
@@ -64,6 +76,23 @@ std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<std::st
   return out;
 }
 
+namespace {
+
+std::string driver_problems(const JsonValue& j) {
+  std::string problems;
+  for (const char* key : {"nvml_error", "cuda_error", "cuda_init_error_text"}) {
+    std::string text = j.string(key);
+    if (!text.empty()) problems += (problems.empty() ? "" : "; ") + text;
+  }
+  if (j.has("cuda_init_error") && !j.has("cuda_init_error_text")) {
+    problems += (problems.empty() ? "" : "; ") + std::string("cuInit failed with code ") +
+                std::to_string(j.integer("cuda_init_error", 0, INT_MIN, INT_MAX));
+  }
+  return problems;
+}
+
+}  // namespace
+
 DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
   DriverInfo info;
   std::vector<std::string> args = {"driver"};
@@ -74,33 +103,27 @@ DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std:
     info.problem = out.error().message;
     return info;
   }
-  const json& j = *out;
-  if (j.contains("driver_version")) {
-    info.version_text = j["driver_version"].get<std::string>();
+  JsonReader reader(kProbeOutput);
+  JsonValue j = reader.parse_object(*out);
+  if (j.has("driver_version")) {
+    info.version_text = j.string("driver_version");
     info.version = Version::parse(info.version_text).value_or(Version{});
     info.source = "nvml";
   }
-  if (j.contains("cuda_driver_version")) {
-    info.cuda_version = decode_cuda_version_number(j["cuda_driver_version"].get<int>());
+  if (j.has("cuda_driver_version")) {
+    info.cuda_version = decode_cuda_version_number(j.integer("cuda_driver_version", 0, 0, INT_MAX));
     if (info.source.empty()) info.source = "cuda driver api";
   }
-  for (const auto& g : j.value("gpus", json::array())) {
+  for (const auto& g : j.array("gpus")) {
     Gpu gpu;
-    gpu.index = g.value("index", 0);
-    gpu.name = g.value("name", std::string());
-    gpu.compute_capability = Version::parse(g.value("compute_capability", std::string())).value_or(Version{});
-    gpu.memory_bytes = g.value("memory_bytes", 0ULL);
+    gpu.index = static_cast<int>(g.integer("index", 0, 0, INT_MAX));
+    gpu.name = g.string("name");
+    gpu.compute_capability = Version::parse(g.string("compute_capability")).value_or(Version{});
+    gpu.memory_bytes = g.unsigned_integer("memory_bytes", 0);
     info.gpus.push_back(gpu);
   }
-  std::string problems;
-  for (const char* key : {"nvml_error", "cuda_error", "cuda_init_error_text"}) {
-    if (j.contains(key) && j[key].is_string()) problems += (problems.empty() ? "" : "; ") + j[key].get<std::string>();
-  }
-  if (j.contains("cuda_init_error") && !j.contains("cuda_init_error_text")) {
-    problems += (problems.empty() ? "" : "; ") + std::string("cuInit failed with code ") +
-                std::to_string(j["cuda_init_error"].get<int>());
-  }
-  info.problem = problems;
+  info.problem = driver_problems(j);
+  if (!reader.ok()) info.problem += (info.problem.empty() ? "" : "; ") + reader.status().error().message;
   return info;
 }
 

@@ -5,9 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "adapters/cuda_driver_api.h"
@@ -22,6 +25,7 @@
 #include "gpu/verify_gpu.h"
 #include "gpu/verify_locate.h"
 #include "platform/process.h"
+#include "base/json_reader.h"
 #include "base/json_text.h"
 
 namespace cudnnup {
@@ -319,6 +323,48 @@ int bench_child(AppContext& ctx, const ChildOptions& opt) {
 // ------------------------------------------------------------------------------------------
 // parent side
 
+// What the bench child printed last: an error, or the rows and the header. The child has loaded
+// a library anyone may have built, so the line is read with types checked.
+struct BenchChildOutput {
+  std::optional<std::string> error;
+  std::vector<BenchRow> rows;
+  BenchHeader header;
+  json doc;  // the whole line, passed on by --json
+};
+
+Result<BenchChildOutput> read_bench_child(const std::string& out, const std::vector<BenchShape>& shapes) {
+  auto pos = out.rfind("\n{");
+  JsonReader reader("the bench process's output");
+  const std::string line = pos == std::string::npos ? out : out.substr(pos + 1);
+  JsonValue child = reader.parse_object(line);
+  BenchChildOutput o;
+  if (child.has("error")) o.error = child.string("error", "unknown error");
+  std::map<std::string, BenchCase> by_key;
+  for (const auto& c : bench_cases(shapes)) by_key[c.key()] = c;
+  for (const auto& j : child.array("rows")) {
+    BenchRow r;
+    r.bench = by_key[j.string("key")];
+    r.ms = j.number("ms", 0.0);
+    r.tflops = j.number("tflops", 0.0);
+    r.engine = j.integer("engine", -1, -1, INT64_MAX);
+    r.candidates = static_cast<int>(j.integer("candidates", 0, 0, INT_MAX));
+    r.error = j.string("error");
+    r.tried = j.strings("tried");
+    o.rows.push_back(r);
+  }
+  o.header.lib_dir = child.string("lib_dir");
+  o.header.cudnn_version = child.string("cudnn_version");
+  o.header.gpu_name = child.object("gpu").string("name");
+  JsonValue peak = child.object("peak");
+  o.header.peak.half = peak.number("half_tflops", 0.0);
+  o.header.peak.tf32 = peak.number("tf32_tflops", 0.0);
+  o.header.peak.fp32 = peak.number("fp32_tflops", 0.0);
+  o.header.peak.source = peak.string("source");
+  if (!reader.ok()) return reader.status().error();
+  o.doc = json::parse(line, nullptr, false);  // an object: the reader has just checked it
+  return o;
+}
+
 int run_bench(AppContext& ctx, const BenchOptions& opt) {
   auto shapes = load_shapes(ctx, opt.shapes);
   if (!shapes) return report_error(ctx, shapes.error());
@@ -352,19 +398,15 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
   po.timeout_ms = opt.timeout_s * 1000;
   auto result = run_process(argv, po);
   if (!result) return report_error(ctx, result.error());
-  json child;
-  {
-    auto pos = result->out.rfind("\n{");
-    std::string last = pos == std::string::npos ? result->out : result->out.substr(pos + 1);
-    child = json::parse(last, nullptr, false);
-  }
-  if (!result->exited_normally() || child.is_discarded() || !child.is_object()) {
+  auto child = result->exited_normally() ? read_bench_child(result->out, *shapes)
+                                          : Result<BenchChildOutput>(make_error(ErrorCode::kInternal, ""));
+  if (!child) {
     return report_error(ctx, make_error(ErrorCode::kInternal,
                                         "the bench process " + result->describe_failure() +
                                             "; run `cudnnup verify --copy " + loc->lib_dir + "` to find the broken stage"));
   }
-  if (child.contains("error")) {
-    std::string message = child["error"];
+  if (child->error) {
+    std::string message = *child->error;
     bool no_gpu = message.rfind("no NVIDIA driver/GPU", 0) == 0;
     if (ctx.options.json) {
       std::cout << dump_json(json{{"schema", "cudnnup.bench/1"}, {"error", message}, {"exit_code", no_gpu ? kExitNoGpu : kExitProblems}}, 2)
@@ -375,36 +417,15 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     return no_gpu ? kExitNoGpu : kExitProblems;
   }
 
-  // Rebuild rows from the child's JSON, attach PyTorch's, render.
-  std::vector<BenchRow> rows;
-  std::map<std::string, BenchCase> by_key;
-  for (const auto& c : bench_cases(*shapes)) by_key[c.key()] = c;
-  for (const auto& j : child["rows"]) {
-    BenchRow r;
-    r.bench = by_key[j.value("key", "")];
-    r.ms = j.value("ms", 0.0);
-    r.tflops = j.value("tflops", 0.0);
-    r.engine = j.value("engine", int64_t{-1});
-    r.candidates = j.value("candidates", 0);
-    r.error = j.value("error", "");
-    r.tried = j.value("tried", std::vector<std::string>{});
-    rows.push_back(r);
-  }
+  std::vector<BenchRow>& rows = child->rows;
   if (!opt.compare.empty()) {
     auto text = ctx.fs->read_file(opt.compare, 16 << 20);
     if (!text) return report_error(ctx, make_error(ErrorCode::kNotFound, "cannot read " + opt.compare, opt.compare));
     auto attached = attach_pytorch_results(*text, rows);
     if (!attached) return report_error(ctx, make_error(attached.error().code, opt.compare + ": " + attached.error().message, opt.compare));
   }
-  BenchHeader header;
-  header.lib_dir = child.value("lib_dir", "");
-  header.cudnn_version = child.value("cudnn_version", "");
+  BenchHeader& header = child->header;
   header.gpu = opt.gpu;
-  header.gpu_name = child["gpu"].value("name", "");
-  header.peak.half = child["peak"].value("half_tflops", 0.0);
-  header.peak.tf32 = child["peak"].value("tf32_tflops", 0.0);
-  header.peak.fp32 = child["peak"].value("fp32_tflops", 0.0);
-  header.peak.source = child["peak"].value("source", "");
   if (!opt.svg.empty()) {
     auto st = ctx.fs->write_file(opt.svg, render_bench_svg(header, rows), false);
     if (!st) return report_error(ctx, st.error());
@@ -414,7 +435,7 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     if (!r.error.empty()) rc = kExitProblems;
   }
   if (ctx.options.json) {
-    json out = child;
+    json out = child->doc;
     out["schema"] = "cudnnup.bench/1";
     json jr = json::array();
     for (const auto& r : rows) jr.push_back(bench_row_to_json(r, header.peak.for_type(r.bench.type)));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <chrono>
 #include <cstdio>
+#include <climits>
 #include <iostream>
 #include <sstream>
 
@@ -22,6 +23,7 @@
 #include "platform/dynamic_library.h"
 #include "platform/process.h"
 #include "base/numbers.h"
+#include "base/json_reader.h"
 #include "base/json_text.h"
 
 namespace cudnnup {
@@ -182,18 +184,23 @@ ChildRun run_child(const std::string& lib_dir, int gpu, const VerifyOptions& opt
     std::istringstream lines(result->out);
     std::string line;
     while (std::getline(lines, line)) {
-      auto j = json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) continue;
-      std::string event = j.value("event", "");
+      // The child has loaded a library anyone may have built, which can print lines too: a line
+      // that is not one of ours (wrong JSON, wrong types) is skipped.
+      JsonReader reader("the verify process's output");
+      JsonValue j = reader.parse_object(line);
+      std::string event = j.string("event");
+      if (!reader.ok()) continue;
       if (event == "start") {
-        started = j.value("id", "");
+        started = j.string("id");
       } else if (event == "stage") {
-        run.stages.push_back(stage_from_json(j["stage"]));
+        StageResult stage = stage_from_json(j.object("stage"));
+        if (!reader.ok()) continue;
+        run.stages.push_back(std::move(stage));
         started.clear();
       } else if (event == "loading") {
-        loading = j.value("path", "");
+        loading = j.string("path");
       } else if (event == "driver") {
-        run.device_count = j.value("device_count", 0);
+        run.device_count = static_cast<int>(j.integer("device_count", 0, 0, INT_MAX));
       }
     }
   }
