@@ -3,10 +3,12 @@
 // real bash, zsh and fish sessions that load `cudnnup init <shell>` and cd into them, and through
 // `eval "$(cudnnup env)"`. The injected commands create a canary file, which must never appear;
 // ordinary names (spaces, quotes, $, backslashes, bytes that are not UTF-8) must come out in the
-// environment exactly. A path with a line break cannot be written safely: env refuses it (exit 2,
-// naming it) and the hook changes nothing. One case runs an interactive bash and zsh under
-// script(1), where the hook runs from the prompt. PowerShell and cmd are not installed on the
-// Debian machines that build cudnnup: their escapers are unit-tested (unit/shell/shell_quote_test.cc).
+// environment exactly (except where a backslash in the pin or store path keeps it from being
+// found at all: base/paths.h treats a backslash as a separator on every OS). A path with a line
+// break cannot be written safely: env refuses it (exit 2, naming it) and the hook changes nothing.
+// One case runs an interactive bash and zsh under script(1), where the hook runs from the prompt.
+// PowerShell and cmd are not installed on the Debian machines that build cudnnup: their escapers
+// are unit-tested (unit/shell/shell_quote_test.cc).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
