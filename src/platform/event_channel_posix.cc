@@ -2,22 +2,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <stdexcept>
-
 #include "platform/event_channel.h"
+
+#include "base/numbers.h"
 
 namespace cudnnup {
 
 Result<EventChannel> EventChannel::open(const std::string& id) {
   if (id == "-") return EventChannel(1);
-  int fd = -1;
-  try {
-    size_t used = 0;
-    fd = std::stoi(id, &used);
-    if (used != id.size() || fd < 0) fd = -1;
-  } catch (const std::exception&) {
-    fd = -1;
-  }
+  int fd = checked_int(id).value_or(-1);
   if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
     return make_error(ErrorCode::kUsage, "no event channel '" + id + "' (cudnnup starts this command itself)");
   }

@@ -4,18 +4,13 @@
 
 #include "platform/event_channel.h"
 
+#include "base/numbers.h"
+
 namespace cudnnup {
 
 Result<EventChannel> EventChannel::open(const std::string& id) {
   if (id == "-") return EventChannel(reinterpret_cast<intptr_t>(GetStdHandle(STD_OUTPUT_HANDLE)));
-  unsigned long long value = 0;
-  try {
-    size_t used = 0;
-    value = std::stoull(id, &used);
-    if (used != id.size()) value = 0;
-  } catch (const std::exception&) {
-    value = 0;
-  }
+  uint64_t value = checked_unsigned(id, UINTPTR_MAX).value_or(0);
   HANDLE h = reinterpret_cast<HANDLE>(static_cast<uintptr_t>(value));
   DWORD flags = 0;
   if (value == 0 || !GetHandleInformation(h, &flags)) {

@@ -279,7 +279,9 @@ class PosixFileSystem final : public FileSystem {
 
   Result<std::string> read_range(const std::string& path, uint64_t offset,
                                  size_t max_bytes) const override {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // O_NONBLOCK: a FIFO put where a file is expected (a planted .cudnn-version, a name doctor
+    // scans) must not block; pread on it then fails (ESPIPE). Regular files ignore the flag.
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
     if (!fd.valid()) return errno_error("cannot open", path, errno);
     // Size the buffer by what the file holds, not by the caller's cap: callers pass generous
     // caps (16 MiB) and zero-filling those for every small file dominated doctor's run time.

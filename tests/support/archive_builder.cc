@@ -70,8 +70,10 @@ void write_archive(const std::string& out_path, const std::vector<FakeEntry>& en
       default:
         ADD_FAILURE() << "unsupported fake entry kind";
     }
-    if (e.mode >= 0) archive_entry_set_perm(ae, static_cast<mode_t>(e.mode));
-    ASSERT_EQ(archive_write_header(a, ae), ARCHIVE_OK) << e.path << ": " << archive_error_string(a);
+    // ARCHIVE_WARN: a name that is not valid in the locale's charset (the hostile-name tests
+    // write such names on purpose) is stored as raw bytes, with a warning.
+    int header = archive_write_header(a, ae);
+    ASSERT_TRUE(header == ARCHIVE_OK || header == ARCHIVE_WARN) << e.path << ": " << archive_error_string(a);
     if (e.kind == EntryKind::kFile && !e.data.empty()) {
       size_t n = e.declared_size >= 0 ? std::min(e.data.size(), size_t(e.declared_size)) : e.data.size();
       archive_write_data(a, e.data.data(), n);

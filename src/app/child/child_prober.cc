@@ -1,12 +1,12 @@
 #include "app/child/child_prober.h"
 
-#include <nlohmann/json.hpp>
-
+#include <climits>
 #include <future>
 #include <map>
 #include <optional>
 
 #include "app/child/child_runner.h"
+#include "base/json_reader.h"
 #include "base/result.h"
 #include "child/loader_environment.h"
 #include "child/mapped_files.h"
@@ -41,6 +41,8 @@ Result<json> run_probe(const std::string& task, json request, int timeout_ms, st
   return *answer;
 }
 
+constexpr const char* kProbeOutput = "the probe's output";
+
 }  // namespace
 
 LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
@@ -58,16 +60,27 @@ LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
     probe.failure = "loading " + library_path + ": " + out.error().message;
     return probe;
   }
-  const json& j = *out;
-  probe.loaded = j.value("loaded", false);
-  if (!probe.loaded) {
-    probe.failure = j.value("error", std::string("unknown load error"));
+  JsonReader reader(kProbeOutput);
+  JsonValue j = reader.read_object(std::move(*out));
+  bool loaded = j.boolean("loaded", false);
+  std::string error = j.string("error", "unknown load error");
+  long long version = j.integer("version", 0, 0, LLONG_MAX);
+  std::optional<long long> cudart;
+  if (j.has("cudart_version")) cudart = j.integer("cudart_version", 0, 0, LLONG_MAX);
+  long long max_device = j.integer("max_device_version", 0, LLONG_MIN, LLONG_MAX);
+  if (!reader.ok()) {
+    probe.failure = "loading " + library_path + ": " + reader.status().error().message;
     return probe;
   }
-  probe.version_number = j.value("version", 0LL);
+  probe.loaded = loaded;
+  if (!probe.loaded) {
+    probe.failure = error;
+    return probe;
+  }
+  probe.version_number = version;
   probe.version = decode_cudnn_version_number(probe.version_number);
-  if (j.contains("cudart_version")) probe.cudart_version = decode_cuda_version_number(j["cudart_version"].get<long long>());
-  probe.max_device_version = j.value("max_device_version", 0LL);
+  if (cudart) probe.cudart_version = decode_cuda_version_number(*cudart);
+  probe.max_device_version = max_device;
   return probe;
 }
 
@@ -83,6 +96,23 @@ std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<ProbeRe
   return out;
 }
 
+namespace {
+
+std::string driver_problems(const JsonValue& j) {
+  std::string problems;
+  for (const char* key : {"nvml_error", "cuda_error", "cuda_init_error_text"}) {
+    std::string text = j.string(key);
+    if (!text.empty()) problems += (problems.empty() ? "" : "; ") + text;
+  }
+  if (j.has("cuda_init_error") && !j.has("cuda_init_error_text")) {
+    problems += (problems.empty() ? "" : "; ") + std::string("cuInit failed with code ") +
+                std::to_string(j.integer("cuda_init_error", 0, INT_MIN, INT_MAX));
+  }
+  return problems;
+}
+
+}  // namespace
+
 DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
   DriverInfo info;
   auto out = run_probe("probe-driver", json{{"cuda", libcuda_path}, {"nvml", nvml_path}}, timeout_ms_, nullptr);
@@ -90,33 +120,27 @@ DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std:
     info.problem = out.error().message;
     return info;
   }
-  const json& j = *out;
-  if (j.contains("driver_version")) {
-    info.version_text = j["driver_version"].get<std::string>();
+  JsonReader reader(kProbeOutput);
+  JsonValue j = reader.read_object(std::move(*out));
+  if (j.has("driver_version")) {
+    info.version_text = j.string("driver_version");
     info.version = Version::parse(info.version_text).value_or(Version{});
     info.source = "nvml";
   }
-  if (j.contains("cuda_driver_version")) {
-    info.cuda_version = decode_cuda_version_number(j["cuda_driver_version"].get<int>());
+  if (j.has("cuda_driver_version")) {
+    info.cuda_version = decode_cuda_version_number(j.integer("cuda_driver_version", 0, 0, INT_MAX));
     if (info.source.empty()) info.source = "cuda driver api";
   }
-  for (const auto& g : j.value("gpus", json::array())) {
+  for (const auto& g : j.array("gpus")) {
     Gpu gpu;
-    gpu.index = g.value("index", 0);
-    gpu.name = g.value("name", std::string());
-    gpu.compute_capability = Version::parse(g.value("compute_capability", std::string())).value_or(Version{});
-    gpu.memory_bytes = g.value("memory_bytes", 0ULL);
+    gpu.index = static_cast<int>(g.integer("index", 0, 0, INT_MAX));
+    gpu.name = g.string("name");
+    gpu.compute_capability = Version::parse(g.string("compute_capability")).value_or(Version{});
+    gpu.memory_bytes = g.unsigned_integer("memory_bytes", 0);
     info.gpus.push_back(gpu);
   }
-  std::string problems;
-  for (const char* key : {"nvml_error", "cuda_error", "cuda_init_error_text"}) {
-    if (j.contains(key) && j[key].is_string()) problems += (problems.empty() ? "" : "; ") + j[key].get<std::string>();
-  }
-  if (j.contains("cuda_init_error") && !j.contains("cuda_init_error_text")) {
-    problems += (problems.empty() ? "" : "; ") + std::string("cuInit failed with code ") +
-                std::to_string(j["cuda_init_error"].get<int>());
-  }
-  info.problem = problems;
+  info.problem = driver_problems(j);
+  if (!reader.ok()) info.problem += (info.problem.empty() ? "" : "; ") + reader.status().error().message;
   return info;
 }
 

@@ -1,11 +1,13 @@
 #include "app/child/framework_probe.h"
 
+#include <climits>
 #include <map>
 #include <sstream>
 
 #include "facts/cudnn_components.h"
 #include "facts/cudnn_files.h"
 #include "loader/cudnn_load_model.h"
+#include "base/json_reader.h"
 #include "base/paths.h"
 #include "platform/process.h"
 #include "platform/real_filesystem.h"
@@ -174,16 +176,24 @@ std::vector<FrameworkProbe> probe_frameworks(const std::vector<FrameworkReport>&
         std::string err = result->err.size() > 600 ? result->err.substr(result->err.size() - 600) : result->err;
         probe.failure = "the interpreter exited with " + std::to_string(result->exit_code) + ": " + err;
       } else {
-        auto j = nlohmann::ordered_json::parse(result->out.substr(at + 14), nullptr, false);
-        if (j.is_discarded()) {
-          probe.failure = "unreadable probe output";
+        // The interpreter runs whatever the environment adds (sitecustomize, .pth files): its
+        // output is input like any other, read field by field with types checked.
+        JsonReader reader("the " + f.framework + " probe's output");
+        JsonValue j = reader.parse_object(result->out.substr(at + 14));
+        long long version = j.integer("version", 0, 0, LLONG_MAX);
+        std::string source = j.string("source");
+        std::vector<std::string> mapped = j.strings("mapped");
+        bool op_ran = j.boolean("op_ran", false);
+        std::string op_error = j.string("op_error");
+        if (!reader.ok()) {
+          probe.failure = "unreadable probe output: " + reader.status().error().message;
         } else {
           probe.ran = true;
-          if (j["version"].is_number()) probe.runtime_cudnn = decode(j["version"].get<long long>());
-          probe.runtime_source = j.value("source", "");
-          for (const auto& p : j["mapped"]) probe.mapped.push_back(p.get<std::string>());
-          probe.gpu_op_ran = j.value("op_ran", false);
-          probe.op_error = j.value("op_error", "");
+          if (version > 0) probe.runtime_cudnn = decode(version);
+          probe.runtime_source = source;
+          probe.mapped = mapped;
+          probe.gpu_op_ran = op_ran;
+          probe.op_error = op_error;
         }
       }
     }

@@ -8,6 +8,7 @@
 #include "app/cli/exit_codes.h"
 #include "gpu/nvidia_api.h"
 #include "platform/dynamic_library.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {

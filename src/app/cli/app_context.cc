@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.h"
+#include "base/json_text.h"
+#include "base/terminal_text.h"
 
 namespace cudnnup {
 
@@ -20,9 +22,10 @@ int report_error(const AppContext& ctx, const Error& error, int exit_code, const
     if (!error.path.empty()) out["error"]["path"] = error.path;
     if (!suggestions.empty()) out["error"]["did_you_mean"] = suggestions;
     out["exit_code"] = exit_code;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
-    std::cerr << "cudnnup: error: " << error.message << std::endl;
+    // Usage errors come before main() installs the terminal filter: escape here too.
+    std::cerr << "cudnnup: error: " << terminal_safe(error.message, /*keep_newlines=*/true) << std::endl;
     if (!suggestions.empty()) {
       std::cerr << "Did you mean";
       for (size_t i = 0; i < suggestions.size(); ++i) {

@@ -5,15 +5,28 @@
 
 #include "app/cli/cli_definition.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/terminal_stream.h"
 #include "app/cli/usage_errors.h"
 #include "app/cli/version_info.h"
 #include "app/commands/recovery.h"
+#include "base/terminal_text.h"
 #include "platform/real_filesystem.h"
 #include "platform/system.h"
 
 using namespace cudnnup;
 
-int main(int argc, char** argv) {
+namespace {
+
+// Anything that escapes a command is a bug in cudnnup, not bad input: input errors are values.
+// Say so, ask for a report, and exit with the documented code instead of dying on a signal.
+int internal_error(AppContext& ctx, const std::string& what) {
+  std::fflush(stdout);
+  return report_error(ctx, make_error(ErrorCode::kInternal,
+                                      "internal error (" + terminal_safe(what) + "). This is a bug in cudnnup: please report it with "
+                                      "the command you ran and `cudnnup --version`"));
+}
+
+int run(int argc, char** argv, AppContext& ctx) {
   prepare_console();
   CLI::App app{kProgramHelp, "cudnnup"};
   GlobalArgs global;
@@ -24,7 +37,6 @@ int main(int argc, char** argv) {
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
   const std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
-  AppContext ctx;
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::Success& e) {  // --help
@@ -47,6 +59,10 @@ int main(int argc, char** argv) {
   ctx.env = current_environment();
   ctx.color = use_color(ctx.options.color, ctx.options.format, ctx.env.get("NO_COLOR"), ctx.env.get("TERM"),
                         stdout_is_terminal());
+  const bool child = args.size() >= 2 && args[1].rfind("__", 0) == 0;
+  // Text reaches the terminal through the control-character filter; JSON and the child
+  // protocol are safe by construction and pass as they are.
+  TerminalStreams streams(/*filter_stdout=*/!ctx.options.json && !child);
   if (global.version) return print_version(ctx);
   if (!action) {
     UsageProblem p = missing_command(command ? *command : app);
@@ -56,8 +72,21 @@ int main(int argc, char** argv) {
   // roll it back before anything else looks at the store (ARCHITECTURE: "repairs leftovers on
   // its next start"), so every command sees one consistent store. Probe children skip this:
   // they only load a library and must stay cheap.
-  if (args.size() < 2 || args[1].rfind("__", 0) != 0) recover_at_start(ctx);
+  if (!child) recover_at_start(ctx);
   int rc = action(ctx);
   std::fflush(stdout);
   return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  AppContext ctx;
+  try {
+    return run(argc, argv, ctx);
+  } catch (const std::exception& e) {
+    return internal_error(ctx, e.what());
+  } catch (...) {
+    return internal_error(ctx, "an exception of unknown type");
+  }
 }

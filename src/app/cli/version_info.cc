@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.h"
+#include "base/json_text.h"
 #include "explain/error_catalogue.h"
 #include "facts/rules.h"
 
@@ -21,7 +22,7 @@ int print_version(const AppContext& ctx) {
                                   {"commit", or_null(commit)},
                                   {"commit_date", or_null(date)},
                                   {"data", {{"rules", or_null(rules)}, {"error_catalogue", or_null(errors)}}}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   std::cout << "cudnnup " << CUDNNUP_VERSION << " (commit " << (commit.empty() ? "unknown" : commit.substr(0, 12)) << ", "

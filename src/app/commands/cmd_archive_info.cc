@@ -10,6 +10,7 @@
 #include "app/commands/install_services.h"
 #include "app/render/archive_render.h"
 #include "base/paths.h"
+#include "base/json_text.h"
 #endif
 
 namespace cudnnup {
@@ -85,7 +86,7 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
     out["installable"] = archive_ok;
     out["suits_this_machine"] = archive_ok && suits_ok;
     out["exit_code"] = code;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return code;
   }
   Style st{ctx.color};

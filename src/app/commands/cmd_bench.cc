@@ -5,6 +5,8 @@
 // (docs/commands/bench.md). The GPU work runs in the bench child (task "bench" of
 // `cudnnup __child`, app/child/bench_task.cc), in the copy's own loader environment.
 #include <nlohmann/json.hpp>
+#include <climits>
+#include <cstdint>
 #include <iostream>
 #include <map>
 
@@ -13,6 +15,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/render/bench_render.h"
+#include "base/json_reader.h"
+#include "base/json_text.h"
 #include "base/paths.h"
 #include "child/loader_environment.h"
 #include "gpu/bench_model.h"
@@ -46,7 +50,7 @@ int list_cases(const std::vector<BenchShape>& shapes) {
                      {"k", s.k}, {"r", s.r}, {"s", s.s}, {"pad", s.pad_h}, {"stride", s.stride_h},
                      {"type", data_type_name(c.type)}, {"layout", layout_name(c.layout)}});
   }
-  std::cout << json{{"schema", "cudnnup.bench-cases/1"}, {"cases", cases}}.dump(2) << std::endl;
+  std::cout << dump_json(json{{"schema", "cudnnup.bench-cases/1"}, {"cases", cases}}, 2) << std::endl;
   return kExitOk;
 }
 
@@ -57,45 +61,51 @@ int report_failure(const AppContext& ctx, const std::string& message, int code) 
   return report_error(ctx, make_error(kind, message), code);
 }
 
-// The rows of the cases the child reported, in case order.
-std::vector<BenchRow> rows_from(const ChildTranscript& t, const std::vector<BenchCase>& cases) {
+// The rows of the cases the child reported, in case order. The child has loaded a library
+// anyone may have built, so its reports are read with types checked (a field of the wrong type
+// reads as its fallback; *problem says which).
+std::vector<BenchRow> rows_from(const ChildTranscript& t, const std::vector<BenchCase>& cases, std::string* problem) {
   std::vector<BenchRow> rows;
   for (const auto& c : cases) {
-    const json* j = t.stage_result("case " + c.key());
-    if (!j) continue;
+    const json* doc = t.stage_result("case " + c.key());
+    if (!doc) continue;
+    JsonReader reader("the bench process's report of case " + c.key());
+    JsonValue j = reader.read_object(*doc);
     BenchRow r;
     r.bench = c;
-    r.ms = j->value("ms", 0.0);
-    r.tflops = j->value("tflops", 0.0);
-    r.engine = j->value("engine", int64_t{-1});
-    r.engine_notes = j->value("engine_notes", "");
-    r.tensor_cores = j->value("tensor_cores", true);
-    r.candidates = j->value("candidates", 0);
-    r.check = j->value("check", "");
-    r.note = j->value("note", "");
-    r.error = j->value("error", "");
-    r.tried = j->value("tried", std::vector<std::string>{});
+    r.ms = j.number("ms", 0.0);
+    r.tflops = j.number("tflops", 0.0);
+    r.engine = j.integer("engine", -1, -1, INT64_MAX);
+    r.engine_notes = j.string("engine_notes");
+    r.tensor_cores = j.boolean("tensor_cores", true);
+    r.candidates = static_cast<int>(j.integer("candidates", 0, 0, INT_MAX));
+    r.check = j.string("check");
+    r.note = j.string("note");
+    r.error = j.string("error");
+    r.tried = j.strings("tried");
+    if (!reader.ok() && problem->empty()) *problem = reader.status().error().message;
     rows.push_back(r);
   }
   return rows;
 }
 
-BenchHeader header_from(const json& result, const BenchOptions& opt) {
+BenchHeader header_from(const json& doc, const BenchOptions& opt, std::string* problem) {
+  JsonReader reader("the bench process's result");
+  JsonValue result = reader.read_object(doc);
   BenchHeader h;
-  h.lib_dir = result.value("lib_dir", "");
-  h.cudnn_version = result.value("cudnn_version", "");
+  h.lib_dir = result.string("lib_dir");
+  h.cudnn_version = result.string("cudnn_version");
   h.gpu = opt.gpu;
-  if (result.contains("gpu") && result["gpu"].is_object()) h.gpu_name = result["gpu"].value("name", "");
-  if (result.contains("peak") && result["peak"].is_object()) {
-    const json& p = result["peak"];
-    h.peak.sku = p.value("sku", "");
-    h.peak.fp32 = p.value("fp32_tflops", 0.0);
-    h.peak.tf32 = p.value("tf32_tflops", 0.0);
-    h.peak.fp16 = p.value("fp16_tflops", 0.0);
-    h.peak.bf16 = p.value("bf16_tflops", 0.0);
-    h.peak.source = p.value("source", "");
-    h.peak.checked = p.value("checked", false);
-  }
+  h.gpu_name = result.object("gpu").string("name");
+  JsonValue p = result.object("peak");
+  h.peak.sku = p.string("sku");
+  h.peak.fp32 = p.number("fp32_tflops", 0.0);
+  h.peak.tf32 = p.number("tf32_tflops", 0.0);
+  h.peak.fp16 = p.number("fp16_tflops", 0.0);
+  h.peak.bf16 = p.number("bf16_tflops", 0.0);
+  h.peak.source = p.string("source");
+  h.peak.checked = p.boolean("checked", false);
+  if (!reader.ok() && problem->empty()) *problem = reader.status().error().message;
   h.policy = opt.candidates;
   h.allow_tf32 = opt.tf32 == "on";
   return h;
@@ -127,8 +137,13 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
   options.required_stages = {"setup"};
   ChildRun run = run_child("bench", std::move(request), options);
   const json* setup = run.transcript.stage_result("setup");
+  // The setup stage's answer, types checked like every report of the child's.
+  JsonReader setup_reader("the bench process's setup report");
+  JsonValue setup_report = setup_reader.read_object(setup ? *setup : json::object());
+  const std::string setup_error = setup_report.string("error");
+  const bool no_gpu = setup_report.boolean("no_gpu", false);
   const std::vector<BenchCase> cases = bench_cases(*shapes);
-  if (!run.problem && setup && setup->value("error", "").empty()) {
+  if (!run.problem && setup && setup_error.empty()) {
     std::vector<std::string> required = {"setup", "teardown"};
     for (const auto& c : cases) required.push_back("case " + c.key());
     run.problem = child_run_problem(run.transcript, run.end, required, options.what);
@@ -139,12 +154,15 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     return report_failure(ctx, message + "\n  `cudnnup verify --copy " + loc->lib_dir + "` finds the broken stage",
                           kExitProblems);
   }
-  if (std::string error = setup->value("error", ""); !error.empty()) {
-    return report_failure(ctx, error, setup->value("no_gpu", false) ? kExitNoGpu : kExitProblems);
+  if (!setup_reader.ok()) return report_failure(ctx, setup_reader.status().error().message, kExitProblems);
+  if (!setup_error.empty()) {
+    return report_failure(ctx, setup_error, no_gpu ? kExitNoGpu : kExitProblems);
   }
-  std::vector<BenchRow> rows = rows_from(run.transcript, cases);
+  std::string report_problem;
+  std::vector<BenchRow> rows = rows_from(run.transcript, cases, &report_problem);
   const json* result = run.transcript.result();
-  BenchHeader header = header_from(result ? *result : json::object(), opt);
+  BenchHeader header = header_from(result ? *result : json::object(), opt, &report_problem);
+  if (!report_problem.empty()) return report_failure(ctx, report_problem, kExitProblems);
   if (!opt.compare.empty()) {
     auto text = ctx.fs->read_file(opt.compare, 16 << 20);
     if (!text) return report_error(ctx, make_error(ErrorCode::kNotFound, "cannot read " + opt.compare, opt.compare));
@@ -175,7 +193,7 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     out["rows"] = jr;
     if (header.compared) out["comparison"] = {{"like_for_like", header.mismatches.empty()}, {"mismatches", header.mismatches}};
     out["exit_code"] = rc;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << render_bench_text(header, rows);
   }

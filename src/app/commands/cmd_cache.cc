@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <iostream>
 
+#include "base/json_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/commands/store_access.h"
@@ -99,7 +100,7 @@ int run_cache_clean(AppContext& ctx, bool dry_run) {
                         {"dir", listing->dir},          {"dry_run", dry_run},
                         {"removed", removed},           {"removed_bytes", total_bytes(listing->files)},
                         {"kept", listing->kept},        {"exit_code", kExitOk}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     print_text(ctx, *listing, dry_run);
   }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <iostream>
 
+#include "base/json_text.h"
 #include "app/cli/cli_model.h"
 #include "app/cli/commands.h"
 #include "app/cli/completion_scripts.h"
@@ -32,7 +33,7 @@ void add_completions_command(CLI::App& app, CommandAction& action) {
       std::string script = completion_script(describe_cli(*root), *which, "cudnnup");
       if (ctx.options.json) {
         nlohmann::ordered_json out = {{"schema", "cudnnup.completions/1"}, {"shell", shell}, {"script", script}};
-        std::cout << out.dump(2) << std::endl;
+        std::cout << dump_json(out, 2) << std::endl;
       } else {
         std::cout << script;
       }

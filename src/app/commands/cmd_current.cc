@@ -6,6 +6,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/commands/store_access.h"
 #include "shell/shell_env.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -29,7 +30,7 @@ int run_current(AppContext& ctx, bool bare) {
                 {"dir", selection->dir},
                 {"lib_dir", dirs.loader_dir()},
                 {"include_dir", dirs.include}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else if (bare) {
     std::cout << selection->id.id << "\n";
   } else {

@@ -12,6 +12,7 @@
 #include "base/paths.h"
 #include "loader/frameworks.h"
 #include "facts/finding_ids.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -92,7 +93,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
       doc["framework_probes"] = nlohmann::ordered_json::array();
       for (const auto& p : probes) doc["framework_probes"].push_back(framework_probe_to_json(p));
     }
-    std::cout << doc.dump(2) << std::endl;
+    std::cout << dump_json(doc, 2) << std::endl;
     return code;
   }
   std::cout << render_report_text(report, Style{ctx.color}, ctx.env.windows(), ctx.options.quiet);

@@ -6,8 +6,10 @@
 #include "app/cli/commands.h"
 #include "app/commands/env_persist.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/terminal_stream.h"
 #include "app/commands/store_access.h"
 #include "shell/shell_env.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -58,12 +60,18 @@ int run_env(AppContext& ctx, const EnvOptions& opt) {
                 {"variables", vars},
                 {"removed", plan.removed},
                 {"notes", plan.notes}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
-  std::string comment = *shell == Shell::kCmd ? "REM " : "# ";
-  std::cout << comment << "cuDNN " << selection->id.id << " (" << selection->request.describe() << ")\n"
-            << render_environment(plan, *shell);
+  // Shell code is written byte for byte (the terminal filter would change what a value holds):
+  // its safety is the escaper's (shell/shell_quote.h). The hook evals it with no comments at all.
+  RenderOptions render;
+  render.comments = !opt.hook;
+  render.header = "cuDNN ";
+  render.header_detail = selection->id.id + " (" + selection->request.describe() + ")";
+  auto code = render_environment(plan, *shell, render);
+  if (!code) return report_error(ctx, code.error());
+  write_raw_stdout(*code);
   return kExitOk;
 }
 

@@ -12,6 +12,7 @@
 #include "app/render/style.h"
 #include "explain/explain.h"
 #include "base/paths.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -251,7 +252,7 @@ int run_explain(AppContext& ctx, const ExplainOptions& opt) {
   ExplainReport rep = explain_text(*input, *catalogue, view);
   int code = rep.matches.empty() ? kExitProblems : kExitOk;
   if (ctx.options.json) {
-    std::cout << render_json(rep, *catalogue, machine, machine_problem, code).dump(2) << std::endl;
+    std::cout << dump_json(render_json(rep, *catalogue, machine, machine_problem, code), 2) << std::endl;
   } else {
     bool windows = machine ? machine->os == "windows" : ctx.env.windows();
     std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows);

@@ -6,27 +6,18 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/terminal_stream.h"
+#include "base/json_text.h"
 #include "shell/shell_env.h"
+#include "shell/shell_quote.h"
 #include "platform/process.h"
 
 namespace cudnnup {
 namespace {
 
-std::string quote_posix(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string quote_pwsh(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string bash_or_zsh_hook(const std::string& exe, Shell shell) {
+// `q` is cudnnup's own path, already through the shell's escaper; the rest is fixed text.
+std::string bash_or_zsh_hook(const std::string& q, Shell shell) {
   std::string name = shell_name(shell);
-  std::string q = quote_posix(exe);
   std::string out =
       "# cudnnup hook (" + name + "): re-applies `cudnnup env` when the directory or CUDNNUP_VERSION changes.\n"
       "_cudnnup_hook() {\n"
@@ -54,8 +45,7 @@ std::string bash_or_zsh_hook(const std::string& exe, Shell shell) {
   return out + "_cudnnup_hook\n";
 }
 
-std::string fish_hook(const std::string& exe) {
-  std::string q = quote_posix(exe);  // fish reads '...' like sh, except \\ and \' inside
+std::string fish_hook(const std::string& q) {
   return "# cudnnup hook (fish): re-applies `cudnnup env` when the directory or CUDNNUP_VERSION changes.\n"
          "function __cudnnup_hook --on-variable PWD --on-variable CUDNNUP_VERSION\n"
          "    set -l out (command " + q + " env --shell fish --hook | string collect)\n"
@@ -70,8 +60,7 @@ std::string fish_hook(const std::string& exe) {
          "__cudnnup_hook\n";
 }
 
-std::string pwsh_hook(const std::string& exe) {
-  std::string q = quote_pwsh(exe);
+std::string pwsh_hook(const std::string& q) {
   return "# cudnnup hook (PowerShell): re-applies `cudnnup env` when the directory or CUDNNUP_VERSION changes.\n"
          "$global:__cudnnupLast = $null\n"
          "function global:__cudnnupHook {\n"
@@ -100,20 +89,22 @@ int run_init(AppContext& ctx, const std::string& shell_text) {
                                         "cannot hook '" + shell_text + "'; use bash, zsh, fish or pwsh (cmd has no "
                                         "prompt hook: run `cudnnup env --shell cmd` instead)"));
   }
-  std::string exe = self_executable_path();
+  // cudnnup's own path goes through the shell's escaper like any other foreign text.
+  auto exe = shell_quote(*shell, self_executable_path());
+  if (!exe) return report_error(ctx, exe.error());
   std::string script;
   switch (*shell) {
     case Shell::kBash:
-    case Shell::kZsh: script = bash_or_zsh_hook(exe, *shell); break;
-    case Shell::kFish: script = fish_hook(exe); break;
-    case Shell::kPwsh: script = pwsh_hook(exe); break;
+    case Shell::kZsh: script = bash_or_zsh_hook(*exe, *shell); break;
+    case Shell::kFish: script = fish_hook(*exe); break;
+    case Shell::kPwsh: script = pwsh_hook(*exe); break;
     case Shell::kCmd: break;
   }
   if (ctx.options.json) {
     nlohmann::ordered_json out = {{"schema", "cudnnup.init/1"}, {"shell", shell_name(*shell)}, {"script", script}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
-    std::cout << script;
+    write_raw_stdout(script);  // shell code: its bytes are the escaper's, and must not change
   }
   return kExitOk;
 }

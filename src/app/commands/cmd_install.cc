@@ -22,6 +22,7 @@
 #include "platform/file_lock.h"
 #include "platform/system.h"
 #include "base/strings.h"
+#include "base/json_text.h"
 #endif
 
 namespace cudnnup {
@@ -78,7 +79,7 @@ void print_would_download(const AppContext& ctx, const ResolvedSource& source) {
     nlohmann::ordered_json out = {{"schema", "cudnnup.install/1"}, {"kind", "download"}, {"dry_run", true}, {"would_download", source.url},
                           {"manifest", source.manifest_url}, {"size", source.expected_size}, {"sha256", source.expected_sha256},
                           {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}, {"exit_code", 0}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return;
   }
   std::cout << "Would download " << source.url << " (" << human_bytes(source.expected_size) << ", sha256 "
@@ -112,7 +113,7 @@ void print_install_json(const InstallOptions& o, const InstallOutcome& r, const 
   out["warnings"] = r.warnings;
   out["recovered"] = recovered;
   out["exit_code"] = kExitOk;
-  std::cout << out.dump(2) << std::endl;
+  std::cout << dump_json(out, 2) << std::endl;
 }
 
 // "sha256 4f2c...: NVIDIA's published sha256 (URL); the mirror's manifest (URL) agrees".

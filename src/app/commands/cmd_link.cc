@@ -8,6 +8,7 @@
 #include "base/paths.h"
 #include "app/commands/locks.h"
 #include "store/toolkit_link.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -39,7 +40,7 @@ int report_unlinked(const AppContext& ctx, const UnlinkReport& r) {
     out["restored"] = r.restored;
     out["kept"] = json::array();
     for (const auto& k : r.kept) out["kept"].push_back({{"path", k.path}, {"aside", k.aside.empty() ? json(nullptr) : json(k.aside)}, {"why", k.why}});
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   std::cout << "Removed " << r.removed.size() << " link" << (r.removed.size() == 1 ? "" : "s") << " from "
@@ -108,7 +109,7 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
   if (ctx.options.json) {
     json out = plan_json(*plan);
     out["action"] = opt.dry_run ? "would-link" : "linked";
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     std::cout << (opt.dry_run ? "Would link " : "Linked ") << plan->links.size() << " cuDNN files in "
               << shown_path(ctx, plan->cuda_dir) << " to " << shown_path(ctx, plan->store + "/current")

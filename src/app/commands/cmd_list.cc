@@ -8,6 +8,7 @@
 #include "app/commands/other_copies.h"
 #include "app/commands/store_access.h"
 #include "store/current_link.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -67,7 +68,7 @@ int run_list(AppContext& ctx, bool store_only) {
                                      {"version", c.version.empty() ? json(nullptr) : json(c.version)},
                                      {"form", c.form}, {"managed", false}});
     }
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
 

@@ -19,6 +19,7 @@
 #include "install/uninstall.h"
 #include "store/current_link.h"
 #include "store/toolkit_link.h"
+#include "base/json_text.h"
 #endif
 
 namespace cudnnup {
@@ -113,7 +114,7 @@ int run_uninstall_command(AppContext& ctx, const UninstallArgs& args) {
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& s : r->plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
     out["steps"] = steps;
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   Style st{ctx.color};

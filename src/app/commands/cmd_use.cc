@@ -10,6 +10,7 @@
 #include "store/current_link.h"
 #include "store/toolkit_link.h"
 #include "store/use_change.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -86,7 +87,7 @@ int run_history(AppContext& ctx) {
     json out = {{"schema", "cudnnup.use/1"}, {"kind", "history"},
                 {"global", store->state.global ? json(*store->state.global) : json(nullptr)}, {"history", json::array()}};
     for (const auto& e : store->state.history) out["history"].push_back(entry_json(e));
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   if (store->state.history.empty()) std::cout << "No changes recorded yet.\n";
@@ -113,7 +114,7 @@ int run_undo(AppContext& ctx, bool force) {
     out.update(entry_json(*undone));
     out["repairs"] = locked->repairs;
     out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     if (!ctx.options.quiet) std::cout << "Reverted change #" << undone->undoes << ": " << describe_entry(*undone) << "\n";
     print_link_problem(link_problem);
@@ -198,7 +199,7 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   out["overridden_by"] = over ? json{{"source", selection_source_name(over->source)}, {"origin", over->origin}, {"spec", over->spec}}
                               : json(nullptr);
   if (ctx.options.json) {
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     if (!ctx.options.quiet) std::cout << text;
     print_link_problem(link_problem);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <chrono>
 #include <cstdio>
+#include <climits>
 #include <iostream>
 
 #include "app/child/child_runner.h"
@@ -21,6 +22,9 @@
 #include "gpu/verify_gpu.h"
 #include "gpu/verify_locate.h"
 #include "platform/process.h"
+#include "base/numbers.h"
+#include "base/json_reader.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -95,9 +99,22 @@ ChildStages run_verify_child(const AppContext& ctx, const std::string& lib_dir, 
   ChildStages out;
   for (const auto& id : run.transcript.ended) {
     const json* result = run.transcript.stage_result(id);
-    if (result) out.stages.push_back(stage_from_json(*result));
+    if (!result) continue;
+    // The child loaded a library anyone may have built: its reports are read with types checked,
+    // and one that does not read is a failed stage, never a pass.
+    JsonReader reader("the verify process's report of stage " + id);
+    StageResult stage = stage_from_json(reader.read_object(*result));
+    if (!reader.ok()) {
+      stage = stage_fail(id, id, reader.status().error().message,
+                         Finding{"verify.child.incomplete", Severity::kError, id, "The verify process's report does not read",
+                                 reader.status().error().message, {}, {"Run `cudnnup verify` again."}});
+    }
+    out.stages.push_back(std::move(stage));
   }
-  if (const json* answer = run.transcript.result()) out.device_count = answer->value("device_count", 0);
+  if (const json* answer = run.transcript.result()) {
+    JsonReader reader("the verify process's result");
+    out.device_count = static_cast<int>(reader.read_object(*answer).integer("device_count", 0, 0, INT_MAX));
+  }
   if (run.problem) {
     // The stage it was in is replaced by the failure; the ones it never reached are listed.
     StageResult failed = problem_stage(*run.problem);
@@ -203,14 +220,12 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
   int first_gpu = 0;
   bool all_gpus = opt.gpu == "all";
   if (!all_gpus) {
-    try {
-      size_t used = 0;
-      first_gpu = std::stoi(opt.gpu, &used);
-      if (used != opt.gpu.size() || first_gpu < 0) throw std::invalid_argument("gpu");
-    } catch (const std::exception&) {
+    auto gpu = checked_int(opt.gpu);
+    if (!gpu) {
       return report_error(ctx, make_error(ErrorCode::kUsage, "--gpu takes a GPU number (0, 1, ...) or 'all', not '" +
                                                                  opt.gpu + "'"));
     }
+    first_gpu = *gpu;
   }
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "");
   if (!copy_dir.empty()) {
@@ -260,7 +275,7 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
     json out{{"schema", "cudnnup.verify/1"}, {"copy", reports.front().copy}, {"lib_dir", loc->lib_dir},
              {"chosen_by", picked->chosen_by}, {"chosen_because", picked->reason},
              {"runs", runs}, {"exit_code", rc}, {"seconds", total}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else {
     if (!ctx.options.quiet) std::cout << "Verifying " << picked->reason << ": " << shown_path(ctx, loc->lib_dir) << "\n";
     for (const auto& r : reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet);

@@ -17,6 +17,7 @@
 #include "loader/which.h"
 #include "loader/windows/which_windows.h"
 #include "base/strings.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -50,7 +51,7 @@ int run_pid(AppContext& ctx, const WhichOptions& o) {
   auto report = inspect_process_cudnn(*ctx.fs, o.pid);
   if (!report) return report_error(ctx, report.error());
   if (ctx.options.json) {
-    std::cout << json_document("cudnnup.which/1", "process", process_report_to_json(*report)).dump(2) << std::endl;
+    std::cout << dump_json(json_document("cudnnup.which/1", "process", process_report_to_json(*report)), 2) << std::endl;
   } else {
     std::cout << process_report_to_text(*report, ctx.color);
   }
@@ -76,7 +77,7 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
     }
     out["environments_searched"] = nlohmann::ordered_json::array();
     for (const auto& e : envs) out["environments_searched"].push_back(e.prefix);
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
   } else if (reports.empty()) {
     std::cout << "No Python environment with " << o.target << " was found (searched " << envs.size()
               << " environment" << (envs.size() == 1 ? "" : "s")
@@ -98,7 +99,7 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
 
 int print_which(AppContext& ctx, const WhichReport& report, bool verbose) {
   if (ctx.options.json) {
-    std::cout << json_document("cudnnup.which/1", "library", which_report_to_json(report)).dump(2) << std::endl;
+    std::cout << dump_json(json_document("cudnnup.which/1", "library", which_report_to_json(report)), 2) << std::endl;
   } else {
     std::cout << which_report_to_text(report, verbose, ctx.color);
   }

@@ -10,6 +10,7 @@
 #include "shell/persistent_path.h"
 #include "shell/shell_env.h"
 #include "platform/registry.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -125,7 +126,7 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
                 {"written", written},
                 {"broadcast", written ? json(!broadcast_error) : json(nullptr)},
                 {"notes", notes}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;
   }
   const char* what = opt.persist ? "persist" : "unpersist";

@@ -9,6 +9,7 @@
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
 #include "shell/shell_env.h"
+#include "shell/shell_quote.h"
 
 namespace cudnnup {
 namespace {
@@ -145,9 +146,16 @@ std::string env_fix(const Environment& env, const std::string& variable, const s
   }
   EnvPlan plan;
   plan.changes.push_back({variable, kept.empty() ? std::nullopt : std::optional<std::string>(kept)});
-  std::string line = render_environment(plan, Shell::kBash);
+  auto rendered = render_environment(plan, Shell::kBash);
+  if (!rendered) {
+    // A kept entry holds what no shell line can carry safely (a newline): no line to paste.
+    return "Edit " + variable + " by hand to drop " + dropped + " (" + rendered.error().message + ")";
+  }
+  std::string line = *rendered;
   while (!line.empty() && (line.back() == '\n' || line.back() == ';')) line.pop_back();
-  return line + "   # drops " + dropped;
+  std::string comment = shell_comment(Shell::kBash, "drops ", dropped);
+  while (!comment.empty() && comment.back() == '\n') comment.pop_back();
+  return line + "   " + comment;
 }
 
 // Every fix line for files that came through the environment, one per variable.

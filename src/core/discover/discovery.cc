@@ -14,6 +14,8 @@
 #include "binfmt/elf.h"
 #include "base/paths.h"
 #include "discover/loader_config.h"
+#include "base/numbers.h"
+#include "base/json_reader.h"
 
 namespace cudnnup {
 namespace {
@@ -34,9 +36,10 @@ std::vector<std::string> sorted_children(const FileSystem& fs, const std::string
 
 void read_toolkit_version(const FileSystem& fs, Toolkit& tk) {
   if (auto text = fs.read_file(tk.root + "/version.json", 1 << 20)) {
-    auto doc = nlohmann::json::parse(*text, nullptr, false);
-    if (!doc.is_discarded() && doc.contains("cuda") && doc["cuda"].contains("version")) {
-      if (auto v = Version::parse(doc["cuda"]["version"].get<std::string>())) {
+    JsonReader reader(tk.root + "/version.json");
+    JsonValue doc = reader.parse_object(*text);
+    if (reader.ok()) {
+      if (auto v = Version::parse(doc.object("cuda").string("version"))) {
         tk.version = *v;
         tk.version_source = "version.json";
         return;
@@ -47,9 +50,11 @@ void read_toolkit_version(const FileSystem& fs, Toolkit& tk) {
     static const std::regex re(R"(CUDA Version\s+(\d+\.\d+(\.\d+)?))");
     std::smatch m;
     if (std::regex_search(*text, m, re)) {
-      tk.version = *Version::parse(m[1].str());
-      tk.version_source = "version.txt";
-      return;
+      if (auto v = Version::parse(m[1].str())) {
+        tk.version = *v;
+        tk.version_source = "version.txt";
+        return;
+      }
     }
   }
   std::vector<std::string> headers = {tk.root + "/include/cuda.h"};
@@ -68,7 +73,7 @@ void read_toolkit_version(const FileSystem& fs, Toolkit& tk) {
       size_t start = i;
       while (i < text->size() && std::isdigit(static_cast<unsigned char>((*text)[i]))) ++i;
       if (i == start || i - start > 9) continue;
-      tk.version = decode_cuda_version_number(std::stoll(text->substr(start, i - start)));
+      tk.version = decode_cuda_version_number(*checked_integer(std::string_view(*text).substr(start, i - start), 0, 999999999));
       tk.version_source = "cuda.h";
       return;
     }
@@ -79,7 +84,9 @@ void read_toolkit_version(const FileSystem& fs, Toolkit& tk) {
     std::smatch m;
     std::string name(paths::basename(d));
     if (std::regex_search(name, m, re)) {
-      tk.version = Version{std::stoi(m[2].str()), std::stoi(m[3].str())};
+      auto major = checked_int(m[2].str(), 0, 9999), minor = checked_int(m[3].str(), 0, 9999);
+      if (!major || !minor) continue;
+      tk.version = Version{*major, *minor};
       tk.version_source = "dist-info";
       return;
     }
@@ -387,8 +394,12 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     std::string id(paths::basename(copy.root));
     copy.package = "cudnnup " + id;
     if (auto plus = id.find("+cuda"); plus != std::string::npos) {
-      copy.cuda_major = std::atoi(id.c_str() + plus + 5);
-      copy.cuda_major_source = "store entry name";
+      std::string_view digits = std::string_view(id).substr(plus + 5);
+      digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+      if (auto cuda = checked_int(digits, 1, 999)) {
+        copy.cuda_major = *cuda;
+        copy.cuda_major_source = "store entry name";
+      }
     }
   } else if (fs.is_dir(up + "/conda-meta") || fs.is_dir(paths::parent(up) + "/conda-meta")) {
     copy.form = PackageForm::kConda;
@@ -397,15 +408,19 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
     copy.form = PackageForm::kArchiveTree;
     copy.root = up;
     copy.package = m[0].str();
-    copy.cuda_major = std::stoi(m[2].str());
-    copy.cuda_major_source = "archive name";
+    if (auto cuda = checked_int(m[2].str(), 1, 999)) {
+      copy.cuda_major = *cuda;
+      copy.cuda_major_source = "archive name";
+    }
   } else if (in.env.windows() && std::regex_search(dir, m, installer_re())) {
     // C:/Program Files/NVIDIA/CUDNN/v9.19/bin/12.9/x64: headers in include/12.9.
     copy.form = PackageForm::kInstaller;
     copy.root = m[1].str();
     copy.package = "cuDNN installer " + std::string(paths::basename(copy.root));
-    copy.cuda_major = std::stoi(m[2].str());
-    copy.cuda_major_source = "installer directory";
+    if (auto cuda = checked_int(m[2].str(), 1, 999)) {
+      copy.cuda_major = *cuda;
+      copy.cuda_major_source = "installer directory";
+    }
     read_header(fs, copy.root + "/include/" + m[2].str() + "." + m[3].str(), major, copy);
   } else if (dir == "/usr/lib/" + multiarch_triplet_of(in.env.arch) || dir == "/usr/lib64" || dir == "/usr/lib" ||
              dir == "/lib/" + multiarch_triplet_of(in.env.arch) || dir == "/lib64" || dir == "/lib") {

@@ -1,6 +1,7 @@
 #include "explain/error_catalogue.h"
 
 #include <cctype>
+#include <climits>
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_checks.h"
@@ -17,12 +18,29 @@ using nlohmann::json;
 constexpr auto kRegexFlags = std::regex::ECMAScript | std::regex::icase | std::regex::optimize;
 
 std::string string_field(const json& row, const char* key) {
-  return row.contains(key) && row[key].is_string() ? row[key].get<std::string>() : std::string();
+  return row.is_object() && row.contains(key) && row[key].is_string() ? row[key].get<std::string>() : std::string();
+}
+
+// The catalogue is data compiled into the binary; a wrongly typed field reads as absent (and the
+// tests of the embedded file catch it) rather than throwing.
+int int_field(const json& row, const char* key, int fallback) {
+  if (!row.is_object() || !row.contains(key) || !row[key].is_number_integer()) return fallback;
+  auto v = row[key].get<long long>();
+  return v < INT_MIN || v > INT_MAX ? fallback : static_cast<int>(v);
+}
+
+bool bool_field(const json& row, const char* key, bool fallback) {
+  return row.is_object() && row.contains(key) && row[key].is_boolean() ? row[key].get<bool>() : fallback;
+}
+
+const json& array_field(const json& row, const char* key) {
+  static const json kEmpty = json::array();
+  return row.is_object() && row.contains(key) && row[key].is_array() ? row[key] : kEmpty;
 }
 
 std::vector<std::string> string_list(const json& row, const char* key) {
   std::vector<std::string> out;
-  if (!row.contains(key) || !row[key].is_array()) return out;
+  if (!row.is_object() || !row.contains(key) || !row[key].is_array()) return out;
   for (const auto& v : row[key]) {
     if (v.is_string()) out.push_back(v.get<std::string>());
   }
@@ -129,21 +147,21 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
     return data_error(origin, "JSON", e.what());
   }
   ErrorCatalogue cat;
-  cat.schema = doc.value("schema", 0);
+  cat.schema = int_field(doc, "schema", 0);
   if (cat.schema != 1) return data_error(origin, "schema", "expected 1, found " + std::to_string(cat.schema));
   cat.data_version = string_field(doc, "data_version");
 
-  for (const auto& row : doc.value("statuses", json::array())) {
+  for (const auto& row : array_field(doc, "statuses")) {
     CudnnStatusInfo s;
     s.name = string_field(row, "name");
-    if (row.contains("code8") && row["code8"].is_number_integer()) s.code8 = row["code8"].get<int>();
-    if (row.contains("code9") && row["code9"].is_number_integer()) s.code9 = row["code9"].get<int>();
+    if (int code = int_field(row, "code8", -1); code >= 0) s.code8 = code;
+    if (int code = int_field(row, "code9", -1); code >= 0) s.code9 = code;
     s.meaning = string_field(row, "meaning");
     if (s.name.empty() || s.meaning.empty()) return data_error(origin, "statuses", "a row lacks name or meaning");
     cat.statuses.push_back(std::move(s));
   }
 
-  for (const auto& row : doc.value("entries", json::array())) {
+  for (const auto& row : array_field(doc, "entries")) {
     CatalogueEntry e;
     e.id = string_field(row, "id");
     const std::string where = "entry '" + e.id + "'";
@@ -165,14 +183,14 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
     else if (sev == "error") e.severity = MessageSeverity::kError;
     else return data_error(origin, where, "severity must be harmless, warning or error");
     e.framework = string_field(row, "framework");
-    e.generic = row.value("generic", false);
+    e.generic = bool_field(row, "generic", false);
     e.overrides = string_list(row, "overrides");
     e.follows = string_list(row, "follows");
-    for (const auto& c : row.value("causes", json::array())) {
+    for (const auto& c : array_field(row, "causes")) {
       CauseSpec cause;
       cause.text = string_field(c, "text");
       cause.check = string_field(c, "check");
-      cause.weight = c.value("weight", 0);
+      cause.weight = int_field(c, "weight", 0);
       if (!is_known_check(cause.check)) return data_error(origin, where, "unknown check '" + cause.check + "'");
       if (c.contains("when") && c["when"].is_object()) {
         for (const auto& [var, re] : c["when"].items()) {
@@ -192,7 +210,7 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
       }
       e.causes.push_back(std::move(cause));
     }
-    for (const auto& f : row.value("fixes", json::array())) {
+    for (const auto& f : array_field(row, "fixes")) {
       FixSpec fix;
       fix.text = string_field(f, "text");
       fix.linux_commands = string_list(f, "linux");

@@ -8,6 +8,7 @@
 #include "facts/cudnn_files.h"
 #include "base/version.h"
 #include "base/strings.h"
+#include "base/numbers.h"
 
 namespace cudnnup {
 namespace {
@@ -102,7 +103,7 @@ std::string normalise_cudnn_version(const std::string& text) {
   }
   bool all_digits = !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
   if (all_digits && text.size() >= 4 && text.size() <= 6) {
-    return decode_cudnn_version_number(std::stoll(text)).str();
+    return decode_cudnn_version_number(*checked_integer(text, 0, 999999)).str();
   }
   return text;
 }
@@ -444,7 +445,7 @@ void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
   if (auto it = vars.find("driver_cuda"); it != vars.end()) {
     std::string d = it->second;
     if (!d.empty() && d.size() <= 6 && std::all_of(d.begin(), d.end(), is_digit)) {
-      set_if_absent("driver_cuda_version", decode_cuda_version_number(std::stoll(d)).str());
+      set_if_absent("driver_cuda_version", decode_cuda_version_number(*checked_integer(d, 0, 999999)).str());
     }
   }
 }

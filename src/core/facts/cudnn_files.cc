@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "base/strings.h"
+#include "base/numbers.h"
 
 namespace cudnnup {
 namespace {
@@ -25,8 +26,7 @@ std::string component_of(std::string_view stem) {
 
 // A major written in a name: digits only, and small enough to be one ("99999999999" is not).
 std::optional<int> major_number(std::string_view digits) {
-  if (!all_digits(digits) || digits.size() > 4) return std::nullopt;
-  return Version::parse(digits)->major();
+  return checked_int(digits, 0, 9999);
 }
 
 // Strips "_v<digits>" off the end of a stem: "cudnn_ops_static_v9" -> ("cudnn_ops_static", 9).
@@ -135,7 +135,7 @@ std::optional<CudnnDistInfo> parse_cudnn_dist_info(std::string_view name) {
   if (dash == std::string_view::npos || !all_digits(rest.substr(0, dash)) || dash > 3) return std::nullopt;
   auto version = Version::parse(rest.substr(dash + 1));
   if (!version) return std::nullopt;
-  return CudnnDistInfo{Version::parse(rest.substr(0, dash))->major(), *version};
+  return CudnnDistInfo{*checked_int(rest.substr(0, dash)), *version};
 }
 
 std::string cudnn_library_file_name(const std::string& component, int major, bool windows) {

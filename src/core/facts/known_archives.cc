@@ -1,6 +1,6 @@
 #include "facts/known_archives.h"
 
-#include <nlohmann/json.hpp>
+#include "base/json_reader.h"
 
 extern const char embedded_known_archives_json[];
 extern const unsigned long long embedded_known_archives_json_size;
@@ -8,17 +8,19 @@ extern const unsigned long long embedded_known_archives_json_size;
 namespace cudnnup {
 
 Result<std::vector<KnownArchive>> parse_known_archives(const std::string& text) {
-  auto in = nlohmann::json::parse(text, nullptr, false);
-  if (in.is_discarded() || !in.contains("archives")) return make_error(ErrorCode::kCorrupt, "known_archives.json is not valid");
+  JsonReader reader("known_archives.json");
+  JsonValue in = reader.parse_object(text);
+  if (!in.has("archives")) in.fail("archives", "is missing");
   std::vector<KnownArchive> out;
-  for (const auto& a : in["archives"]) {
+  for (const auto& a : in.array("archives")) {
     KnownArchive k;
-    k.file_name = a.value("file_name", "");
-    k.sha256 = a.value("sha256", "");
-    if (a.contains("size") && a["size"].is_number()) k.size = a["size"].get<uint64_t>();
-    k.source = a.value("source", "");
+    k.file_name = a.string("file_name");
+    k.sha256 = a.string("sha256");
+    k.size = a.unsigned_integer("size", 0);
+    k.source = a.string("source");
     out.push_back(k);
   }
+  if (!reader.ok()) return reader.status().error();
   return out;
 }
 

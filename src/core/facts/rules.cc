@@ -1,6 +1,7 @@
 #include "facts/rules.h"
 
-#include <nlohmann/json.hpp>
+#include "base/json_reader.h"
+#include "base/numbers.h"
 
 extern const char embedded_rules_json[];
 extern const unsigned long long embedded_rules_json_size;
@@ -8,16 +9,13 @@ extern const unsigned long long embedded_rules_json_size;
 namespace cudnnup {
 namespace {
 
-using nlohmann::json;
-
-Version version_field(const json& row, const char* key) {
-  if (!row.contains(key) || !row[key].is_string()) return {};
-  auto v = Version::parse(row[key].get<std::string>());
-  return v ? *v : Version{};
-}
-
-std::string string_field(const json& row, const char* key) {
-  return row.contains(key) && row[key].is_string() ? row[key].get<std::string>() : std::string();
+// A version field: absent gives unknown; a string that is not a version is an error naming it.
+Version version_field(const JsonValue& row, const char* key) {
+  std::string text = row.string(key);
+  if (text.empty()) return {};
+  auto v = Version::parse(text);
+  if (!v) row.fail(key, "must be a version such as 9.1.0, not '" + text + "'");
+  return v.value_or(Version{});
 }
 
 }  // namespace
@@ -74,52 +72,53 @@ const ComputeCapabilityRule* Rules::compute_capability_rule_for(const Version& c
 }
 
 Result<Rules> parse_rules(std::string_view json_text, const std::string& origin) {
-  json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return make_error(ErrorCode::kCorrupt, origin + " is not valid JSON", origin);
-  }
+  JsonReader reader(origin);
+  JsonValue doc = reader.parse_object(json_text);
+  if (!reader.ok()) return reader.status().error();
   Rules rules;
-  rules.schema = doc.value("schema", 0);
-  if (rules.schema != 1) {
+  rules.schema = static_cast<int>(doc.integer("schema", 0, 0, 1000));
+  if (reader.ok() && rules.schema != 1) {
     return make_error(ErrorCode::kUnsupported,
                       origin + " has rules schema " + std::to_string(rules.schema) + "; this cudnnup reads schema 1",
                       origin);
   }
-  rules.data_version = doc.value("data_version", std::string("unknown"));
-  try {
-    for (const auto& row : doc.value("driver_minimums", json::array())) {
-      rules.driver_minimums.push_back({version_field(row, "cuda"), version_field(row, "linux"),
-                                       version_field(row, "windows"), string_field(row, "source")});
-    }
-    for (const auto& row : doc.value("driver_minimums_minor_compat", json::array())) {
-      rules.major_driver_minimums.push_back({row.value("cuda_major", 0), version_field(row, "linux"),
-                                             version_field(row, "windows"), string_field(row, "source")});
-    }
-    for (const auto& row : doc.value("cudnn_cuda_variants", json::array())) {
-      rules.cuda_variants.push_back({row.value("cuda_major", 0), version_field(row, "first"),
-                                     version_field(row, "last"), string_field(row, "source")});
-    }
-    for (const auto& row : doc.value("cudnn_min_compute_capability", json::array())) {
-      rules.compute_capability.push_back({version_field(row, "cudnn_first"), version_field(row, "cudnn_last"),
-                                          row.value("cuda_major", 0), version_field(row, "min_cc"),
-                                          string_field(row, "source")});
-    }
-    for (const auto& row : doc.value("known_bad_releases", json::array())) {
-      rules.known_bad.push_back({version_field(row, "cudnn"), string_field(row, "platform"),
-                                 string_field(row, "problem"), string_field(row, "fix"), string_field(row, "source")});
-    }
-    const json expected = doc.value("expected_libraries", json::object());
-    for (const auto& [major, libs] : expected.items()) {
-      std::vector<ExpectedLibrary> list;
-      for (const auto& lib : libs) {
-        list.push_back({string_field(lib, "component"), version_field(lib, "since"), lib.value("optional", false),
-                        string_field(lib, "loaded_by"), string_field(lib, "source")});
-      }
-      rules.expected_libraries.emplace_back(std::stoi(major), std::move(list));
-    }
-  } catch (const std::exception& e) {
-    return make_error(ErrorCode::kCorrupt, origin + " has a malformed row: " + e.what(), origin);
+  constexpr long long kMaxMajor = 1000;
+  rules.data_version = doc.string("data_version", "unknown");
+  for (const auto& row : doc.array("driver_minimums")) {
+    rules.driver_minimums.push_back({version_field(row, "cuda"), version_field(row, "linux"), version_field(row, "windows"),
+                                     row.string("source")});
   }
+  for (const auto& row : doc.array("driver_minimums_minor_compat")) {
+    rules.major_driver_minimums.push_back({static_cast<int>(row.integer("cuda_major", 0, 0, kMaxMajor)),
+                                           version_field(row, "linux"), version_field(row, "windows"), row.string("source")});
+  }
+  for (const auto& row : doc.array("cudnn_cuda_variants")) {
+    rules.cuda_variants.push_back({static_cast<int>(row.integer("cuda_major", 0, 0, kMaxMajor)), version_field(row, "first"),
+                                   version_field(row, "last"), row.string("source")});
+  }
+  for (const auto& row : doc.array("cudnn_min_compute_capability")) {
+    rules.compute_capability.push_back({version_field(row, "cudnn_first"), version_field(row, "cudnn_last"),
+                                        static_cast<int>(row.integer("cuda_major", 0, 0, kMaxMajor)),
+                                        version_field(row, "min_cc"), row.string("source")});
+  }
+  for (const auto& row : doc.array("known_bad_releases")) {
+    rules.known_bad.push_back({version_field(row, "cudnn"), row.string("platform"), row.string("problem"), row.string("fix"),
+                               row.string("source")});
+  }
+  for (const auto& [major, libs] : doc.object("expected_libraries").members()) {
+    auto m = checked_int(major, 1, static_cast<int>(kMaxMajor));
+    if (!m) {
+      reader.fail(libs.path(), "must be named by a cuDNN major (\"9\"), not '" + major + "'");
+      break;
+    }
+    std::vector<ExpectedLibrary> list;
+    for (const auto& lib : libs.elements()) {
+      list.push_back({lib.required_string("component"), version_field(lib, "since"), lib.boolean("optional", false),
+                      lib.string("loaded_by"), lib.string("source")});
+    }
+    rules.expected_libraries.emplace_back(*m, std::move(list));
+  }
+  if (!reader.ok()) return reader.status().error();
   return rules;
 }
 

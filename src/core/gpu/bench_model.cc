@@ -3,9 +3,13 @@
 #include "gpu/nvidia_api.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include "base/json_reader.h"
+#include "base/numbers.h"
 
 namespace cudnnup {
 
@@ -57,15 +61,10 @@ Result<std::vector<BenchShape>> parse_bench_shapes(const std::string& text) {
     int v[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
     size_t used_numbers = 0;
     for (size_t i = 0; i < words.size() && i < 9; ++i) {
-      try {
-        size_t used = 0;
-        int value = std::stoi(words[i], &used);
-        if (used != words[i].size()) break;
-        v[i] = value;
-        used_numbers = i + 1;
-      } catch (const std::exception&) {
-        break;
-      }
+      auto value = checked_int(words[i], INT_MIN, INT_MAX);
+      if (!value) break;
+      v[i] = *value;
+      used_numbers = i + 1;
     }
     if (used_numbers < 7) return bad("'" + words[used_numbers] + "' is not a number");
     BenchShape b;
@@ -210,30 +209,27 @@ void check_against_peak(BenchRow& row, double peak) {
 }
 
 Result<PytorchSide> attach_pytorch_results(const std::string& json_text, std::vector<BenchRow>& rows) {
-  auto j = nlohmann::json::parse(json_text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j["rows"].is_array()) {
-    return make_error(ErrorCode::kCorrupt, "not the JSON of bench/pytorch_conv.py (expected an object with \"rows\")");
-  }
-  for (const auto& row : j["rows"]) {
-    if (!row.is_object()) continue;
-    std::string key = row.value("key", "");
-    double ms = row.contains("ms") && row["ms"].is_number() ? row["ms"].get<double>() : 0.0;
+  // Read with types checked: the file is the user's, and any field may be anything.
+  JsonReader reader("the JSON of bench/pytorch_conv.py");
+  JsonValue j = reader.parse_object(json_text);
+  if (reader.ok() && !j.has("rows")) j.fail("rows", "is missing (expected the output of bench/pytorch_conv.py)");
+  for (const auto& row : j.array("rows")) {
+    std::string key = row.string("key");
+    double ms = row.number("ms", 0.0);
     for (auto& r : rows) {
       if (r.bench.key() == key && ms > 0) r.pytorch_ms = ms;
     }
   }
   PytorchSide side;
-  if (j.contains("torch") && j["torch"].is_string()) side.torch = j["torch"].get<std::string>();
-  if (j.contains("cudnn") && j["cudnn"].is_number_integer()) side.cudnn_version = j["cudnn"].get<long long>();
-  if (j.contains("cudnn_library") && j["cudnn_library"].is_string()) side.cudnn_library = j["cudnn_library"].get<std::string>();
-  if (j.contains("allow_tf32") && j["allow_tf32"].is_boolean()) side.allow_tf32 = j["allow_tf32"].get<bool>();
-  if (j.contains("benchmark_limit") && j["benchmark_limit"].is_number_integer()) {
-    side.benchmark_limit = j["benchmark_limit"].get<int>();
-  }
-  side.heuristic_mode_b = j.value("heuristic_mode_b", false);
+  side.torch = j.string("torch");
+  side.cudnn_version = j.integer("cudnn", 0, 0, LLONG_MAX);
+  side.cudnn_library = j.string("cudnn_library");
+  if (j.has("allow_tf32")) side.allow_tf32 = j.boolean("allow_tf32", false);
+  if (j.has("benchmark_limit")) side.benchmark_limit = static_cast<int>(j.integer("benchmark_limit", 0, 0, INT_MAX));
+  side.heuristic_mode_b = j.boolean("heuristic_mode_b", false);
+  if (!reader.ok()) return reader.status().error();
   return side;
 }
-
 std::vector<std::string> comparison_mismatches(const PytorchSide& pt, const std::string& their_dir, const BenchSide& ours) {
   std::vector<std::string> out;
   if (pt.cudnn_library.empty()) {

@@ -83,15 +83,15 @@ json verify_finding_to_json(const Finding& f) {
               {"fix", f.fix}};
 }
 
-Finding verify_finding_from_json(const json& j) {
+Finding verify_finding_from_json(const JsonValue& j) {
   Finding f;
-  f.id = j.value("id", "");
-  f.severity = severity_from_name(j.value("severity", "info"));
-  f.subject = j.value("subject", "");
-  f.title = j.value("title", "");
-  f.detail = j.value("detail", "");
-  f.evidence = j.value("evidence", std::vector<std::string>{});
-  f.fix = j.value("fix", std::vector<std::string>{});
+  f.id = j.string("id");
+  f.severity = severity_from_name(j.string("severity", "info"));
+  f.subject = j.string("subject");
+  f.title = j.string("title");
+  f.detail = j.string("detail");
+  f.evidence = j.strings("evidence");
+  f.fix = j.strings("fix");
   return f;
 }
 
@@ -103,17 +103,17 @@ json stage_to_json(const StageResult& s) {
   return j;
 }
 
-StageResult stage_from_json(const json& j) {
+StageResult stage_from_json(const JsonValue& j) {
   StageResult s;
-  s.id = j.value("id", "");
-  s.title = j.value("title", "");
-  std::string status = j.value("status", "skipped");
+  s.id = j.string("id");
+  s.title = j.string("title");
+  std::string status = j.string("status", "skipped");
   s.status = status == "pass" ? StageStatus::kPass : status == "fail" ? StageStatus::kFail : StageStatus::kSkipped;
-  s.summary = j.value("summary", "");
-  s.evidence = j.value("evidence", std::vector<std::string>{});
-  s.seconds = j.value("seconds", 0.0);
-  s.no_gpu = j.value("no_gpu", false);
-  if (j.contains("finding") && j["finding"].is_object()) s.finding = verify_finding_from_json(j["finding"]);
+  s.summary = j.string("summary");
+  s.evidence = j.strings("evidence");
+  s.seconds = j.number("seconds", 0.0);
+  s.no_gpu = j.boolean("no_gpu", false);
+  if (j.has("finding")) s.finding = verify_finding_from_json(j.object("finding"));
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/json_reader.h"
 #include "base/model.h"
 
 namespace cudnnup {
@@ -50,9 +51,9 @@ struct VerifyReport {
 int verify_exit_code(const VerifyReport& report);
 
 nlohmann::json verify_finding_to_json(const Finding& finding);
-Finding verify_finding_from_json(const nlohmann::json& j);
+Finding verify_finding_from_json(const JsonValue& j);
 nlohmann::json stage_to_json(const StageResult& stage);
-StageResult stage_from_json(const nlohmann::json& j);
+StageResult stage_from_json(const JsonValue& j);  // types checked: the child loaded a foreign library
 nlohmann::json verify_report_to_json(const VerifyReport& report);
 
 }  // namespace cudnnup

@@ -6,6 +6,7 @@
 
 #include "base/paths.h"
 #include "base/strings.h"
+#include "base/numbers.h"
 
 namespace cudnnup {
 namespace {
@@ -73,12 +74,14 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
   static const std::regex legacy(
       R"(^cudnn[-_ ](\d+\.\d+)[-_ ](linux|windows10|windows|osx)[-_ ](x64|x86[-_]?64|ppc64le|aarch64sbsa|sbsa)[-_ ]v(\d+\.\d+\.\d+(?:\.\d+)?)$)");
   std::smatch m;
+  std::string version_text;  // as written: a part too long for a number leaves out.version unknown
   if (std::regex_match(name, m, modern)) {
     out.era = ArchiveEra::kArchive;
     out.platform = m[1] == "linux" ? ArchivePlatform::kLinux : ArchivePlatform::kWindows;
     std::string arch = m[2];
     out.arch = archive_arch_from_word(arch);
-    out.version = *Version::parse(m[3].str());
+    version_text = m[3].str();
+    out.version = Version::parse(version_text).value_or(Version{});
     out.cuda_variant = m[4];
     bool ok_combo = out.platform == ArchivePlatform::kLinux
                         ? out.arch != ArchiveArch::kArm64
@@ -97,7 +100,8 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
     std::string os = m[2];
     out.platform = os == "linux" ? ArchivePlatform::kLinux : os == "osx" ? ArchivePlatform::kMacos : ArchivePlatform::kWindows;
     out.arch = archive_arch_from_word(m[3].str());
-    out.version = *Version::parse(m[4].str());
+    version_text = m[4].str();
+    out.version = Version::parse(version_text).value_or(Version{});
     out.canonical_name = "cudnn-" + out.cuda_variant + "-" + os + "-" + legacy_archive_arch_word(out.arch) + "-v" + out.version.str() +
                          (out.platform == ArchivePlatform::kWindows ? ".zip" : ".tgz");
   } else {
@@ -106,11 +110,16 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
   }
   if (out.version.parts.size() != 4 || out.version.major() < 7) {
     return make_error(ErrorCode::kUsage,
-                      "'" + out.file_name + "' has version " + out.version.str() +
+                      "'" + out.file_name + "' has version " + version_text +
                           "; official archives carry a 4-part version of cuDNN 7 or later (e.g. 9.1.0.70)",
                       std::string(path));
   }
-  out.cuda_major = std::stoi(out.cuda_variant.substr(0, out.cuda_variant.find('.')));
+  auto cuda_major = checked_int(std::string_view(out.cuda_variant).substr(0, out.cuda_variant.find('.')), 1, 999);
+  if (!cuda_major) {
+    return make_error(ErrorCode::kUsage, "'" + out.file_name + "' names CUDA " + out.cuda_variant + ", which is not a CUDA version",
+                      std::string(path));
+  }
+  out.cuda_major = *cuda_major;
   out.canonical = out.file_name == out.canonical_name;
   return out;
 }

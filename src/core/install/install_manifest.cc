@@ -6,6 +6,8 @@
 #include "base/relative_path.h"
 #include "install/toolkit_target.h"
 #include "store/version_spec.h"
+#include "base/json_reader.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 
@@ -96,65 +98,58 @@ std::string manifest_to_json(const InstallManifest& m) {
   json aside = json::array();
   for (const auto& a : m.moved_aside) aside.push_back({{"path", a.path}, {"backup", a.backup}});
   out["moved_aside"] = aside;
-  return out.dump(2);
+  return dump_json(out, 2);
 }
 
 Result<InstallManifest> manifest_from_json(const std::string& text, const std::string& path) {
-  json in = json::parse(text, nullptr, false);
-  if (in.is_discarded() || !in.is_object()) {
-    return make_error(ErrorCode::kCorrupt, "the install manifest " + path + " is not valid JSON", path);
+  JsonReader reader("the install manifest " + path);
+  JsonValue in = reader.parse_object(text);
+  InstallManifest m;
+  m.schema = static_cast<int>(in.integer("schema", 1, 1, 1000));
+  if (reader.ok() && m.schema != 1 && m.schema != 2) {
+    return make_error(ErrorCode::kCorrupt, "the install manifest " + path + " has an unknown schema", path);
   }
-  try {
-    InstallManifest m;
-    m.schema = in.value("schema", 1);
-    if (m.schema != 1 && m.schema != 2) {
-      return make_error(ErrorCode::kCorrupt, "the install manifest " + path + " has an unknown schema", path);
-    }
-    m.mode = in.at("mode").get<std::string>();
-    m.id = in.at("id").get<std::string>();
-    m.cudnn_version = in.value("cudnn_version", "");
-    m.cuda_variant = in.value("cuda_variant", "");
-    m.cuda_major = in.value("cuda_major", 0);
-    m.platform = in.value("platform", "");
-    if (in.contains("source")) {
-      const auto& s = in.at("source");
-      m.archive_file_name = s.value("file_name", "");
-      m.archive_size = s.value("size", uint64_t{0});
-      m.archive_sha256 = s.value("sha256", "");
-    }
-    m.installed_at = in.value("installed_at", "");
-    m.cudnnup_version = in.value("cudnnup_version", "");
-    m.toolkit_root = in.value("toolkit_root", "");
-    m.backup_dir = in.value("backup_dir", "");
-    m.new_dirs = in.value("new_dirs", std::vector<std::string>{});
-    for (const auto& f : in.at("files")) {
-      ManifestFile mf;
-      mf.path = f.at("path").get<std::string>();
-      mf.source = f.value("source", "");
-      mf.kind = kind_from(f.value("type", "file"));
-      mf.size = f.value("size", uint64_t{0});
-      mf.sha256 = f.value("sha256", "");
-      mf.link_target = f.value("target", "");
-      mf.backup = f.value("backup", "");
-      m.files.push_back(mf);
-    }
-    for (const auto& a : in.value("moved_aside", json::array())) {
-      m.moved_aside.push_back({a.at("path").get<std::string>(), a.at("backup").get<std::string>()});
-    }
-    if (m.schema == 1 && m.mode == "merge") {
-      bool ok = true;
-      m.backup_dir = relative_backup(m.toolkit_root, m.backup_dir, &ok);
-      for (auto& f : m.files) f.backup = relative_backup(m.toolkit_root, f.backup, &ok);
-      for (auto& a : m.moved_aside) {
-        a.path = relative_backup(m.toolkit_root, a.path, &ok);
-        a.backup = relative_backup(m.toolkit_root, a.backup, &ok);
-      }
-      if (!ok) return make_error(ErrorCode::kCorrupt, "the install manifest " + path + " names paths outside its toolkit", path);
-    }
-    return m;
-  } catch (const json::exception& e) {
-    return make_error(ErrorCode::kCorrupt, "the install manifest " + path + " is incomplete: " + e.what(), path);
+  m.mode = in.required_string("mode");
+  m.id = in.required_string("id");
+  m.cudnn_version = in.string("cudnn_version");
+  m.cuda_variant = in.string("cuda_variant");
+  m.cuda_major = static_cast<int>(in.integer("cuda_major", 0, 0, 1000));
+  m.platform = in.string("platform");
+  JsonValue source = in.object("source");
+  m.archive_file_name = source.string("file_name");
+  m.archive_size = source.unsigned_integer("size", 0);
+  m.archive_sha256 = source.string("sha256");
+  m.installed_at = in.string("installed_at");
+  m.cudnnup_version = in.string("cudnnup_version");
+  m.toolkit_root = in.string("toolkit_root");
+  m.backup_dir = in.string("backup_dir");
+  m.new_dirs = in.strings("new_dirs");
+  if (!in.has("files")) in.fail("files", "is missing");
+  for (const auto& f : in.array("files")) {
+    ManifestFile mf;
+    mf.path = f.required_string("path");
+    mf.source = f.string("source");
+    mf.kind = kind_from(f.string("type", "file"));
+    mf.size = f.unsigned_integer("size", 0);
+    mf.sha256 = f.string("sha256");
+    mf.link_target = f.string("target");
+    mf.backup = f.string("backup");
+    m.files.push_back(mf);
   }
+  for (const auto& a : in.array("moved_aside")) m.moved_aside.push_back({a.required_string("path"), a.required_string("backup")});
+  if (!reader.ok()) return reader.status().error();
+  if (m.schema == 1 && m.mode == "merge") {
+    // Schema 1 wrote absolute backup paths; they are read as paths relative to the toolkit.
+    bool ok = true;
+    m.backup_dir = relative_backup(m.toolkit_root, m.backup_dir, &ok);
+    for (auto& f : m.files) f.backup = relative_backup(m.toolkit_root, f.backup, &ok);
+    for (auto& a : m.moved_aside) {
+      a.path = relative_backup(m.toolkit_root, a.path, &ok);
+      a.backup = relative_backup(m.toolkit_root, a.backup, &ok);
+    }
+    if (!ok) return make_error(ErrorCode::kCorrupt, "the install manifest " + path + " names paths outside its toolkit", path);
+  }
+  return m;
 }
 
 Status validate_manifest(const InstallManifest& m, const std::string& root, const std::string& path) {

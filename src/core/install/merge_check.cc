@@ -8,6 +8,7 @@ const char* kind_name(FileType t) {
     case FileType::kRegular: return "a file";
     case FileType::kDirectory: return "a directory";
     case FileType::kSymlink: return "a link";
+    case FileType::kFifo: return "a named pipe";
     case FileType::kOther: break;
   }
   return "a special file";

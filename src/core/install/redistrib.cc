@@ -1,20 +1,21 @@
 #include "install/redistrib.h"
 
-#include <nlohmann/json.hpp>
-
+#include "base/json_reader.h"
+#include "base/numbers.h"
 #include "base/version.h"
 
 namespace cudnnup {
 
-using nlohmann::json;
-
 namespace {
 
-uint64_t size_of(const json& j) {
-  if (!j.contains("size")) return 0;
-  if (j["size"].is_string()) return std::stoull(j["size"].get<std::string>());  // NVIDIA writes a string
-  if (j["size"].is_number()) return j["size"].get<uint64_t>();
-  return 0;
+// NVIDIA writes the size as a string ("961592888"); a number is accepted too.
+uint64_t size_of(const JsonValue& entry) {
+  if (entry.has("size") && !entry.has_string("size")) return entry.unsigned_integer("size", 0);
+  std::string text = entry.string("size");
+  if (text.empty()) return 0;
+  auto n = checked_unsigned(text);
+  if (!n) entry.fail("size", "must be a number of bytes, not '" + text + "'");
+  return n.value_or(0);
 }
 
 // A flat entry's relative path names the variant: ..._cuda13.4-archive.zip -> "13.4".
@@ -28,35 +29,30 @@ std::string variant_from_path(const std::string& path) {
 }  // namespace
 
 Result<RedistribManifest> parse_redistrib(const std::string& text, const std::string& source) {
-  json in = json::parse(text, nullptr, false);
-  if (in.is_discarded() || !in.is_object()) {
-    return make_error(ErrorCode::kCorrupt, "the redistrib manifest " + source + " is not JSON", source);
-  }
-  if (!in.contains("cudnn") || !in["cudnn"].is_object()) {
+  JsonReader reader("the redistrib manifest " + source);
+  JsonValue in = reader.parse_object(text);
+  if (!reader.ok()) return reader.status().error();
+  if (!in.has("cudnn")) {
     return make_error(ErrorCode::kCorrupt, "the redistrib manifest " + source + " has no \"cudnn\" component", source);
   }
   RedistribManifest m;
-  m.release_label = in.value("release_label", "");
-  m.release_date = in.value("release_date", "");
-  const json& c = in["cudnn"];
-  std::string version = c.value("version", m.release_label);
-  try {
-    for (const auto& [key, value] : c.items()) {
-      if (!value.is_object() || (key.rfind("linux-", 0) != 0 && key.rfind("windows-", 0) != 0)) continue;
-      if (value.contains("relative_path")) {
-        RedistribEntry e{version, key, variant_from_path(value["relative_path"].get<std::string>()),
-                         value["relative_path"].get<std::string>(), value.value("sha256", ""), size_of(value)};
-        m.entries.push_back(e);
-      }
-      for (const auto& [vkey, v] : value.items()) {
-        if (!v.is_object() || vkey.rfind("cuda", 0) != 0 || !v.contains("relative_path")) continue;
-        m.entries.push_back(RedistribEntry{version, key, vkey.substr(4), v["relative_path"].get<std::string>(),
-                                           v.value("sha256", ""), size_of(v)});
-      }
+  m.release_label = in.string("release_label");
+  m.release_date = in.string("release_date");
+  JsonValue c = in.object("cudnn");
+  std::string version = c.string("version", m.release_label);
+  for (const auto& [key, value] : c.members()) {
+    if (!value.is_object() || (key.rfind("linux-", 0) != 0 && key.rfind("windows-", 0) != 0)) continue;
+    if (value.has("relative_path")) {
+      std::string path = value.required_string("relative_path");
+      m.entries.push_back(RedistribEntry{version, key, variant_from_path(path), path, value.string("sha256"), size_of(value)});
     }
-  } catch (const std::exception& e) {
-    return make_error(ErrorCode::kCorrupt, "the redistrib manifest " + source + " is malformed: " + e.what(), source);
+    for (const auto& [vkey, v] : value.members()) {
+      if (!v.is_object() || vkey.rfind("cuda", 0) != 0 || !v.has("relative_path")) continue;
+      m.entries.push_back(RedistribEntry{version, key, vkey.substr(4), v.required_string("relative_path"), v.string("sha256"),
+                                         size_of(v)});
+    }
   }
+  if (!reader.ok()) return reader.status().error();
   return m;
 }
 
@@ -66,8 +62,9 @@ Result<RedistribEntry> select_redistrib(const RedistribManifest& m, const std::s
   for (const auto& e : m.entries) {
     if (e.platform != platform) continue;
     offered += (offered.empty() ? "" : ", ") + std::string("CUDA ") + (e.cuda_variant.empty() ? "?" : e.cuda_variant);
-    int major = e.cuda_variant.empty() ? 0 : std::stoi(e.cuda_variant.substr(0, e.cuda_variant.find('.')));
-    if (major != cuda_major) continue;
+    // "13", "13.4"; anything else (a hand-edited manifest's "cudaX") matches no CUDA major.
+    auto major = checked_int(std::string_view(e.cuda_variant).substr(0, e.cuda_variant.find('.')), 1, 999);
+    if (!major || *major != cuda_major) continue;
     // Prefer the nested "cuda<M>" entry over a flat one for the same major (9.27 windows-arm64).
     if (e.cuda_variant.find('.') == std::string::npos) return e;
     flat = &e;

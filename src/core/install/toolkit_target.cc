@@ -7,6 +7,7 @@
 #include "base/relative_path.h"
 #include "facts/cudnn_files.h"
 #include "install/archive_contents.h"
+#include "base/numbers.h"
 
 namespace cudnnup {
 namespace {
@@ -50,13 +51,17 @@ ToolkitTarget inspect_toolkit(const FileSystem& fs, const std::string& root, boo
   static const std::regex version_json(R"re("cuda"\s*:\s*\{[^}]*?"version"\s*:\s*"([0-9.]+)")re");
   static const std::regex version_txt(R"(CUDA Version\s+([0-9.]+))");
   std::smatch m;
-  if (auto text = fs.read_file(t.root + "/include/cuda.h", 1 << 20); text && std::regex_search(*text, m, cuda_h)) {
-    t.cuda_version = decode_cuda_version_number(std::stoll(m[1].str()));
+  // Each source counts only when it holds a number that fits (a 20-digit CUDA_VERSION is not one).
+  if (auto text = fs.read_file(t.root + "/include/cuda.h", 1 << 20); text && std::regex_search(*text, m, cuda_h) &&
+      checked_integer(m[1].str(), 0, 999999999)) {
+    t.cuda_version = decode_cuda_version_number(*checked_integer(m[1].str(), 0, 999999999));
     t.version_source = "include/cuda.h";
-  } else if (auto json = fs.read_file(t.root + "/version.json", 1 << 20); json && std::regex_search(*json, m, version_json)) {
+  } else if (auto json = fs.read_file(t.root + "/version.json", 1 << 20); json && std::regex_search(*json, m, version_json) &&
+             Version::parse(m[1].str())) {
     t.cuda_version = *Version::parse(m[1].str());
     t.version_source = "version.json";
-  } else if (auto txt = fs.read_file(t.root + "/version.txt", 4096); txt && std::regex_search(*txt, m, version_txt)) {
+  } else if (auto txt = fs.read_file(t.root + "/version.txt", 4096); txt && std::regex_search(*txt, m, version_txt) &&
+             Version::parse(m[1].str())) {
     t.cuda_version = *Version::parse(m[1].str());
     t.version_source = "version.txt";
   }

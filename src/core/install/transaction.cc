@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "base/json_reader.h"
+#include "base/json_text.h"
 #include "base/paths.h"
 #include "base/relative_path.h"
 
@@ -60,32 +62,33 @@ std::string journal_to_json(const Journal& j) {
   out["undo_remove"] = j.undo_remove;
   out["prune_dirs"] = j.prune_dirs;
   out["sync_dirs"] = j.sync_dirs;
-  return out.dump(1);
+  return dump_json(out, 1);
 }
 
 Result<Journal> journal_from_json(const std::string& text) {
-  json in = json::parse(text, nullptr, false);
-  if (in.is_discarded() || !in.is_object()) return make_error(ErrorCode::kCorrupt, "the journal is not JSON");
-  try {
-    if (in.value("schema", 0) != 2) return make_error(ErrorCode::kCorrupt, "the journal has an unknown schema");
-    Journal j;
-    j.id = in.at("id").get<std::string>();
-    j.root = in.at("root").get<std::string>();
-    j.kind = in.at("kind").get<std::string>();
-    j.description = in.value("description", "");
-    j.phase = in.at("phase").get<std::string>();
-    j.new_dirs = in.at("new_dirs").get<std::vector<std::string>>();
-    for (const auto& m : in.at("moves")) {
-      j.moves.push_back(Move{m.at("from").get<std::string>(), m.at("to").get<std::string>(), m.at("private_to").get<bool>()});
-    }
-    j.cleanup = in.at("cleanup").get<std::vector<std::string>>();
-    j.sync_dirs = in.value("sync_dirs", std::vector<std::string>{});
-    j.undo_remove = in.value("undo_remove", std::vector<std::string>{});
-    j.prune_dirs = in.value("prune_dirs", std::vector<std::string>{});
-    return j;
-  } catch (const json::exception& e) {
-    return make_error(ErrorCode::kCorrupt, std::string("the journal is incomplete: ") + e.what());
+  JsonReader reader("the journal");
+  JsonValue in = reader.parse_object(text);
+  if (reader.ok() && in.integer("schema", 0, 0, 1000) != 2) return make_error(ErrorCode::kCorrupt, "the journal has an unknown schema");
+  Journal j;
+  j.id = in.required_string("id");
+  j.root = in.required_string("root");
+  j.kind = in.required_string("kind");
+  j.description = in.string("description");
+  j.phase = in.required_string("phase");
+  for (const char* key : {"new_dirs", "moves", "cleanup"}) {
+    if (!in.has(key)) in.fail(key, "is missing");
   }
+  j.new_dirs = in.strings("new_dirs");
+  for (const auto& m : in.array("moves")) {
+    if (!m.has("private_to")) m.fail("private_to", "is missing");
+    j.moves.push_back(Move{m.required_string("from"), m.required_string("to"), m.boolean("private_to", false)});
+  }
+  j.cleanup = in.strings("cleanup");
+  j.sync_dirs = in.strings("sync_dirs");
+  j.undo_remove = in.strings("undo_remove");
+  j.prune_dirs = in.strings("prune_dirs");
+  if (!reader.ok()) return reader.status().error();
+  return j;
 }
 
 Status validate_journal(const Journal& j, const std::string& store_root) {

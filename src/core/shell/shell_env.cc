@@ -8,6 +8,7 @@
 #include "base/paths.h"
 #include "base/strings.h"
 #include "facts/cudnn_files.h"
+#include "shell/shell_quote.h"
 
 namespace cudnnup {
 namespace {
@@ -101,22 +102,6 @@ void plan_list(const FileSystem& fs, const Environment& env, const std::string& 
   plan.changes.push_back({var, join(result, std::string(1, env.list_separator()))});
 }
 
-
-std::string quote_fish(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string quote_pwsh(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace
 
 std::string quote_posix(const std::string& s) {
@@ -192,28 +177,17 @@ EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const Env
   return plan;
 }
 
-std::string render_environment(const EnvPlan& plan, Shell shell) {
-  std::string comment = shell == Shell::kCmd ? "REM " : "# ";
+Result<std::string> render_environment(const EnvPlan& plan, Shell shell, const RenderOptions& options) {
   std::string out;
-  for (const auto& r : plan.removed) out += comment + "removed " + r + "\n";
-  for (const auto& n : plan.notes) out += comment + n + "\n";
+  if (options.comments) {
+    if (!options.header.empty()) out += shell_comment(shell, options.header, options.header_detail);
+    for (const auto& r : plan.removed) out += shell_comment(shell, "removed ", r);
+    for (const auto& n : plan.notes) out += shell_comment(shell, "", n);
+  }
   for (const auto& c : plan.changes) {
-    switch (shell) {
-      case Shell::kBash:
-      case Shell::kZsh:
-        out += c.value ? "export " + c.name + "=" + quote_posix(*c.value) + ";\n" : "unset " + c.name + ";\n";
-        break;
-      case Shell::kFish:
-        out += c.value ? "set -gx " + c.name + " " + quote_fish(*c.value) + ";\n" : "set -e " + c.name + ";\n";
-        break;
-      case Shell::kPwsh:
-        out += c.value ? "$env:" + c.name + " = " + quote_pwsh(*c.value) + "\n"
-                       : "Remove-Item Env:" + c.name + " -ErrorAction SilentlyContinue\n";
-        break;
-      case Shell::kCmd:
-        out += c.value ? "set \"" + c.name + "=" + *c.value + "\"\n" : "set " + c.name + "=\n";
-        break;
-    }
+    auto line = shell_assign(shell, c.name, c.value);
+    if (!line) return line.error();
+    out += *line;
   }
   return out;
 }
@@ -222,7 +196,7 @@ std::map<std::string, std::string> apply_environment(const Environment& env, con
   std::map<std::string, std::string> vars = env.vars;
   for (const auto& c : plan.changes) {
     std::string key = c.name;
-    if (env.windows()) std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return char(std::toupper(ch)); });
+    if (env.windows()) key = ascii_upper(key);
     if (c.value) vars[key] = *c.value;
     else vars.erase(key);
   }

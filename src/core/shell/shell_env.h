@@ -17,6 +17,7 @@
 
 #include "base/environment.h"
 #include "base/filesystem.h"
+#include "base/result.h"
 
 namespace cudnnup {
 
@@ -50,8 +51,15 @@ struct EnvInputs {
 
 EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs);
 
-// Shell code that applies the plan: `export`/`set -gx`/`$env:`/`set "..."` lines, notes as comments.
-std::string render_environment(const EnvPlan& plan, Shell shell);
+// Shell code that applies the plan: `export`/`set -gx`/`$env:`/`set "..."` lines, every value
+// through the shell's escaper (shell/shell_quote.h), and comments that cannot end early. A value
+// the shell cannot hold (a path with a line break) is an error naming it, and nothing is printed.
+struct RenderOptions {
+  bool comments = true;           // the `init` hook evals without them: nothing foreign to misparse
+  std::string header;             // cudnnup's own first comment line ("cuDNN 9.19.0.56+cuda13 ")
+  std::string header_detail;      // foreign text for it (where the selection came from)
+};
+Result<std::string> render_environment(const EnvPlan& plan, Shell shell, const RenderOptions& options = {});
 
 // 'text' for sh/bash/zsh, with embedded single quotes escaped.
 std::string quote_posix(const std::string& text);

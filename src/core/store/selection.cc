@@ -8,6 +8,17 @@
 namespace cudnnup {
 namespace {
 
+// What a message may quote of a pin file's line. A spec is short and made of letters, digits and
+// ". + _ -" (spaces shown too: "cudnn nine"); anything else (the first line of another file reached through a link, escape
+// sequences, binary) is described, never echoed.
+std::string shown_line(const std::string& line) {
+  bool plain = line.size() <= 40;
+  for (char c : line) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view(".+_- ").find(c) != std::string_view::npos);
+  }
+  if (plain) return "says '" + line + "'";
+  return "holds a line of " + std::to_string(line.size()) + " bytes (not shown)";
+}
 
 }  // namespace
 
@@ -46,20 +57,6 @@ std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string
   return std::nullopt;
 }
 
-namespace {
-
-// What of a pin file's text may be shown: a short run of the characters a spec is made of.
-// Anything else (a line of /etc/shadow through a link, terminal escape sequences) is not echoed.
-std::string shown_line(const std::string& line) {
-  if (line.size() > 40 || line.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+_- ") !=
-                              std::string::npos) {
-    return {};
-  }
-  return line;
-}
-
-}  // namespace
-
 Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path) {
   // A regular file only (a FIFO would block every prompt under the `init` hook), a link resolved
   // to one, and a small one: a pin holds one spec.
@@ -81,11 +78,9 @@ Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path)
     pos = end + 1;
     if (line.empty() || line[0] == '#') continue;
     if (auto spec = VersionSpec::parse(line); !spec) {
-      std::string shown = shown_line(line);
       return make_error(ErrorCode::kUsage,
-                        "the pin file " + path + (shown.empty() ? " does not hold a cuDNN version spec"
-                                                                : " says '" + shown + "', which is not a cuDNN version spec") +
-                            "; write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
+                        "the pin file " + path + " " + shown_line(line) + ", which is not a cuDNN version spec; " +
+                            "write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
                         path);
     }
     return line;

@@ -1,11 +1,14 @@
 #include "store/state_store.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "base/paths.h"
 #include "store/selection.h"
 #include "store/version_spec.h"
+#include "base/json_reader.h"
+#include "base/json_text.h"
 
 namespace cudnnup {
 namespace {
@@ -15,11 +18,6 @@ using nlohmann::json;
 constexpr size_t kMaxStateBytes = 64 << 20;  // far above 200 entries of the longest pin paths
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
-
-std::optional<std::string> read_optional(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  return j[key].get<std::string>();
-}
 
 bool is_version_id(const std::optional<std::string>& v) { return !v || StoreVersionId::parse(*v).has_value(); }
 bool is_spec(const std::optional<std::string>& v) { return !v || VersionSpec::parse(*v).ok(); }
@@ -50,7 +48,9 @@ std::string entry_problem(const HistoryEntry& e) {
 }  // namespace
 
 HistoryEntry& StoreState::record(HistoryEntry entry) {
-  entry.seq = next_seq++;
+  // Never past kMaxSeq (a state file cannot make it overflow: the reader caps it).
+  entry.seq = std::min(next_seq, kMaxSeq);
+  if (next_seq < kMaxSeq) ++next_seq;
   history.push_back(std::move(entry));
   if (history.size() > kMaxHistory) history.erase(history.begin(), history.end() - kMaxHistory);
   return history.back();
@@ -95,7 +95,7 @@ std::string state_to_json(const StoreState& state) {
     j["links"] = json::array();
     for (const auto& l : state.links) j["links"].push_back({{"cuda_dir", l.cuda_dir}, {"status", l.status}});
   }
-  return j.dump(2) + "\n";
+  return dump_json(j, 2) + "\n";
 }
 
 Result<StoreState> state_from_json(const std::string& text, const std::string& path) {
@@ -105,43 +105,40 @@ Result<StoreState> state_from_json(const std::string& text, const std::string& p
                           "); fix it by hand, or move it aside and choose a default again with `cudnnup use VERSION`",
                       path);
   };
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return corrupt("not valid JSON");
-  if (!j.is_object()) return corrupt("not a JSON object");
+  // Every field is read with its type checked (base/json_reader.h): a planted or damaged file is
+  // an error naming the field, never an exception.
+  JsonReader reader(path);
+  JsonValue j = reader.parse_object(text);
   StoreState state;
-  try {
-    state.global = read_optional(j, "global");
-    state.next_seq = j.value("next_seq", int64_t{1});
-    if (j.contains("history")) {
-      for (const auto& h : j.at("history")) {
-        HistoryEntry e;
-        e.seq = h.at("seq").get<int64_t>();
-        e.time = h.value("time", "");
-        e.action = h.at("action").get<std::string>();
-        e.from = read_optional(h, "from");
-        e.to = read_optional(h, "to");
-        e.path = h.value("path", "");
-        e.undoes = h.value("undoes", int64_t{0});
-        e.pending = h.value("pending", false);
-        if (auto why = entry_problem(e); !why.empty()) return corrupt(why);
-        if (e.seq >= INT64_MAX / 2) return corrupt("a sequence number is out of range");
-        state.next_seq = std::max(state.next_seq, e.seq + 1);
-        state.history.push_back(std::move(e));
-      }
-    }
-    for (const auto& l : j.value("links", json::array())) {
-      LinkedToolkit t{l.at("cuda_dir").get<std::string>(), l.at("status").get<std::string>()};
-      if (!paths::is_absolute(t.cuda_dir) || paths::normalize(t.cuda_dir) != t.cuda_dir) {
-        return corrupt("the linked toolkit '" + t.cuda_dir + "' is not an absolute, normal path");
-      }
-      if (t.status != "linking" && t.status != "linked" && t.status != "unlinking") return corrupt("a link status is unknown");
-      state.links.push_back(std::move(t));
-    }
-  } catch (const json::exception& e) {
-    return corrupt(e.what());
+  state.global = j.optional_string("global");
+  state.next_seq = j.integer("next_seq", 1, 1, StoreState::kMaxSeq);
+  for (const auto& h : j.array("history")) {
+    HistoryEntry e;
+    if (!h.has("seq")) h.fail("seq", "is missing");
+    e.seq = h.integer("seq", 0, 1, StoreState::kMaxSeq);
+    e.time = h.string("time");
+    e.action = h.required_string("action");
+    e.from = h.optional_string("from");
+    e.to = h.optional_string("to");
+    e.path = h.string("path");
+    e.undoes = h.integer("undoes", 0, 0, StoreState::kMaxSeq);
+    e.pending = h.boolean("pending", false);
+    if (!reader.ok()) break;
+    if (auto why = entry_problem(e); !why.empty()) return corrupt(why);
+    state.next_seq = std::max(state.next_seq, std::min(e.seq + 1, StoreState::kMaxSeq));
+    state.history.push_back(std::move(e));
   }
+  for (const auto& l : j.array("links")) {
+    LinkedToolkit t{l.required_string("cuda_dir"), l.required_string("status")};
+    if (!reader.ok()) break;
+    if (!paths::is_absolute(t.cuda_dir) || paths::normalize(t.cuda_dir) != t.cuda_dir) {
+      return corrupt("the linked toolkit '" + t.cuda_dir + "' is not an absolute, normal path");
+    }
+    if (t.status != "linking" && t.status != "linked" && t.status != "unlinking") return corrupt("a link status is unknown");
+    state.links.push_back(std::move(t));
+  }
+  if (!reader.ok()) return corrupt(reader.status().error().message);
   if (!is_version_id(state.global)) return corrupt("the global default '" + *state.global + "' is not a version id");
-  if (state.next_seq <= 0 || state.next_seq >= INT64_MAX / 2) return corrupt("next_seq is out of range");
   return state;
 }
 

@@ -22,7 +22,7 @@ namespace cudnnup {
 
 // One change. `from`/`to` are nullopt where there was nothing (no global default, no pin file).
 struct HistoryEntry {
-  int64_t seq = 0;
+  int64_t seq = 0;     // 1, 2, ...: at most kMaxSeq
   std::string time;    // UTC, ISO 8601, supplied by the app
   std::string action;  // "use" (global default), "use-local" (pin file), "undo"
   std::optional<std::string> from;
@@ -51,6 +51,9 @@ struct StoreState {
   std::string untrusted;
 
   static constexpr size_t kMaxHistory = 200;
+  // Sequence numbers stay below 2^53 (exact in every JSON reader); a file that claims more is
+  // damaged. At one change a second that is 285 million years of changes.
+  static constexpr int64_t kMaxSeq = (int64_t{1} << 53) - 1;
   // Appends with the next seq number, dropping the oldest entries beyond kMaxHistory.
   HistoryEntry& record(HistoryEntry entry);
   // The newest "use"/"use-local" change not yet reverted by an "undo", or nullptr.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "base/paths.h"
 #include "base/relative_path.h"
 #include "facts/cudnn_files.h"
@@ -45,7 +46,7 @@ json plan_to_json(const LinkPlan& plan, const std::string& time, const std::stri
 
 Status write_manifest(FileSystem& fs, const LinkPlan& plan, const std::string& time, const std::string& status) {
   std::string tmp = plan.manifest + ".tmp";
-  if (auto s = fs.write_private_file(tmp, plan_to_json(plan, time, status).dump(2) + "\n", true); !s) return s;
+  if (auto s = fs.write_private_file(tmp, dump_json(plan_to_json(plan, time, status), 2) + "\n", true); !s) return s;
   return fs.rename(tmp, plan.manifest);
 }
 

@@ -115,8 +115,9 @@ TEST(CudnnComponents, WindowsModelLooksUpEveryKnownSubLibrary) {
   env.vars["SYSTEMROOT"] = "C:\\Windows";
   auto r = which_windows(fs, env, {}, "9");
   ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(r->cudnn) << "the shim loads, so its sub-libraries are modelled";
   std::vector<std::string> listed;
-  for (const auto& s : r->sub_libraries) listed.push_back(s.component);
+  for (const auto& s : r->cudnn->sub_libraries) listed.push_back(s.component);
   known.erase(known.begin());  // the shim
   EXPECT_EQ(listed, known) << "every sub-library the facts know for 9, engines_tensor_ir and ext included";
 
@@ -129,8 +130,10 @@ TEST(CudnnComponents, WindowsModelLooksUpEveryKnownSubLibrary) {
   }
   auto b = which_windows(bare, env, {}, "9");
   ASSERT_TRUE(b) << b.error().message;
-  EXPECT_EQ(b->sub_libraries.size(), required_cudnn_sublibraries(Version{9}).size());
+  ASSERT_TRUE(b->cudnn);
+  EXPECT_EQ(b->cudnn->sub_libraries.size(), required_cudnn_sublibraries(Version{9}).size());
   for (const auto& note : b->notes) EXPECT_EQ(note.find("found nowhere"), std::string::npos) << note;
+  for (const auto& note : b->cudnn->notes) EXPECT_EQ(note.find("found nowhere"), std::string::npos) << note;
 }
 
 }  // namespace

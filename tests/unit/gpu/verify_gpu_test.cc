@@ -504,6 +504,9 @@ TEST_F(VerifyGpuStages, NoLibcudaAtAll) {
   GpuSession session;
   session.cu = &cu;
   session.dnn = &dnn;
+  JsonReader hostile("a child's line");
+  (void)stage_from_json(hostile.parse_object(R"({"id": 5, "evidence": [1], "finding": {"fix": "x"}})"));
+  EXPECT_EQ(hostile.status().error().message, "a child's line: field 'id' must be a string, not an integer");
   VerifyReport r;
   r.stages = run_gpu_stages(facts, session, default_conv_checks());
   EXPECT_TRUE(r.find("driver")->no_gpu);
@@ -522,7 +525,9 @@ TEST(VerifyModel, JsonRoundTripAndExitCodes) {
   Finding f{"verify.x", Severity::kError, "library", "t", "d", {"e1"}, {"fix1"}};
   StageResult s = stage_fail("library", "Library", "broken", f);
   s.seconds = 0.25;
-  StageResult back = stage_from_json(stage_to_json(s));
+  JsonReader reader("stage");
+  StageResult back = stage_from_json(reader.parse_object(stage_to_json(s).dump()));
+  EXPECT_TRUE(reader.ok());
   EXPECT_EQ(back.id, "library");
   EXPECT_EQ(back.status, StageStatus::kFail);
   ASSERT_TRUE(back.finding);

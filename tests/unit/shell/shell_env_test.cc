@@ -71,11 +71,11 @@ TEST(ShellEnv, RendersQuotedForEachShell) {
   EnvPlan plan;
   plan.changes.push_back({"CUDNN_PATH", std::string("/a b/it's")});
   plan.changes.push_back({"GONE", std::nullopt});
-  EXPECT_EQ(render_environment(plan, Shell::kBash), "export CUDNN_PATH='/a b/it'\\''s';\nunset GONE;\n");
-  EXPECT_EQ(render_environment(plan, Shell::kFish), "set -gx CUDNN_PATH '/a b/it\\'s';\nset -e GONE;\n");
-  EXPECT_EQ(render_environment(plan, Shell::kPwsh),
+  EXPECT_EQ(*render_environment(plan, Shell::kBash), "export CUDNN_PATH='/a b/it'\\''s';\nunset GONE;\n");
+  EXPECT_EQ(*render_environment(plan, Shell::kFish), "set -gx CUDNN_PATH '/a b/it\\'s';\nset -e GONE;\n");
+  EXPECT_EQ(*render_environment(plan, Shell::kPwsh),
             "$env:CUDNN_PATH = '/a b/it''s'\nRemove-Item Env:GONE -ErrorAction SilentlyContinue\n");
-  EXPECT_EQ(render_environment(plan, Shell::kCmd), "set \"CUDNN_PATH=/a b/it's\"\nset GONE=\n");
+  EXPECT_EQ(*render_environment(plan, Shell::kCmd), "set \"CUDNN_PATH=/a b/it's\"\nset GONE=\n");
   EXPECT_FALSE(parse_shell("tcsh"));
   EXPECT_EQ(parse_shell("powershell"), Shell::kPwsh);
 }

@@ -106,6 +106,31 @@ TEST_F(SelectionTest, EmptyOrMalformedPinFilesAreErrorsNamingThem) {
   EXPECT_NE(bad.error().message.find("'cudnn nine'"), std::string::npos);
 }
 
+TEST_F(SelectionTest, HostilePinFilesAreNeverEchoedNorReadWhole) {
+  // Another file's first line (a link to /etc/shadow) and terminal escapes are described, not quoted.
+  fs.add_file("/home/u/proj/.cudnn-version", "root:$6$SECRET:19000:0:99999:7:::\n");
+  auto secret = select();
+  ASSERT_FALSE(secret.ok());
+  EXPECT_EQ(secret.error().message.find("SECRET"), std::string::npos) << secret.error().message;
+  EXPECT_NE(secret.error().message.find("not shown"), std::string::npos) << secret.error().message;
+  fs.add_file("/home/u/proj/.cudnn-version", "\x1b]0;owned\x07 9.19\n");
+  auto escapes = select();
+  ASSERT_FALSE(escapes.ok());
+  EXPECT_EQ(escapes.error().message.find('\x1b'), std::string::npos) << escapes.error().message;
+  // Far larger than any pin: refused by its size, before it is read.
+  fs.add_file("/home/u/proj/.cudnn-version", "9.19\n" + std::string(kMaxPinFileBytes, '#'));
+  auto big = select();
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code, ErrorCode::kUsage);
+  EXPECT_NE(big.error().message.find("bytes"), std::string::npos) << big.error().message;
+  // A pin that is a directory is not a pin.
+  ASSERT_TRUE(fs.remove("/home/u/proj/.cudnn-version").ok());
+  fs.add_dir("/home/u/proj/.cudnn-version");
+  auto dir = select();
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.error().message.find("not a regular file"), std::string::npos) << dir.error().message;
+}
+
 TEST_F(SelectionTest, SelectedButMissingNamesTheSourceAndTheInstalledList) {
   fs.add_file("/home/u/proj/.cudnn-version", "9.2\n");
   auto s = select();

@@ -1,5 +1,7 @@
 #include "loader/windows/which_windows.h"
 
+#include "base/numbers.h"
+
 #include <algorithm>
 #include <regex>
 
@@ -73,7 +75,7 @@ Candidate candidate_of(const DllCandidate& c, const std::string& outcome, bool e
   if (c.file_version) out.file_version = pe_version_string(*c.file_version);
   static const std::regex entry_re(R"(PATH entry (\d+))");
   std::smatch m;
-  if (std::regex_search(c.rule, m, entry_re)) out.entry_index = std::stoi(m[1].str()) - 1;
+  if (std::regex_search(c.rule, m, entry_re)) out.entry_index = checked_int(m[1].str(), 1).value_or(1) - 1;
   return out;
 }
 

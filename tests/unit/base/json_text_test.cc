@@ -1,0 +1,88 @@
+// JSON in and out: base/json_text.h (valid UTF-8 out, original bytes kept) and base/json_reader.h
+// (typed reading with errors that name the file and the field).
+#include <gtest/gtest.h>
+
+#include "base/json_reader.h"
+#include "base/json_text.h"
+#include "base/utf8.h"
+
+namespace cudnnup {
+namespace {
+
+using nlohmann::json;
+
+TEST(JsonText, InvalidUtf8IsReplacedAndItsBytesKept) {
+  json doc = {{"path", std::string("/opt/caf\xe9/lib")}, {"ok", "caf\xc3\xa9"},
+              {"list", {std::string("a"), std::string("b\xff")}}};
+  std::string out = dump_json(doc);
+  EXPECT_TRUE(valid_utf8(out)) << out;
+  json back = json::parse(out);
+  EXPECT_EQ(back["path"], "/opt/caf\xef\xbf\xbd/lib");
+  EXPECT_EQ(back["path_bytes"], hex_bytes("/opt/caf\xe9/lib"));
+  EXPECT_EQ(back["ok"], "caf\xc3\xa9") << "valid UTF-8 is left alone";
+  EXPECT_FALSE(back.contains("ok_bytes"));
+  EXPECT_EQ(back["list_bytes"], json({nullptr, hex_bytes("b\xff")}));
+}
+
+TEST(JsonText, KeysToo) {
+  json doc = json::object();
+  doc[std::string("d\xfe")] = 1;
+  json back = json::parse(dump_json(doc, 2));
+  EXPECT_EQ(back["d\xef\xbf\xbd"], 1);
+  EXPECT_EQ(back["d\xef\xbf\xbd_key_bytes"], "64fe");
+}
+
+TEST(JsonText, ValidDocumentsDumpAsBefore) {
+  json doc = {{"a", "x — y"}, {"b", {1, 2}}, {"c", "\x1b[31m"}};
+  EXPECT_EQ(dump_json(doc, 2), doc.dump(2));
+}
+
+TEST(JsonText, Utf8Rules) {
+  EXPECT_TRUE(valid_utf8("plain, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
+  for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\x80"}) EXPECT_FALSE(valid_utf8(bad)) << bad;
+  EXPECT_EQ(utf8_replaced("a\xffz"), "a\xef\xbf\xbdz");
+  EXPECT_EQ(bytes_from_hex("6162ff"), std::string("ab\xff"));
+  EXPECT_FALSE(bytes_from_hex("6g"));
+}
+
+TEST(JsonReader, TypeErrorsNameTheFileAndTheField) {
+  JsonReader r("/tmp/rules.json");
+  JsonValue doc = r.parse_object(R"({"schema": "1", "rows": [{"n": 1}, {"n": "two"}]})");
+  EXPECT_EQ(doc.integer("schema", 0, 0, 10), 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().error().message, "/tmp/rules.json: field 'schema' must be an integer, not a string");
+  EXPECT_EQ(r.status().error().path, "/tmp/rules.json");
+
+  JsonReader r2("f.json");
+  JsonValue d2 = r2.parse_object(R"({"rows": [{"n": 1}, {"n": "two"}]})");
+  for (const auto& row : d2.array("rows")) (void)row.integer("n", 0, 0, 10);
+  EXPECT_EQ(r2.status().error().message, "f.json: field 'rows[1].n' must be an integer, not a string");
+}
+
+TEST(JsonReader, RangesMissingFieldsAndNonObjects) {
+  JsonReader big("s.json");
+  JsonValue b = big.parse_object(R"({"seq": 99999999999999999999})");
+  (void)b.integer("seq", 0, 0, 1000);
+  EXPECT_FALSE(big.ok());
+  JsonReader missing("m.json");
+  (void)missing.parse_object("{}").required_string("id");
+  EXPECT_EQ(missing.status().error().message, "m.json: field 'id' is missing");
+  JsonReader list("l.json");
+  (void)list.parse_object("[1, 2]");
+  EXPECT_EQ(list.status().error().message, "l.json is not a JSON object (it is an array)");
+  JsonReader junk("j.json");
+  (void)junk.parse_object("{not json");
+  EXPECT_EQ(junk.status().error().message, "j.json is not valid JSON");
+}
+
+TEST(JsonReader, ReadsTheOriginalBytesBack) {
+  json doc = {{"path", std::string("/srv/\xff\xfe/store")}, {"dirs", {std::string("ok"), std::string("\x80")}}};
+  JsonReader r("state.json");
+  JsonValue v = r.parse_object(dump_json(doc));
+  EXPECT_EQ(v.string("path"), "/srv/\xff\xfe/store");
+  EXPECT_EQ(v.strings("dirs"), (std::vector<std::string>{"ok", "\x80"}));
+  EXPECT_TRUE(r.ok());
+}
+
+}  // namespace
+}  // namespace cudnnup

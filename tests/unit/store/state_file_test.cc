@@ -1,0 +1,69 @@
+// state.json from disk: any size cudnnup could have written is read, wrongly typed fields name
+// themselves, and the sequence number cannot overflow.
+#include <gtest/gtest.h>
+
+#include "store/state_store.h"
+#include "support/memory_fs.h"
+
+namespace cudnnup {
+namespace {
+
+using testing::MemoryFileSystem;
+
+const StoreLayout kLayout{"/store"};
+
+TEST(StateFile, AValidStateFileOverOneMebibyteIsRead) {
+  MemoryFileSystem fs;
+  // Valid JSON padded past the 1 MiB cap the reader once had ("not a JSON object").
+  std::string text = "{\"schema\": 1, \"global\": \"9.19.0.56+cuda13\", \"next_seq\": 3, \"history\": []" +
+                     std::string(3 << 20, ' ') + "}";
+  fs.add_file(kLayout.state_file(), text);
+  auto state = load_state(fs, kLayout);
+  ASSERT_TRUE(state) << state.error().message;
+  EXPECT_EQ(state->global, "9.19.0.56+cuda13");
+  EXPECT_EQ(state->next_seq, 3);
+}
+
+TEST(StateFile, WrongTypesNameTheField) {
+  MemoryFileSystem fs;
+  fs.add_file(kLayout.state_file(), R"({"global": "9.19", "history": [{"seq": 1, "action": "use"}, {"seq": "2", "action": "use"}]})");
+  auto state = load_state(fs, kLayout);
+  ASSERT_FALSE(state);
+  EXPECT_EQ(state.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(state.error().message.find("field 'history[1].seq' must be an integer, not a string"), std::string::npos)
+      << state.error().message;
+  EXPECT_NE(state.error().message.find(kLayout.state_file()), std::string::npos);
+}
+
+TEST(StateFile, SequenceNumbersCannotOverflow) {
+  MemoryFileSystem fs;
+  // Beyond 2^53 is not a number cudnnup writes.
+  fs.add_file(kLayout.state_file(), R"({"next_seq": 9223372036854775807, "history": []})");
+  EXPECT_FALSE(load_state(fs, kLayout));
+  fs.add_file(kLayout.state_file(), R"({"history": [{"seq": 2147483647, "action": "use", "to": "9.19"}]})");
+  auto state = load_state(fs, kLayout);
+  ASSERT_TRUE(state) << state.error().message;
+  EXPECT_EQ(state->next_seq, int64_t{2147483648}) << "past INT_MAX without wrapping";
+  StoreState at_limit;
+  at_limit.next_seq = StoreState::kMaxSeq;
+  at_limit.record(HistoryEntry{});
+  at_limit.record(HistoryEntry{});
+  EXPECT_EQ(at_limit.next_seq, StoreState::kMaxSeq);
+  EXPECT_EQ(at_limit.history.back().seq, StoreState::kMaxSeq);
+  EXPECT_TRUE(state_from_json(state_to_json(at_limit), "x")) << "what it writes at the limit it reads back";
+}
+
+TEST(StateFile, NonUtf8PathsSurviveTheRoundTrip) {
+  StoreState s;
+  HistoryEntry e;
+  e.action = "use-local";
+  e.path = "/home/u/proj\xff/.cudnn-version";
+  e.to = "9.19.0.56+cuda13";
+  s.record(e);
+  auto back = state_from_json(state_to_json(s), "x");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->history.at(0).path, e.path);
+}
+
+}  // namespace
+}  // namespace cudnnup
