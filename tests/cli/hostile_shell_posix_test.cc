@@ -68,7 +68,11 @@ class HostileShell : public ::testing::Test {
   ProcessResult run(const std::string& shell, const std::string& script, std::map<std::string, std::string> extra) {
     auto env = base_env();
     for (auto& [k, v] : extra) env[k] = v;
-    auto r = run_process({shell, "-c", script}, ProcessOptions{30000, 1 << 20, env, true});
+    ProcessOptions options;
+    options.timeout_ms = 30000;
+    options.max_output_bytes = 1 << 20;
+    options.env = env;
+    auto r = run_process({shell, "-c", script}, options);
     EXPECT_TRUE(r.ok());
     return r.value_or(ProcessResult{});
   }

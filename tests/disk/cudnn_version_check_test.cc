@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "facts/cudnn_components.h"
 #include "loader/cudnn_load_model.h"
 #include "platform/process.h"
 #include "support/loader_fixtures.h"
@@ -55,7 +56,7 @@ std::map<std::string, int> predicted_checks(const std::string& dependency, const
       b.dependency = dep;
       b.file = "/bound/libcudnn_" + dep + ".so.9";
       b.version = dep == dependency ? bound : kReal;
-      b.checked = cudnn_version_checked(9, component, dep);
+      b.checked = cudnn_checks_version_of(9, component, dep);
       s.bindings.push_back(b);
     }
     load.sub_libraries.push_back(s);

@@ -70,6 +70,7 @@ void write_archive(const std::string& out_path, const std::vector<FakeEntry>& en
       default:
         ADD_FAILURE() << "unsupported fake entry kind";
     }
+    if (e.mode >= 0) archive_entry_set_perm(ae, static_cast<mode_t>(e.mode));
     // ARCHIVE_WARN: a name that is not valid in the locale's charset (the hostile-name tests
     // write such names on purpose) is stored as raw bytes, with a warning.
     int header = archive_write_header(a, ae);

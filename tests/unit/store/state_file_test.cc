@@ -40,7 +40,7 @@ TEST(StateFile, SequenceNumbersCannotOverflow) {
   // Beyond 2^53 is not a number cudnnup writes.
   fs.add_file(kLayout.state_file(), R"({"next_seq": 9223372036854775807, "history": []})");
   EXPECT_FALSE(load_state(fs, kLayout));
-  fs.add_file(kLayout.state_file(), R"({"history": [{"seq": 2147483647, "action": "use", "to": "9.19"}]})");
+  fs.add_file(kLayout.state_file(), R"({"history": [{"seq": 2147483647, "action": "use", "to": "9.19.0.56+cuda13"}]})");
   auto state = load_state(fs, kLayout);
   ASSERT_TRUE(state) << state.error().message;
   EXPECT_EQ(state->next_seq, int64_t{2147483648}) << "past INT_MAX without wrapping";
