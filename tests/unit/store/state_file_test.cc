@@ -46,8 +46,11 @@ TEST(StateFile, SequenceNumbersCannotOverflow) {
   EXPECT_EQ(state->next_seq, int64_t{2147483648}) << "past INT_MAX without wrapping";
   StoreState at_limit;
   at_limit.next_seq = StoreState::kMaxSeq;
-  at_limit.record(HistoryEntry{});
-  at_limit.record(HistoryEntry{});
+  HistoryEntry use;
+  use.action = "use";
+  use.to = "9.19.0.56+cuda13";
+  at_limit.record(use);
+  at_limit.record(use);
   EXPECT_EQ(at_limit.next_seq, StoreState::kMaxSeq);
   EXPECT_EQ(at_limit.history.back().seq, StoreState::kMaxSeq);
   EXPECT_TRUE(state_from_json(state_to_json(at_limit), "x")) << "what it writes at the limit it reads back";
