@@ -10,6 +10,7 @@ packages=(
   googletest libgtest-dev libgmock-dev
   python3 python3-jsonschema zsh fish zip xz-utils bsdutils
   patchelf   # tests/disk/loader_differential_test.cc patches stub libraries per scenario
+  universal-ctags   # tests/style/function_length_test.py: function extents
 )
 if [[ "${1:-}" == "--windows" ]]; then
   # libz-mingw-w64-dev + dpkg-dev: scripts/build-windows-deps.sh builds Debian's libarchive
