@@ -13,6 +13,7 @@
 #include "support/archive_builder.h"
 #include "support/fixture_libs.h"
 #include "support/run_cli.h"
+#include "support/tree_snapshot.h"
 
 namespace cudnnup {
 namespace {
@@ -30,6 +31,14 @@ class HostileInput : public ::testing::Test {
   static void expect_exit(const CliResult& r, std::initializer_list<int> codes) {
     EXPECT_NE(std::find(codes.begin(), codes.end(), r.exit_code), codes.end())
         << "exit " << r.exit_code << " (-1 = killed by a signal)\nstdout: " << r.out.substr(0, 2000) << "\nstderr: " << r.err;
+  }
+  // Every command here only reads (or is refused): the whole test directory, cudnnup's own
+  // state included, is byte-identical afterwards.
+  CliResult run_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& e) const {
+    auto before = disk_tree(tmp.path());
+    CliResult r = testing::run_cli(args, e);
+    EXPECT_EQ(disk_tree(tmp.path()), before) << "cudnnup " << args.front() << " changed files on disk";
+    return r;
   }
   static void expect_json_utf8(const CliResult& r) {
     EXPECT_TRUE(valid_utf8(r.out)) << "stdout is not UTF-8";
