@@ -202,13 +202,21 @@ TEST_F(Frameworks, TorchPreloadsThePipCudnnFromTheFirstSysPathEntryFrom210On) {
 
 // JAX: the plugin's __init__.py preloads the pip cuDNN only from PR #29462 (_load_nvidia_libraries);
 // before, the plugin library's own DT_RPATH (jaxlib >= 0.4.19) or DT_RUNPATH (<= 0.4.18) decides.
+// What the era decides is which shim loads. With another copy on LD_LIBRARY_PATH, the wheel's
+// shim (preloaded, or found through DT_RPATH) still dlopen()s its sub-libraries by bare name
+// with its own DT_RUNPATH $ORIGIN, which comes after LD_LIBRARY_PATH: the graph library, and so
+// cudnnGetVersion(), come from the 9.14 copy in every era (the real loader does the same with
+// these fixtures: probe_dlopen WHEEL/libcudnn.so.9 maps the LD_LIBRARY_PATH copy's sub-libraries,
+// and the forwarding shim prints 91400). The test first expected 9.19 for the first two eras,
+// which is the version of the shim, not what cudnnGetVersion() reports.
 TEST_F(Frameworks, JaxPerPluginEra) {
   struct Era {
-    std::string init, tag, expected;
+    std::string init, tag;
+    bool wheel_shim;  // the shim loaded is the wheel's (else the LD_LIBRARY_PATH copy's)
   };
-  for (const Era& era : {Era{"def _load_nvidia_libraries():\n  pass\n", "runpath", "9.19.0"},
-                         Era{"def initialize():\n  pass\n", "rpath", "9.19.0"},
-                         Era{"def initialize():\n  pass\n", "runpath", "9.14.0"}}) {
+  for (const Era& era : {Era{"def _load_nvidia_libraries():\n  pass\n", "runpath", true},
+                         Era{"def initialize():\n  pass\n", "rpath", true},
+                         Era{"def initialize():\n  pass\n", "runpath", false}}) {
     TempDir t;
     std::string site = t / "venv/lib/python3.11/site-packages";
     PythonEnv pe;
@@ -225,13 +233,21 @@ TEST_F(Frameworks, JaxPerPluginEra) {
     env.vars["LD_LIBRARY_PATH"] = t / "system/lib";
     auto reports = inspect_frameworks(*fs_, env, {pe}, {"jax"});
     ASSERT_EQ(reports.size(), 1u);
+    ASSERT_TRUE(reports[0].load && reports[0].load->cudnn) << era.init << " " << era.tag;
+    EXPECT_EQ(reports[0].load->resolution.canonical,
+              (era.wheel_shim ? site + "/nvidia/cudnn/lib" : t / "system/lib") + "/libcudnn.so.9")
+        << era.init << " " << era.tag;
+    EXPECT_EQ(reports[0].load->cudnn->mixed, era.wheel_shim) << era.init << " " << era.tag;
     ASSERT_TRUE(reports[0].loaded_cudnn) << era.init;
-    EXPECT_EQ(reports[0].loaded_cudnn->str(), era.expected) << era.init << " " << era.tag;
+    EXPECT_EQ(reports[0].loaded_cudnn->str(), "9.14.0") << era.init << " " << era.tag;
   }
 }
 
 // ONNX Runtime: both answers when preload_dlls() exists; an old capi/_ld_preload.py loads cuDNN
-// by name (RTLD_GLOBAL) at import.
+// by name (RTLD_GLOBAL) at import. On Linux preload_dlls() loads only the wheel's shim ("Do not
+// load cudnn sub DLLs ... to be consistent with PyTorch in Linux"), whose own dlopen of its
+// sub-libraries takes LD_LIBRARY_PATH first: cudnnGetVersion() (the graph library's) then says
+// 9.14 although the shim is the wheel's 9.19 (the test first expected 9.19, the shim's version).
 TEST_F(Frameworks, OnnxRuntimePreloadsPerVersion) {
   copy_file(loader_fixture("chain/libleaf.so"), site_ + "/onnxruntime/capi/libonnxruntime_providers_cuda.so");
   make_loading_copy("9.19.0", site_ + "/nvidia/cudnn/lib");
@@ -245,12 +261,18 @@ TEST_F(Frameworks, OnnxRuntimePreloadsPerVersion) {
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0].loaded_cudnn->str(), "9.14.0");
   EXPECT_EQ(both[1].variant, "after onnxruntime.preload_dlls()");
-  EXPECT_EQ(both[1].loaded_cudnn->str(), "9.19.0");
+  ASSERT_TRUE(both[1].load && both[1].load->cudnn);
+  EXPECT_EQ(both[1].load->resolution.canonical, site_ + "/nvidia/cudnn/lib/libcudnn.so.9");
+  EXPECT_TRUE(both[1].load->cudnn->mixed);
+  EXPECT_EQ(both[1].loaded_cudnn->str(), "9.14.0");
   EXPECT_FALSE(both[1].applies_when.empty());
 }
 
 // PaddlePaddle's name choice: pip-CUDA builds ask for libcudnn.so.9 (CUDA >= 12.3) or
 // libcudnn.so.8 by path in FLAGS_cudnn_dir; other builds ask for the unversioned libcudnn.so.
+// The wheel's shim loaded by path still takes its sub-libraries from LD_LIBRARY_PATH first (its
+// DT_RUNPATH $ORIGIN comes after it), so cudnnGetVersion() reports the 9.19 copy's graph library
+// (the test first expected 9.14, the version of the shim it loads by path).
 TEST_F(Frameworks, PaddleNameChoicePerBuild) {
   make_library(site_ + "/paddle/base/libpaddle.so", {"--set-rpath", "$ORIGIN/../libs"});
   make_loading_copy("9.14.0", site_ + "/nvidia/cudnn/lib");
@@ -266,7 +288,11 @@ TEST_F(Frameworks, PaddleNameChoicePerBuild) {
   FrameworkReport pip12 = paddle("12.6", "ON");
   ASSERT_TRUE(pip12.load && pip12.load->resolution.found) << pip12.verdict;
   EXPECT_EQ(pip12.load->resolution.rule, SearchRule::kPath) << "FLAGS_cudnn_dir/libcudnn.so.9 by path";
-  EXPECT_EQ(pip12.loaded_cudnn->str(), "9.14.0");
+  EXPECT_EQ(pip12.load->resolution.canonical, site_ + "/nvidia/cudnn/lib/libcudnn.so.9");
+  ASSERT_TRUE(pip12.load->cudnn);
+  EXPECT_TRUE(pip12.load->cudnn->mixed);
+  ASSERT_TRUE(pip12.loaded_cudnn);
+  EXPECT_EQ(pip12.loaded_cudnn->str(), "9.19.0");
   FrameworkReport pip11 = paddle("11.8", "ON");
   ASSERT_TRUE(pip11.load);
   EXPECT_EQ(pip11.load->library, "libcudnn.so.8") << "CUDA < 12.3 asks for cuDNN 8";

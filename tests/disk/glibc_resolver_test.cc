@@ -5,7 +5,11 @@
 #ifdef CUDNNUP_FIXTURE_DIR
 #include "loader/glibc_resolver.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <link.h>
+
+#include <filesystem>
 
 #include "loader/cudnn_load_model.h"
 #include "loader/which.h"
@@ -27,17 +31,45 @@ class GlibcResolver : public ::testing::Test {
  protected:
   void SetUp() override { fs_ = make_real_filesystem(); }
 
-  // A loader system confined to the temp dir.
+  // A loader system confined to the temp dir. The fixture libraries are real programs and
+  // libraries with DT_NEEDED libc.so.6 (which needs ld-linux-*.so.N), as on every machine: the
+  // last default directory holds links to this process's own libc and ld.so, and nothing else
+  // of the host's library directories (which may hold a cuDNN of their own).
   LoaderSystem isolated(const std::vector<std::string>& llp = {},
                         const std::vector<testing::CacheRecord>& cache = {}) {
     LoaderSystem sys;
     sys.ld_library_path = llp;
-    sys.default_dirs = {tmp_ / "default"};
+    sys.default_dirs = {tmp_ / "default", host_libc_dir()};
     auto parsed = parse_ld_so_cache(testing::make_ld_cache(cache, testing::CacheLayout::kNew));
     EXPECT_TRUE(parsed);
     sys.cache = *parsed;
     sys.cwd = tmp_.path();
     return sys;
+  }
+
+  // tmp_/host-libc: links named libc.so.6 and ld-linux-*.so.N to the files this test process
+  // has mapped under those names.
+  std::string host_libc_dir() {
+    std::string dir = tmp_ / "host-libc";
+    if (std::filesystem::is_directory(dir)) return dir;
+    testing::make_dirs(dir);
+    void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    struct link_map* map = nullptr;
+    EXPECT_TRUE(libc && dlinfo(libc, RTLD_DI_LINKMAP, &map) == 0 && map) << "cannot find this process's libc.so.6";
+    if (!map) return dir;
+    while (map->l_prev) map = map->l_prev;
+    bool have_libc = false;
+    for (; map; map = map->l_next) {
+      if (!map->l_name || map->l_name[0] != '/') continue;
+      std::string base = std::filesystem::path(map->l_name).filename().string();
+      if (base == "libc.so.6" || base.rfind("ld-linux", 0) == 0) {
+        have_libc |= base == "libc.so.6";
+        if (!std::filesystem::exists(dir + "/" + base)) testing::make_symlink(map->l_name, dir + "/" + base);
+      }
+    }
+    EXPECT_TRUE(have_libc) << "this process's link map has no libc.so.6";
+    dlclose(libc);
+    return dir;
   }
 
   static ElfInfo program(std::vector<std::string> needed) {
@@ -142,7 +174,7 @@ TEST_F(GlibcResolver, RpathIsInheritedDownTheChainButRunpathIsNot) {
     make_loading_copy("9.19.0", t / "rp");
     make_loading_copy("9.14.0", t / "default");
     LoaderSystem sys = isolated();
-    sys.default_dirs = {t / "default"};
+    sys.default_dirs.front() = t / "default";
     LoaderSimulation sim(*fs_, sys);
     ASSERT_TRUE(sim.start_executable(t / "bin/probe"));
     auto w = finish_which(*fs_, sim, "libcudnn.so.9", 0, WhichReport{});

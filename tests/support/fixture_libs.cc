@@ -79,6 +79,8 @@ void write_text(const std::string& path, const std::string& text) {
 
 void make_symlink(const std::string& target, const std::string& link) {
   std::error_code ec;
+  // Like copy_file and write_text: the link's directory is made when missing.
+  fs::create_directories(fs::path(link).parent_path(), ec);
   fs::create_symlink(target, link, ec);
   ASSERT_FALSE(ec) << "cannot link " << link << ": " << ec.message();
 }

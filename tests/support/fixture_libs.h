@@ -28,7 +28,8 @@ class TempDir {
   std::string path_;
 };
 
-// Real-disk helpers for fixture trees (tests only; they abort the test on failure).
+// Real-disk helpers for fixture trees (tests only; they abort the test on failure). copy_file,
+// write_text and make_symlink create the missing parent directories of what they make.
 void make_dirs(const std::string& path);
 void copy_file(const std::string& from, const std::string& to);
 void write_text(const std::string& path, const std::string& text);

@@ -340,6 +340,10 @@ Truth read_truth(const ProcessResult& r, const std::string& cwd) {
   t.ran = r.exited_normally() && r.exit_code != 127;
   std::istringstream lines(r.out);
   std::string line;
+  // "loaded FILE graph=X ...": the stub shim's and graph library's own dlopen() handles. When a
+  // component is mapped twice (an LD_PRELOADed graph library and the one the shim's dlopen()
+  // found under a versioned name), the maps alone do not say which one the shim loaded.
+  std::map<std::string, std::string> handles;
   while (std::getline(lines, line)) {
     if (line.rfind("mapped ", 0) == 0) {
       std::string path = line.substr(7);
@@ -357,12 +361,21 @@ Truth read_truth(const ProcessResult& r, const std::string& cwd) {
           t.bindings[canonical_or(file, cwd)][pair.substr(0, eq)] = canonical_or(pair.substr(eq + 1), cwd);
         }
       }
+    } else if (line.rfind("loaded ", 0) == 0) {
+      std::istringstream words(line.substr(7));
+      std::string file, pair;
+      words >> file;
+      while (words >> pair) {
+        size_t eq = pair.find('=');
+        if (eq != std::string::npos) handles[pair.substr(0, eq)] = canonical_or(pair.substr(eq + 1), cwd);
+      }
     } else if (line.rfind("check ", 0) == 0) {
       t.check_fails |= line.find(" 1002") != std::string::npos;
     } else if (line.rfind("real-shim ", 0) == 0) {
       t.real_shim = true;
     }
   }
+  for (const auto& [component, file] : handles) t.files[component] = file;
   t.loaded = t.files.count("cudnn") > 0;
   std::set<std::string> dirs;
   for (const auto& m : t.mapped) dirs.insert(fs::path(m).parent_path().string());

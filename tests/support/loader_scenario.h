@@ -71,7 +71,8 @@ Scenario generate_scenario(uint64_t seed);
 struct Truth {
   bool ran = false;                               // the program ran (false: it did not start)
   bool loaded = false;                            // a cuDNN shim was mapped
-  std::map<std::string, std::string> files;       // component -> canonical path
+  std::map<std::string, std::string> files;       // component -> canonical path (the file the stub
+                                                  // shim's or graph's dlopen() handle is, else the mapped one)
   std::set<std::string> mapped;                   // every mapped cuDNN file, canonical
   std::map<std::string, std::map<std::string, std::string>> bindings;  // file -> dependency -> canonical
   bool check_fails = false;                       // a sub-library's version check returned 1002

@@ -174,6 +174,10 @@ CudnnLoad model_cudnn_loading(const FileSystem& fs, LoaderSimulation& sim, const
   }
   std::string shim_dir = paths::parent(shim.canonical);
   std::map<std::string, int> component_object;
+  // Each library asks for the names of its own build: the shim for graph, ops, cnn and adv, the
+  // graph library that loaded (which may be another copy's, of another version) for the engines
+  // and heuristic ("libcudnn_heuristic.so.<graph's M.m.p>" first).
+  std::map<std::string, std::optional<Version>> component_version;
   for (const CudnnLoadStep& step : cudnn_load_steps(load.shim_version ? *load.shim_version : Version{major})) {
     CudnnSubLibrary sub;
     sub.component = step.component;
@@ -181,7 +185,10 @@ CudnnLoad model_cudnn_loading(const FileSystem& fs, LoaderSimulation& sim, const
                                         : (component_object.count(step.loaded_by) ? component_object[step.loaded_by] : -1);
     if (caller < 0) continue;  // its loader did not load
     sub.requested_by = sim.objects()[caller].path;
-    for (const std::string& name : cudnn_sublibrary_names_tried(step.component, load.shim_version, major)) {
+    std::optional<Version> caller_version = step.loaded_by.empty() ? load.shim_version : component_version[step.loaded_by];
+    if (!caller_version) caller_version = load.shim_version;  // a loader of unknown version: assume the shim's
+    int caller_major = caller_version ? caller_version->at(0) : major;
+    for (const std::string& name : cudnn_sublibrary_names_tried(step.component, caller_version, caller_major)) {
       sub.names_tried.push_back(name);
       sub.resolution = sim.dlopen(name, caller);
       if (sub.resolution.found) break;  // each name is its own dlopen(): a failure moves on to the next
@@ -191,6 +198,7 @@ CudnnLoad model_cudnn_loading(const FileSystem& fs, LoaderSimulation& sim, const
       component_object[step.component] = object;
       sub.from_other_copy = paths::parent(sub.resolution.canonical) != shim_dir;
       sub.version = cudnn_file_version(fs, sub.resolution.canonical, &sub.version_source);
+      component_version[step.component] = sub.version;
       if (object >= 0) sub.bindings = bindings_of(fs, sim, object, major);
     }
     load.sub_libraries.push_back(std::move(sub));
