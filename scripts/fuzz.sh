@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, ASan + UBSan, build-fuzz/) and runs each for a fixed time.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    SECONDS per target (default 15); TARGET like "elf"
-# CI runs `scripts/fuzz.sh 15` (scripts/run.sh test). A longer run of one target, keeping what it
+# CI runs `scripts/fuzz.sh 12` (scripts/run.sh test). A longer run of one target, keeping what it
 # finds in a corpus of its own: docs/security.md, "Fuzzing". Exits 1 when a target crashes,
 # leaks, times out or breaks its oracle; the input is saved under build-fuzz/artifacts/<target>/.
 set -euo pipefail
