@@ -10,9 +10,8 @@ cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 shift || true
 targets=("$@")
-if ((${#targets[@]} == 0)); then
-  targets=(elf pe ld_so_cache ld_so_conf proc_maps archive_name cudnn_file_name cudnn_header rules
-           redistrib state_json journal_json install_manifest explain archive_policy)
+if ((${#targets[@]} == 0)); then  # every fuzz/<target>_fuzz.cc
+  for f in fuzz/*_fuzz.cc; do f="${f##*/}"; targets+=("${f%_fuzz.cc}"); done
 fi
 
 cxx=""
