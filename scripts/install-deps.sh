@@ -11,6 +11,7 @@ packages=(
   python3 python3-jsonschema zsh fish zip xz-utils bsdutils
   patchelf   # tests/disk/loader_differential_test.cc patches stub libraries per scenario
   universal-ctags   # tests/style/function_length_test.py: function extents
+  clang-14 libclang-rt-14-dev  # the libFuzzer targets (fuzz/, scripts/fuzz.sh): clang, libFuzzer, ASan, UBSan
 )
 if [[ "${1:-}" == "--windows" ]]; then
   # libz-mingw-w64-dev + dpkg-dev: scripts/build-windows-deps.sh builds Debian's libarchive

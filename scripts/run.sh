@@ -2,7 +2,8 @@
 # One entry point for the README's quick start and for CI.
 #   scripts/run.sh doctor   install what is needed, build, run `cudnnup doctor`
 #   scripts/run.sh test     install what is needed, build, run the whole test suite
-#                           (Linux tests, then the Windows build under Wine when available)
+#                           (Linux tests, every fuzz target for 12 s under ASan+UBSan, then the
+#                           Windows build under Wine when available)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,7 @@ case "$mode" in
     cmake --preset default >/dev/null
     cmake --build --preset default -j "$jobs"
     ctest --preset default -j "$jobs"
+    scripts/fuzz.sh 12
     if [[ -x scripts/test-windows.sh ]]; then
       scripts/test-windows.sh
     fi

@@ -116,5 +116,19 @@ TEST(ArchiveName, RefusesOtherArchivesWithTheReason) {
   }
 }
 
+// Names the archive_name fuzz target (fuzz/) found crashing the parser before numbers were
+// parsed through one checked helper: a CUDA variant too long for an int (uncaught
+// std::out_of_range from std::stoi) and version parts of ten digits (a use of a destroyed
+// temporary in Version::str, the SIGSEGV of an ordinary build). Now they are not archive names.
+TEST(ArchiveName, NumbersThatDoNotFitAreNotArchiveNames) {
+  for (const char* name : {"cudnn-linux-sbsa-9.19.0.56_cuda1255555555555555555555555555-archive.tar.xz",
+                           "cudnn-linux-sbsa-47.29.2077777777.56_cuda12-archive.tar.xz",
+                           "cudnn-linux-sbsa-7.0977777777777777777777777777.20.56_cuda1-archive.tar.xz",
+                           "cudnn-linux-x86_64-9.1.0.70_cuda99999999999-archive.tar.xz"}) {
+    auto r = parse_archive_name(name);
+    EXPECT_FALSE(r.ok()) << name << " parsed as " << (r.ok() ? r->version.str() + " cuda " + r->cuda_variant : "");
+  }
+}
+
 }  // namespace
 }  // namespace cudnnup

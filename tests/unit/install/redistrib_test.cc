@@ -91,5 +91,23 @@ TEST(KnownArchives, BuiltInTableRecognisesOfficialFilesAndRenamedCopies) {
             KnownMatch::kUnknown);
 }
 
+// The redistrib fuzz target's find on the code before checked numbers: a variant key "cuda*6"
+// made select_redistrib throw (std::invalid_argument from std::stoi). A variant that is not
+// "cuda<N>" offers nothing; the error lists what the manifest does offer.
+TEST(Redistrib, AMalformedVariantIsNoOfferAndNoCrash) {
+  auto m = parse_redistrib(R"({"release_label": "9.19.0", "cudnn": {"version": "9.19.0.99",
+    "linux-x86_64": {"cuda*6": {"relative_path": "cudnn/linux-x86_64/x.tar.xz", "sha256": "00", "size": "3608"},
+                     "cuda99999999999": {"relative_path": "cudnn/linux-x86_64/y.tar.xz", "sha256": "00", "size": "1"},
+                     "cuda13": {"relative_path": "cudnn/linux-x86_64/z.tar.xz", "sha256": "00", "size": "1"}}}})",
+                           "redistrib_9.19.0.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  auto twelve = select_redistrib(*m, "linux-x86_64", 12);
+  ASSERT_FALSE(twelve.ok());
+  EXPECT_NE(twelve.error().message.find("CUDA 13"), std::string::npos) << twelve.error().message;
+  auto thirteen = select_redistrib(*m, "linux-x86_64", 13);
+  ASSERT_TRUE(thirteen.ok()) << thirteen.error().message;
+  EXPECT_EQ(thirteen->relative_path, "cudnn/linux-x86_64/z.tar.xz");
+}
+
 }  // namespace
 }  // namespace cudnnup
