@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libarchive-dev libcurl4-openssl-dev libssl-dev
   googletest libgtest-dev libgmock-dev

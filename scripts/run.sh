@@ -10,6 +10,12 @@ cd "$(dirname "$0")/.."
 mode="${1:-doctor}"
 shift || true
 jobs="$(nproc 2>/dev/null || echo 2)"
+# Compiler cache outside the clone (ccache's own ~/.cache/ccache, keyed by compiler and sources),
+# so a second run recompiles only what changed. CMake reads these for every build below,
+# the mingw one (scripts/test-windows.sh) included.
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+fi
 
 case "$mode" in
   doctor)
