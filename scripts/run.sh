@@ -15,6 +15,8 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 # the mingw one (scripts/test-windows.sh) included.
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  # The targets use precompiled headers, which ccache caches only with this sloppiness.
+  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 fi
 
 case "$mode" in
