@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
   result=ok
   if ((rc != 0)); then
-    result="FAILED (exit $rc): $(grep -m1 -E 'ERROR: |runtime error:|fuzz oracle violated' "$log" || echo 'see log')"
+    result="FAILED (exit $rc): $(grep -a -m1 -E 'ERROR: |runtime error:|fuzz oracle violated' "$log" || echo 'see log')"
     failed+=("$t")
     tail -n 60 "$log" >&2
   fi

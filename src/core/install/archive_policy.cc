@@ -87,6 +87,10 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   for (const std::string& part : split_components(raw)) {
     if (part.empty() || part == ".") continue;
     if (part == "..") return refuse(raw, "'..' in the path (path traversal)");
+    if (part.size() > limits_.max_name_length) {
+      return refuse(raw, "a name in the path is longer than " + std::to_string(limits_.max_name_length) +
+                             " bytes, which file systems do not allow");
+    }
     if (part.size() >= 2 && part[1] == ':') return refuse(raw, "drive letter or alternate stream in a path component");
     if (auto why = windows_name_hazard(part); !why.empty()) return refuse(raw, why);
     parts.push_back(part);
@@ -131,6 +135,9 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
     // Absolute targets leave the tree whatever surrounds it; relative ones are followed on the
     // whole tree at the end (install/resolved_tree.h).
     if (e.link_target.empty()) return refuse(raw, "symlink with an empty target");
+    if (e.link_target.size() > limits_.max_path_length) {
+      return refuse(raw, "symlink target longer than " + std::to_string(limits_.max_path_length));
+    }
     if (looks_absolute(e.link_target)) {
       return refuse(raw, "symlink to the absolute path '" + e.link_target + "' leads outside the archive's folder");
     }

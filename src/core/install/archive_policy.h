@@ -26,6 +26,9 @@ struct ExtractionLimits {
   uint64_t cap_bytes = 16ull << 30;        // never more than this, whatever the ratio says
   size_t max_entries = 20000;
   size_t max_path_length = 1024;
+  // Longest single name: NAME_MAX on Linux file systems, 255 UTF-16 units on NTFS. A longer
+  // name would fail half-way through writing the tree instead of before it starts.
+  size_t max_name_length = 255;
   uint64_t bound() const;
 };
 

@@ -28,6 +28,16 @@ TEST(ArchivePolicy, AdmitsAnOfficialLayoutAndStripsTheTopFolder) {
   EXPECT_EQ(p.top_dir(), "top");
 }
 
+// Found by fuzz/archive_policy_fuzz.cc: a 300-byte folder name passed the policy and then failed
+// mkdir (ENAMETOOLONG) half-way through the extraction.
+TEST(ArchivePolicy, RefusesNamesNoFileSystemAllowsBeforeWritingAnything) {
+  EntryPolicy p{ExtractionLimits{}};
+  ASSERT_TRUE(p.admit(dir("top/")).ok());
+  EXPECT_TRUE(p.admit(file("top/" + std::string(255, 'a'))).ok());
+  expect_refused(p, file("top/" + std::string(256, 'b') + "/x.h"), "longer than 255 bytes");
+  expect_refused(p, link("top/lib/l", std::string(1025, 'c')), "symlink target longer than 1024");
+}
+
 TEST(ArchivePolicy, RefusesTraversalAbsolutePathsAndDriveLetters) {
   EntryPolicy p{ExtractionLimits{}};
   ASSERT_TRUE(p.admit(dir("top/")).ok());
