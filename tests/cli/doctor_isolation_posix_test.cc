@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "shell/shell_quote.h"
 #include "support/fixture_libs.h"
 #include "support/run_cli.h"
 
@@ -116,7 +117,7 @@ TEST_F(DoctorIsolation, ForeignGraphLackingAForwardedSymbolIsNotTheCopysCrash) {
   const json* mix = finding(r, "loader.mixed_copies");
   ASSERT_NE(mix, nullptr) << r.dump(1);
   EXPECT_EQ((*mix)["subject"], "LD_LIBRARY_PATH");
-  EXPECT_EQ((*mix)["fix"][0], "export LD_LIBRARY_PATH='" + a_ + "'   # drops " + c);
+  EXPECT_EQ((*mix)["fix"][0], "export LD_LIBRARY_PATH=" + *shell_quote(Shell::kBash, a_) + "   # drops " + c);
 }
 
 // Acceptance on a machine with the CUDA 13.0 toolkit and its cuDNN 9.19: a stub 9.14 set first

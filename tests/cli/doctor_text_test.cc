@@ -30,7 +30,7 @@ Report sample_report() {
   f.severity = Severity::kError;
   f.subject = c.lib_dir;
   f.title = "Header says cuDNN 8.9.7 but the library is 9.1.0";
-  f.fix = {"cudnnup install 9.1.0 --into /usr/local/cuda-12.4"};
+  f.fix = {fix::cudnnup({"install", "9.1.0", "--into", "/usr/local/cuda-12.4"})};
   r.findings.push_back(f);
   return r;
 }

@@ -61,6 +61,7 @@ StageResult versions_stage(const LoadedCopy& copy, bool library_ok, const Driver
   vf.cudart_number = fn.GetCudartVersion ? static_cast<long long>(fn.GetCudartVersion()) : 0;
   vf.max_device_version = fn.GetMaxDeviceVersion ? static_cast<long long>(fn.GetMaxDeviceVersion()) : 0;
   vf.driver_cuda_number = facts.driver_cuda_number;
+  vf.windows = copy.facts.windows;
   if (facts.gpu_found()) {
     vf.gpu_cc = Version{facts.cc_major, facts.cc_minor};
     vf.gpu_name = facts.gpu_name;
@@ -88,8 +89,8 @@ int verify_task(AppContext& ctx, const json& request, ChildEvents& events) {
     lib_stage = stage_fail("library", "Library and sub-libraries load from the copy", copy.locate_error,
                            Finding{"verify.library.missing", Severity::kError, "library", "cuDNN library not found",
                                    "The path given is not a cuDNN copy.", {lib_dir},
-                                   {"Point --copy at a cuDNN lib directory or copy root; `cudnnup doctor` lists the "
-                                    "copies on this machine."}});
+                                   {fix::step("Point --copy at a cuDNN lib directory or copy root."),
+                                    fix::cudnnup({"doctor"}, "lists the copies on this machine")}});
   }
   const bool library_ok = lib_stage.status == StageStatus::kPass && copy.api.has_value();
   report(lib_stage, t0);

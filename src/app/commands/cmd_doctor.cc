@@ -52,7 +52,7 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
                     : p.framework + " could not be probed: " + p.failure;
     f.evidence = p.disagreements;
     for (const auto& m : p.mapped) f.evidence.push_back("mapped " + m);
-    if (p.ran) f.fix = {"cudnnup which --for " + p.framework + " --python " + p.interpreter + " --probe -v"};
+    if (p.ran) f.fix = {fix::cudnnup({"which", "--for", p.framework, "--python", p.interpreter, "--probe", "-v"})};
     report.findings.push_back(f);
   }
 }

@@ -11,6 +11,7 @@
 #include "app/render/report_json.h"
 #include "app/render/style.h"
 #include "explain/explain.h"
+#include "shell/fix_render.h"
 #include "base/paths.h"
 #include "base/json_text.h"
 
@@ -137,13 +138,18 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
     }
     bool printed_fix_header = false;
     for (const auto& f : e.fixes) {
-      const auto& cmds = windows ? f.windows_commands : f.linux_commands;
+      const auto& steps = windows ? f.windows_steps : f.linux_steps;
+      const Shell shell = default_fix_shell(windows);
       if (!printed_fix_header) {
         out << "   fix:\n";
         printed_fix_header = true;
       }
       out << "     " << f.text << "\n";
-      for (const auto& c : cmds) out << "       " << (windows ? "> " : "$ ") << c << "\n";
+      std::vector<std::string> lines = render_fix(steps, shell);
+      for (size_t i = 0; i < steps.size(); ++i) {
+        bool command = steps[i].kind != FixKind::kText;
+        out << "       " << (!command ? "" : windows ? "> " : "$ ") << lines[i] << "\n";
+      }
     }
     if (!e.entry->sources.empty()) {
       out << "   sources: " << e.entry->sources.front();
@@ -196,7 +202,13 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     }
     m["causes"] = causes;
     ordered_json fixes = ordered_json::array();
-    for (const auto& f : e.fixes) fixes.push_back({{"text", f.text}, {"linux", f.linux_commands}, {"windows", f.windows_commands}});
+    for (const auto& f : e.fixes) {
+      fixes.push_back({{"text", f.text},
+                       {"linux", render_fix(f.linux_steps, default_fix_shell(false))},
+                       {"windows", render_fix(f.windows_steps, default_fix_shell(true))},
+                       {"linux_commands", fix_commands(f.linux_steps)},
+                       {"windows_commands", fix_commands(f.windows_steps)}});
+    }
     m["fixes"] = fixes;
     m["sources"] = e.entry->sources;
     matches.push_back(m);
@@ -213,7 +225,7 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     for (const auto& c : machine->copies) copies.push_back(copy_to_json(c));
     mj["cudnn_copies"] = copies;
     ordered_json findings = ordered_json::array();
-    for (const auto& f : machine->findings) findings.push_back(finding_to_json(f));
+    for (const auto& f : machine->findings) findings.push_back(finding_to_json(f, default_fix_shell(machine->os == "windows")));
     mj["findings"] = findings;
     out["machine"] = mj;
   } else {

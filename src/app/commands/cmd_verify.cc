@@ -17,6 +17,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/commands/doctor_runner.h"
 #include "app/render/verify_render.h"
+#include "shell/fix_render.h"
 #include "child/loader_environment.h"
 #include "gpu/verify_checks.h"
 #include "gpu/verify_gpu.h"
@@ -79,8 +80,8 @@ StageResult problem_stage(const ChildProblem& p) {
                       : "Something in the process (a library's initialisation, most likely) ended it before verify "
                         "finished, so no stage after it can be trusted to have passed.",
             p.evidence,
-            {"Reinstall the copy, then run `cudnnup verify` again.",
-             "Run `cudnnup doctor` to see which files and versions this copy is made of."}};
+            {fix::step("Reinstall the copy, then run this check again."),
+             fix::cudnnup({"doctor"}, "which files and versions this copy is made of")}};
   return stage_fail(id, title, p.summary, f);
 }
 
@@ -107,7 +108,7 @@ ChildStages run_verify_child(const AppContext& ctx, const std::string& lib_dir, 
     if (!reader.ok()) {
       stage = stage_fail(id, id, reader.status().error().message,
                          Finding{"verify.child.incomplete", Severity::kError, id, "The verify process's report does not read",
-                                 reader.status().error().message, {}, {"Run `cudnnup verify` again."}});
+                                 reader.status().error().message, {}, {fix::step("Run the check again.")}});
     }
     out.stages.push_back(std::move(stage));
   }
@@ -271,14 +272,14 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (ctx.options.json) {
     json runs = json::array();
-    for (const auto& r : reports) runs.push_back(verify_report_to_json(r));
+    for (const auto& r : reports) runs.push_back(verify_report_to_json(r, default_fix_shell(ctx.env.windows())));
     json out{{"schema", "cudnnup.verify/1"}, {"copy", reports.front().copy}, {"lib_dir", loc->lib_dir},
              {"chosen_by", picked->chosen_by}, {"chosen_because", picked->reason},
              {"runs", runs}, {"exit_code", rc}, {"seconds", total}};
     std::cout << dump_json(out, 2) << std::endl;
   } else {
     if (!ctx.options.quiet) std::cout << "Verifying " << picked->reason << ": " << shown_path(ctx, loc->lib_dir) << "\n";
-    for (const auto& r : reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet);
+    for (const auto& r : reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet, default_fix_shell(ctx.env.windows()));
   }
   return rc;
 }

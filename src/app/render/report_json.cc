@@ -1,5 +1,7 @@
 #include "app/render/report_json.h"
 
+#include "shell/fix_render.h"
+
 namespace cudnnup {
 
 using json = nlohmann::ordered_json;
@@ -18,10 +20,12 @@ FindingCounts count_findings(const std::vector<Finding>& findings) {
   return c;
 }
 
-json finding_to_json(const Finding& f) {
+json finding_to_json(const Finding& f, Shell shell) {
+  json steps = json::array();
+  for (const auto& s : f.fix) steps.push_back(json(fix_step_to_json(s)));
   return {{"id", f.id},           {"severity", severity_name(f.severity)}, {"subject", f.subject},
           {"title", f.title},     {"detail", f.detail},                     {"evidence", f.evidence},
-          {"fix", f.fix}};
+          {"fix", render_fix(f.fix, shell)}, {"fix_commands", fix_commands(f.fix)}, {"fix_steps", steps}};
 }
 
 json copy_to_json(const CudnnCopy& c) {
@@ -87,7 +91,7 @@ json report_to_json(const Report& r, int exit_code) {
   json copies = json::array();
   for (const auto& c : r.copies) copies.push_back(copy_to_json(c));
   json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back(finding_to_json(f));
+  for (const auto& f : r.findings) findings.push_back(finding_to_json(f, default_fix_shell(r.os == "windows")));
   json issues = json::array();
   for (const auto& i : r.scan_issues) issues.push_back({{"path", i.path}, {"message", i.message}});
   FindingCounts counts = count_findings(r.findings);

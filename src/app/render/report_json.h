@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/model.h"
+#include "shell/shell_env.h"  // Shell
 
 namespace cudnnup {
 
@@ -13,7 +14,9 @@ struct FindingCounts {
 };
 FindingCounts count_findings(const std::vector<Finding>& findings);
 
-nlohmann::ordered_json finding_to_json(const Finding& f);
+// "fix" as lines for `shell` (shell/fix_render.h), "fix_commands" the argument vectors of its command
+// steps, "fix_steps" every step in base/fix.h's data form.
+nlohmann::ordered_json finding_to_json(const Finding& f, Shell shell);
 nlohmann::ordered_json copy_to_json(const CudnnCopy& c);
 nlohmann::ordered_json report_to_json(const Report& r, int exit_code);
 

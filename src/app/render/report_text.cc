@@ -5,6 +5,7 @@
 #include "app/render/report_json.h"
 #include "base/paths.h"
 #include "base/strings.h"
+#include "shell/fix_render.h"
 
 namespace cudnnup {
 namespace {
@@ -17,13 +18,13 @@ std::string mark(const Style& s, Severity worst, bool any) {
 }
 
 
-void print_findings(std::ostringstream& o, const Style& s, const std::vector<const Finding*>& list) {
+void print_findings(std::ostringstream& o, const Style& s, const std::vector<const Finding*>& list, Shell shell) {
   for (const Finding* f : list) {
     std::string m = f->severity == Severity::kError ? s.bad() : f->severity == Severity::kWarning ? s.warn() : s.info();
     o << "      " << m << " " << f->title << "\n";
     if (!f->detail.empty()) o << "        " << f->detail << "\n";
     for (const auto& e : f->evidence) o << "        " << s.dim(e) << "\n";
-    for (const auto& fix : f->fix) o << "        fix: " << fix << "\n";
+    for (const auto& fix : render_fix(f->fix, shell)) o << "        fix: " << fix << "\n";
   }
 }
 
@@ -71,7 +72,7 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
   } else {
     o << "  " << s.warn() << " no NVIDIA driver\n";
   }
-  print_findings(o, s, driver_findings);
+  print_findings(o, s, driver_findings, default_fix_shell(windows));
 
   o << "\n" << s.bold("CUDA toolkits") << "\n";
   if (r.toolkits.empty()) o << "  " << s.info() << " none found\n";
@@ -83,7 +84,7 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
     if (!t.aliases.empty()) o << s.dim("  (also " + join(t.aliases, ", ") + ")");
     if (!t.nvcc.empty()) o << s.dim("  nvcc");
     o << "\n";
-    print_findings(o, s, fs);
+    print_findings(o, s, fs, default_fix_shell(windows));
   }
 
   o << "\n" << s.bold("cuDNN copies") << "\n";
@@ -104,12 +105,12 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
     if (c.probe.version_number) o << s.dim(", cudnnGetVersion() = " + std::to_string(c.probe.version_number));
     o << "\n";
     o << "      " << s.dim("found via " + join(c.found_via, ", ")) << "\n";
-    if (!already) print_findings(o, s, fs);
+    if (!already) print_findings(o, s, fs, default_fix_shell(windows));
     shown.push_back(c.lib_dir);
   }
   if (r.copies.empty()) o << "  " << s.bad() << " none found\n";
   auto general = findings_for(r, "cudnn");
-  print_findings(o, s, general);
+  print_findings(o, s, general, default_fix_shell(windows));
 
   // Findings about something without a line above (PATH, a framework's environment, an install's
   // folder, the DLL a process would load): listed here, so that the text leaves none out.
@@ -122,7 +123,7 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
   }
   if (!rest.empty()) {
     o << "\n" << s.bold("Other findings") << "\n";
-    print_findings(o, s, rest);
+    print_findings(o, s, rest, default_fix_shell(windows));
   }
 
   if (!r.scan_issues.empty()) {

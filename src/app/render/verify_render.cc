@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "gpu/verify_model.h"
+#include "shell/fix_render.h"
 
 namespace cudnnup {
 
@@ -23,7 +24,7 @@ std::string mark(StageStatus status, bool color) {
 
 }  // namespace
 
-std::string render_verify_text(const VerifyReport& r, bool color, bool quiet) {
+std::string render_verify_text(const VerifyReport& r, bool color, bool quiet, Shell shell) {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line, "cudnnup verify: %s (GPU %d)\n", r.lib_dir.c_str(), r.gpu);
@@ -58,7 +59,7 @@ std::string render_verify_text(const VerifyReport& r, bool color, bool quiet) {
       out += "        " + paint(std::string(severity_name(f.severity)) + ": " + f.title, "1", color) + "\n";
       if (!f.detail.empty()) out += "        " + f.detail + "\n";
       for (const auto& e : f.evidence) out += "          - " + e + "\n";
-      for (const auto& fix : f.fix) out += "        fix: " + fix + "\n";
+      for (const auto& fix : render_fix(f.fix, shell)) out += "        fix: " + fix + "\n";
     }
   }
   int code = verify_exit_code(r);

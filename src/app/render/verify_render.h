@@ -7,6 +7,7 @@
 
 namespace cudnnup {
 
-std::string render_verify_text(const VerifyReport& report, bool color, bool quiet);
+// Fixes are written for `shell` (shell/fix_render.h).
+std::string render_verify_text(const VerifyReport& report, bool color, bool quiet, Shell shell);
 
 }  // namespace cudnnup

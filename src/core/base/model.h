@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/fix.h"
 #include "base/version.h"
 
 namespace cudnnup {
@@ -21,7 +22,7 @@ struct Finding {
   std::string title;     // one line
   std::string detail;    // why it matters
   std::vector<std::string> evidence;  // paths and versions
-  std::vector<std::string> fix;       // commands or steps, in order
+  std::vector<FixStep> fix;           // commands or steps, in order (base/fix.h)
 };
 
 struct Gpu {

@@ -9,6 +9,7 @@
 #include "diagnose/finding_text.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
+#include "shell/shell_env.h"  // posix_word
 
 namespace cudnnup {
 namespace {
@@ -22,6 +23,11 @@ bool on_default_search_path(const CudnnCopy& c) {
   return false;
 }
 
+// mv DIR/libcudnn*.so.8* DIR/cudnn-old/: the glob is the shell's, the directory one quoted word.
+FixStep move_aside(const std::string& dir, int major) {
+  return fix::shell("mv " + posix_word(dir) + "/" + cudnn_library_glob(major, false) + "* " + posix_word(dir + "/cudnn-old/"));
+}
+
 }  // namespace
 
 std::vector<Finding> check_driver(const Report& report, const Rules&, const Environment& env) {
@@ -32,11 +38,11 @@ std::vector<Finding> check_driver(const Report& report, const Rules&, const Envi
     f.detail = d.problem.empty() ? "GPU work (and `cudnnup verify`) cannot run on this machine. cuDNN files can still be checked."
                                  : d.problem;
     if (env.windows()) {
-      f.fix = {"Install the NVIDIA display driver for your GPU from https://www.nvidia.com/Download/index.aspx, then reboot"};
+      f.fix = {fix::step("Install the NVIDIA display driver for your GPU from https://www.nvidia.com/Download/index.aspx, then reboot")};
     } else {
-      f.fix = {"Check for a GPU: lspci | grep -i nvidia",
-               "Install the driver from your distribution, e.g. on Debian: sudo apt-get install nvidia-driver, then reboot",
-               "In a container: run it with the GPU exposed (docker run --gpus all ...)"};
+      f.fix = {fix::shell("lspci | grep -i nvidia", "is there an NVIDIA GPU?"),
+               fix::step("Install the NVIDIA driver from your distribution (on Debian: sudo apt-get install nvidia-driver), then reboot"),
+               fix::step("In a container: start it with the GPU exposed (docker run --gpus all IMAGE)")};
     }
     out.push_back(f);
     return out;
@@ -45,8 +51,8 @@ std::vector<Finding> check_driver(const Report& report, const Rules&, const Envi
     auto f = make_finding(finding_id::kDriverUnusable, Severity::kError, "driver", "The NVIDIA driver is installed but does not answer");
     f.detail = d.problem;
     f.evidence = {d.libcuda_path, d.nvml_path};
-    f.fix = {"nvidia-smi   # shows whether the kernel module and the GPU are visible",
-             "If the driver was just upgraded, reboot so the kernel module matches the user-space libraries"};
+    f.fix = {fix::run({"nvidia-smi"}, "shows whether the kernel module and the GPU are visible"),
+             fix::step("If the driver was just upgraded, reboot so the kernel module matches the user-space libraries")};
     out.push_back(f);
   }
   return out;
@@ -59,7 +65,7 @@ std::vector<Finding> check_toolkits(const Report& report, const Rules& rules, co
       auto f = make_finding(finding_id::kToolkitVersionUnknown, Severity::kWarning, tk.root,
                             "Cannot tell the version of the CUDA toolkit in " + tk.root);
       f.detail = "It has no version.json, version.txt or cuda.h with CUDA_VERSION.";
-      f.fix = {tk.nvcc.empty() ? "Reinstall the toolkit" : tk.nvcc + " --version"};
+      f.fix = {tk.nvcc.empty() ? fix::step("Reinstall the toolkit") : fix::run({tk.nvcc, "--version"})};
       out.push_back(f);
       continue;
     }
@@ -76,7 +82,7 @@ std::vector<Finding> check_toolkits(const Report& report, const Rules& rules, co
                  "\"CUDA driver version is insufficient for CUDA runtime version\".";
       f.evidence = {"driver " + report.driver.version_text, "toolkit " + tk.root + " " + tk.version.str(),
                     "rule: " + major_min->source};
-      f.fix = {"Install NVIDIA driver " + (needed.known() ? needed.str() : floor.str()) + " or newer"};
+      f.fix = {fix::step("Install NVIDIA driver " + (needed.known() ? needed.str() : floor.str()) + " or newer")};
       out.push_back(f);
     } else if (needed.known() && report.driver.version < needed) {
       auto f = make_finding(finding_id::kToolkitDriverBelowRelease, Severity::kInfo, tk.root,
@@ -106,11 +112,9 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
     auto f = make_finding(finding_id::kCudnnNotFound, Severity::kError, "cudnn", "No cuDNN found on this machine");
     f.detail = "Looked in " + std::to_string(report.searched_dirs.size()) +
                " directories (toolkits, library paths, Python and conda environments, cudnnup's store).";
-    f.fix = {"cudnnup install 9 --cuda " +
-                 (report.toolkits.empty() || !report.toolkits.front().version.known()
-                      ? std::string("12")
-                      : std::to_string(report.toolkits.front().version.major())),
-             "or: pip install nvidia-cudnn-cu12"};
+    int cuda = report.toolkits.empty() || !report.toolkits.front().version.known() ? 12 : report.toolkits.front().version.major();
+    f.fix = {install_newest_fix(9, cuda, env.windows()),
+             fix::run({"pip", "install", "nvidia-cudnn-cu" + std::to_string(cuda)}, "or: the wheel Python frameworks find")};
     out.push_back(f);
     return out;
   }
@@ -127,8 +131,8 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
     for (const auto* c : copies) {
       for (const auto& lib : c->libraries) f.evidence.push_back(lib.path);
     }
-    f.fix = {"Move the older major's files aside: mkdir -p '" + dir + "/cudnn-old' && mv '" + dir + "'/" +
-             cudnn_library_glob(std::min(copies[0]->major(), copies[1]->major()), false) + "* '" + dir + "/cudnn-old/'"};
+    f.fix = {fix::step("Move the older major's files aside:"), fix::run({"mkdir", "-p", dir + "/cudnn-old"}),
+             move_aside(dir, std::min(copies[0]->major(), copies[1]->major()))};
     out.push_back(f);
   }
   // Windows: copies of one major that a plain program could both reach through PATH, the first
@@ -151,8 +155,8 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
       for (const auto& w : c->found_via) via += (via.empty() ? "" : ", ") + w;
       f.evidence.push_back((c == winner ? "wins: " : "shadowed: ") + copy_label(*c) + " (via " + via + ")");
     }
-    f.fix = {"Remove the unwanted directory from PATH",
-             "or select one copy per shell: cudnnup env --shell pwsh | Out-String | Invoke-Expression"};
+    f.fix = {fix::step("Remove the unwanted directory from PATH"),
+             fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
     out.push_back(f);
   }
   return out;

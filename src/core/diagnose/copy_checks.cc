@@ -14,6 +14,15 @@ namespace {
 
 namespace id = finding_id;
 
+// The install that puts this copy back whole: into its toolkit when it was merged into one.
+FixStep reinstall(const CopyCheckInput& in) {
+  return install_fix(in.version, in.built_for, in.copy.form == PackageForm::kToolkitMerged ? in.copy.root : std::string());
+}
+
+FixStep remove_file(const std::string& path, bool windows) {
+  return windows ? fix::step("Delete " + path) : fix::run({"rm", path});
+}
+
 // Files that are damaged, empty, for another CPU, or links that lead nowhere.
 std::vector<Finding> library_files(const CopyCheckInput& in) {
   std::vector<Finding> out;
@@ -29,9 +38,8 @@ std::vector<Finding> library_files(const CopyCheckInput& in) {
     f.evidence = {lib.path};
     if (!lib.real_path.empty() && lib.real_path != lib.path) f.evidence.push_back("-> " + lib.real_path);
     for (size_t i = 1; i < lib.problems.size(); ++i) f.evidence.push_back(lib.problems[i]);
-    f.fix = {"Reinstall this cuDNN copy (cudnnup install " +
-             (in.version.known() ? in.version.str() : std::string("VERSION")) +
-             "), or remove the broken file: rm '" + lib.path + "'"};
+    f.fix = {fix::step("Reinstall this cuDNN copy:"), reinstall(in), fix::step("or remove the broken file:"),
+             remove_file(lib.path, in.env.windows())};
     out.push_back(f);
   }
   return out;
@@ -58,10 +66,10 @@ std::vector<Finding> sublibraries_present(const CopyCheckInput& in) {
              "\"Unable to load any of {...}\" or CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED, or another copy's file "
              "is picked up (CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH).";
   f.evidence = missing;
-  f.fix = {"Reinstall the complete cuDNN " + in.version.str() + " (cudnnup install " + in.version.truncated(3).str() + ")"};
+  f.fix = {fix::step("Reinstall the complete cuDNN " + in.version.str() + ":"), reinstall(in)};
   if (copy.form == PackageForm::kPipWheel && !copy.package.empty()) {
     std::string pkg = copy.package.substr(0, copy.package.find(' '));
-    f.fix = {"pip install --force-reinstall " + pkg + "==" + copy.package.substr(copy.package.find(' ') + 1)};
+    f.fix = {fix::run({"pip", "install", "--force-reinstall", pkg + "==" + copy.package.substr(copy.package.find(' ') + 1)})};
   }
   return {f};
 }
@@ -84,7 +92,7 @@ std::vector<Finding> sublibrary_versions(const CopyCheckInput& in) {
     for (const auto& file : files) line += " " + file;
     f.evidence.push_back(line);
   }
-  f.fix = {"Remove the stray files and reinstall one version completely (cudnnup install VERSION --into DIR)"};
+  f.fix = {fix::step("Remove the stray files and reinstall one version completely:"), reinstall(in)};
   return {f};
 }
 
@@ -102,9 +110,9 @@ std::vector<Finding> header_matches_library(const CopyCheckInput& in) {
              "version errors. Usually an old header left behind by a manual copy.";
   f.evidence = {copy.header_path + ": " + copy.header_version.str(),
                 copy.lib_dir + ": " + copy.library_version.str() + " (" + copy.library_version_source + ")"};
-  f.fix = {"Reinstall headers and libraries together: cudnnup install " + copy.library_version.truncated(3).str() +
-               (copy.form == PackageForm::kToolkitMerged ? " --into " + copy.root : std::string()),
-           "or remove the stale header files in " + copy.include_dir};
+  f.fix = {fix::step("Reinstall headers and libraries together:"),
+           install_fix(copy.library_version, in.built_for, copy.form == PackageForm::kToolkitMerged ? copy.root : std::string()),
+           fix::step("or remove the stale header files in " + copy.include_dir)};
   return {f};
 }
 
@@ -119,7 +127,8 @@ std::vector<Finding> shim_loads(const CopyCheckInput& in) {
   f.detail = copy.probe.failure;
   std::string shim = cudnn_library_file_name("cudnn", in.major, in.env.windows());
   f.evidence = {shim};
-  f.fix = {"Reinstall this copy; if it persists, check its dependencies: ldd '" + copy.lib_dir + "/" + shim + "'"};
+  f.fix = {fix::step("Reinstall this copy; if it persists, check its dependencies:")};
+  if (!in.env.windows()) f.fix.push_back(fix::run({"ldd", copy.lib_dir + "/" + shim}));
   return {f};
 }
 
@@ -151,8 +160,7 @@ std::vector<Finding> cuda_major_matches_toolkit(const CopyCheckInput& in) {
     f.evidence = {"built for CUDA " + std::to_string(in.built_for) + " (" +
                       (copy.probe.cudart_version.known() ? "cudnnGetCudartVersion" : copy.cuda_major_source) + ")",
                   "toolkit " + tk.root + " is CUDA " + tk.version.str()};
-    f.fix = {"cudnnup install " + in.version.truncated(3).str() + " --cuda " + std::to_string(tk.version.major()) +
-             " --into " + tk.root};
+    f.fix = {install_fix(in.version, tk.version.major(), tk.root)};
     out.push_back(f);
   }
   return out;
@@ -186,9 +194,8 @@ std::vector<Finding> driver_new_enough(const CopyCheckInput& in) {
                         copy_label(in.copy) + " (CUDA " + std::to_string(in.built_for) + " build) needs driver " +
                             need.str() + "+; this machine has " + driver.version_text);
   f.evidence = {"rule: " + min->source};
-  f.fix = {"Install NVIDIA driver " + need.str() + " or newer",
-           "or use a cuDNN build for an older CUDA major: cudnnup install " + in.version.truncated(2).str() +
-               " --cuda " + std::to_string(in.built_for - 1)};
+  f.fix = {fix::step("Install NVIDIA driver " + need.str() + " or newer"),
+           fix::step("or use a cuDNN build for an older CUDA major:"), install_newest_fix(in.major, in.built_for - 1, in.env.windows())};
   return {f};
 }
 
@@ -205,7 +212,7 @@ std::vector<Finding> gpus_supported(const CopyCheckInput& in) {
                               gpu.compute_capability.str() + ") is not supported by cuDNN " + in.version.str());
     f.detail = "This release needs compute capability " + rule->min_cc.str() + " or higher.";
     f.evidence = {"rule: " + rule->source};
-    f.fix = {"Use an older cuDNN that still supports this GPU (e.g. cudnnup install 9.10 --cuda 12)"};
+    f.fix = {fix::step("Use an older cuDNN that still supports this GPU, for example:"), install_fix(Version{9, 10, 2}, 12)};
     out.push_back(f);
   }
   return out;
@@ -225,7 +232,8 @@ std::vector<Finding> known_bad_release(const CopyCheckInput& in) {
     auto f = make_finding(id::kCudnnKnownBadRelease, Severity::kWarning, in.copy.lib_dir,
                           copy_label(in.copy) + ": " + bad.problem);
     f.evidence = {"rule: " + bad.source};
-    f.fix = {bad.fix};
+    f.fix = {fix::step(bad.fix)};
+    f.fix.insert(f.fix.end(), bad.fix_steps.begin(), bad.fix_steps.end());
     out.push_back(f);
   }
   return out;
@@ -249,7 +257,7 @@ std::vector<Finding> soname_links(const CopyCheckInput& in) {
   auto f = make_finding(id::kCudnnSonameLinkMissing, Severity::kWarning, in.copy.lib_dir,
                         "Missing SONAME links in " + in.copy.lib_dir + ": programs ask for names that are not there");
   f.evidence = missing;
-  f.fix = {"sudo ldconfig -n '" + in.copy.lib_dir + "'   # creates the " + cudnn_library_glob(in.major, false) + " links"};
+  f.fix = {fix::sudo({"ldconfig", "-n", in.copy.lib_dir}, "creates the " + cudnn_library_glob(in.major, false) + " links")};
   return {f};
 }
 
@@ -263,7 +271,7 @@ std::vector<Finding> ld_cache_current(const CopyCheckInput& in) {
   auto f = make_finding(id::kCudnnLdconfigStale, Severity::kWarning, in.copy.lib_dir,
                         in.copy.lib_dir + " is listed in ld.so.conf but the loader's cache has no cuDNN there");
   f.detail = "Programs that rely on the system search path will not find this copy until the cache is rebuilt.";
-  f.fix = {"sudo ldconfig"};
+  f.fix = {fix::sudo({"ldconfig"})};
   return {f};
 }
 

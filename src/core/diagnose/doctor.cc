@@ -217,12 +217,12 @@ std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadMod
   std::vector<LoadTarget> out;
   for (size_t i = 0; i < outcome.plain_program.size(); ++i) {
     const WhichReport& w = outcome.plain_program[i];
-    out.push_back({w.target, "cudnnup which " + w.library, &w, without ? &without->plain[i] : nullptr, true, true});
+    out.push_back({w.target, {"which", w.library}, &w, without ? &without->plain[i] : nullptr, true, true});
   }
   for (size_t i = 0; i < outcome.for_program.size(); ++i) {
     const WhichReport& w = outcome.for_program[i];
     const WhichReport* other = without && i < without->for_program.size() ? &without->for_program[i] : nullptr;
-    out.push_back({for_target, "cudnnup which " + w.library + " --for " + posix_word(for_target), &w, other, false, true});
+    out.push_back({for_target, {"which", w.library, "--for", for_target}, &w, other, false, true});
   }
   for (const auto& fw : outcome.frameworks) {
     if (!fw.load) continue;
@@ -233,7 +233,7 @@ std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadMod
     std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
     // The mix itself is framework.cudnn_rejected's to report.
     out.push_back({fw.framework + " " + fw.version + " in " + fw.env_prefix,
-                   "cudnnup which --for " + fw.framework + " --python " + posix_word(interp), &*fw.load, other, false,
+                   {"which", "--for", fw.framework, "--python", interp}, &*fw.load, other, false,
                    false});
   }
   return out;

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/model.h"
+#include "facts/install_fix.h"  // install_fix, install_newest_fix: the install steps of fixes
 
 namespace cudnnup {
 

@@ -4,6 +4,7 @@
 #include "base/paths.h"
 #include "store/store_layout.h"
 #include "facts/finding_ids.h"
+#include "facts/install_fix.h"
 
 namespace cudnnup {
 namespace {
@@ -108,6 +109,25 @@ IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef&
   return report;
 }
 
+namespace {
+
+// Uninstall, then install the same release again: two commands, run one after the other.
+std::vector<FixStep> reinstall_steps(const IntegrityReport& r, const std::string& shown_root) {
+  std::string version = r.id.substr(0, r.id.find('+'));
+  size_t cuda_at = r.id.find("+cuda");
+  int cuda = 0;
+  if (cuda_at != std::string::npos) {
+    for (size_t i = cuda_at + 5; i < r.id.size() && r.id[i] >= '0' && r.id[i] <= '9'; ++i) cuda = cuda * 10 + (r.id[i] - '0');
+  }
+  auto v = Version::parse(version);
+  if (r.ref.mode == "merge") {
+    return {fix::cudnnup({"uninstall", "--into", shown_root, "--force"}), install_fix(v.value_or(Version{}), cuda, shown_root)};
+  }
+  return {fix::cudnnup({"uninstall", r.id}), install_fix(v.value_or(Version{}), cuda)};
+}
+
+}  // namespace
+
 std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& reports, bool windows) {
   std::vector<Finding> out;
   for (const auto& r : reports) {
@@ -121,7 +141,8 @@ std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& repo
       f.subject = r.ref.root;
       f.title = "The install manifest " + paths::to_native(r.ref.manifest_path, windows) + " cannot be read";
       f.detail = "cudnnup cannot tell whether files of this install vanished or changed: " + r.error;
-      f.fix = {"cudnnup install again (it rewrites the manifest), or remove the version with cudnnup uninstall"};
+      std::vector<FixStep> steps = reinstall_steps(r, shown_root);  // {uninstall, install}
+      f.fix = {fix::step("Install it again (that rewrites the manifest):"), steps[1], fix::step("or remove it:"), steps[0]};
       out.push_back(f);
       continue;
     }
@@ -150,20 +171,15 @@ std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& repo
     if (r.damaged.size() > kNamedFiles) {
       f.evidence.push_back("and " + std::to_string(r.damaged.size() - kNamedFiles) + " more");
     }
-    std::string version = r.id.substr(0, r.id.find('+'));
-    std::string cuda = r.id.find("+cuda") != std::string::npos ? " --cuda " + r.id.substr(r.id.find("+cuda") + 5) : "";
-    std::string reinstall = r.ref.mode == "merge"
-                                ? "cudnnup uninstall --into " + shown_root + " --force && cudnnup install " + version +
-                                      " --into " + shown_root
-                                : "cudnnup uninstall " + r.id + " && cudnnup install " + version + cuda;
     if (windows) {
-      f.fix = {"Windows Security > Virus & threat protection > Protection history: restore the quarantined files",
-               "Add an exclusion for " + shown_root + " (Virus & threat protection settings > Exclusions) so it does "
-               "not happen again",
-               "or put the files back: " + reinstall};
+      f.fix = {fix::step("Windows Security > Virus & threat protection > Protection history: restore the quarantined files"),
+               fix::step("Add an exclusion for " + shown_root + " (Virus & threat protection settings > Exclusions) so it does "
+                         "not happen again"),
+               fix::step("or put the files back:")};
     } else {
-      f.fix = {"Put the files back: " + reinstall};
+      f.fix = {fix::step("Put the files back:")};
     }
+    for (auto& step : reinstall_steps(r, shown_root)) f.fix.push_back(std::move(step));
     out.push_back(f);
   }
   return out;

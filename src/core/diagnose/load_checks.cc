@@ -132,8 +132,8 @@ EnvCause env_cause(const FileSystem& fs, const Environment& env, const MappedFil
   return cause;
 }
 
-// `export VAR='...'` without the given entries (or `unset VAR`), as bash runs it.
-std::string env_fix(const Environment& env, const std::string& variable, const std::set<size_t>& drop) {
+// `export VAR='...'` without the given entries (or `unset VAR`).
+FixStep env_fix(const Environment& env, const std::string& variable, const std::set<size_t>& drop) {
   std::vector<std::string> entries = variable == "LD_PRELOAD" ? preload_words(env) : env.get_list(variable);
   std::string kept, dropped;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -144,22 +144,18 @@ std::string env_fix(const Environment& env, const std::string& variable, const s
       kept += (kept.empty() ? "" : variable == "LD_PRELOAD" ? " " : ":") + entries[i];
     }
   }
-  EnvPlan plan;
-  plan.changes.push_back({variable, kept.empty() ? std::nullopt : std::optional<std::string>(kept)});
-  auto rendered = render_environment(plan, Shell::kBash);
-  if (!rendered) {
-    // A kept entry holds what no shell line can carry safely (a newline): no line to paste.
-    return "Edit " + variable + " by hand to drop " + dropped + " (" + rendered.error().message + ")";
-  }
-  std::string line = *rendered;
-  while (!line.empty() && (line.back() == '\n' || line.back() == ';')) line.pop_back();
-  std::string comment = shell_comment(Shell::kBash, "drops ", dropped);
-  while (!comment.empty() && comment.back() == '\n') comment.pop_back();
-  return line + "   " + comment;
+  return kept.empty() ? fix::unset_env(variable, "drops " + dropped) : fix::set_env(variable, kept, "drops " + dropped);
+}
+
+// `cudnnup which ... -v`: every candidate of the target and why it won or lost.
+FixStep which_verbose(const LoadTarget& t) {
+  std::vector<std::string> args = t.which_args;
+  args.push_back("-v");
+  return fix::cudnnup(std::move(args), "every candidate and why it won or lost");
 }
 
 // Every fix line for files that came through the environment, one per variable.
-std::vector<std::string> env_fixes(const FileSystem& fs, const Environment& env, const std::vector<const MappedFile*>& files,
+std::vector<FixStep> env_fixes(const FileSystem& fs, const Environment& env, const std::vector<const MappedFile*>& files,
                                    std::string* variables) {
   std::vector<std::pair<std::string, std::set<size_t>>> by_var;
   for (const MappedFile* m : files) {
@@ -172,7 +168,7 @@ std::vector<std::string> env_fixes(const FileSystem& fs, const Environment& env,
       it->second.insert(c.entries.begin(), c.entries.end());
     }
   }
-  std::vector<std::string> out;
+  std::vector<FixStep> out;
   for (const auto& [var, entries] : by_var) {
     out.push_back(env_fix(env, var, entries));
     if (variables) *variables += (variables->empty() ? "" : " and ") + var;
@@ -202,7 +198,7 @@ std::optional<Finding> mixed_copies(const LoadTarget& t, const std::vector<Mappe
   }
   if (foreign.empty()) return std::nullopt;
   std::string variables;
-  std::vector<std::string> fixes = env_fixes(fs, env, foreign, &variables);
+  std::vector<FixStep> fixes = env_fixes(fs, env, foreign, &variables);
   auto f = make_finding(id::kLoaderMixedCopies, all_same_build ? Severity::kWarning : Severity::kError,
                         variables.empty() ? t.label : variables,
                         t.label + " would load cuDNN from " + std::to_string(foreign.size() + 1) + " places: " +
@@ -217,7 +213,7 @@ std::optional<Finding> mixed_copies(const LoadTarget& t, const std::vector<Mappe
   f.evidence.push_back("shim: " + one_line(shim));
   for (const MappedFile* m : foreign) f.evidence.push_back("from another copy: " + one_line(*m) + " = " + label_of(*m));
   f.fix = fixes;
-  f.fix.push_back(t.explain_command + " -v   # every candidate and why it won or lost");
+  f.fix.push_back(which_verbose(t));
   return f;
 }
 
@@ -225,7 +221,7 @@ std::optional<Finding> redirected(const LoadTarget& t, const std::vector<MappedF
                                   const std::vector<MappedFile>& without, const FileSystem& fs, const Environment& env) {
   if (with.empty() || without.empty() || with.front().path == without.front().path) return std::nullopt;
   std::string variables;
-  std::vector<std::string> fixes = env_fixes(fs, env, {&with.front()}, &variables);
+  std::vector<FixStep> fixes = env_fixes(fs, env, {&with.front()}, &variables);
   if (variables.empty()) return std::nullopt;  // the shim's own pick is not the environment's doing
   auto f = make_finding(id::kEnvRedirectsCudnn, Severity::kWarning, variables,
                         variables + " makes " + t.label + " load " + label_of(with.front()) + " instead of " +
@@ -235,7 +231,7 @@ std::optional<Finding> redirected(const LoadTarget& t, const std::vector<MappedF
   f.evidence = {"with your environment: " + one_line(with.front()),
                 "without LD_LIBRARY_PATH and LD_PRELOAD: " + one_line(without.front())};
   f.fix = fixes;
-  f.fix.push_back(t.explain_command + " -v   # every candidate and why it won or lost");
+  f.fix.push_back(which_verbose(t));
   return f;
 }
 
@@ -278,7 +274,7 @@ std::optional<Finding> shadowed(const LoadTarget& t, const std::vector<MappedFil
     f.evidence.push_back((&m == win ? "wins: " : "shadowed: ") + copy_label(*m.copy) + " (" + rule_of(m) + ")");
   }
   f.fix = env_fixes(fs, env, {win}, nullptr);
-  f.fix.push_back(t.explain_command + " -v   # every candidate and why it won or lost");
+  f.fix.push_back(which_verbose(t));
   return f;
 }
 
@@ -328,17 +324,16 @@ std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& framew
     if (fw.loaded_cudnn) f.evidence.push_back("that copy is cuDNN " + fw.loaded_cudnn->str());
     for (const auto& n : fw.notes) f.evidence.push_back(n);
     std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
-    std::string which = "cudnnup which --for " + fw.framework + " --python " + posix_word(interp);
     // When the environment put a file there, take it out of the environment; the copies are fine.
     std::vector<MappedFile> files = fw.load ? mapped_files(*fw.load, report) : std::vector<MappedFile>{};
     std::vector<const MappedFile*> pointers;
     for (const auto& m : files) pointers.push_back(&m);
     std::string variables;
     f.fix = env_fixes(fs, env, pointers, &variables);
-    f.fix.push_back(which + "   # shows every candidate and why it lost");
+    f.fix.push_back(fix::cudnnup({"which", "--for", fw.framework, "--python", interp}, "shows every candidate and why it lost"));
     if (variables.empty()) {
-      f.fix.push_back("Reinstall the framework's pinned cuDNN: " + posix_word(interp) + " -m pip install --force-reinstall " +
-                      fw.framework);
+      f.fix.push_back(fix::step("Reinstall the framework's pinned cuDNN:"));
+      f.fix.push_back(fix::run({interp, "-m", "pip", "install", "--force-reinstall", fw.framework}));
     }
     out.push_back(f);
   }

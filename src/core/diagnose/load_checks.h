@@ -23,7 +23,7 @@ namespace cudnnup {
 
 struct LoadTarget {
   std::string label;            // "a plain program linked with -lcudnn", "torch 2.9.0 in /venv", "/opt/app/train"
-  std::string explain_command;  // the `cudnnup which ...` that shows every candidate
+  std::vector<std::string> which_args;  // the `cudnnup which ...` that shows every candidate, without "cudnnup"
   const WhichReport* with_env = nullptr;
   // The same target with LD_LIBRARY_PATH and LD_PRELOAD unset; null when the environment sets neither.
   const WhichReport* without_env = nullptr;

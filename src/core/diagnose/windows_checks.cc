@@ -64,9 +64,10 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
       f.detail = "Windows gives each program the PATH of the moment it started. Terminals, Jupyter, VS Code and "
                  "their children keep the old one until restarted, so `cudnn64_9.dll` is \"not found\" there.";
       for (const auto& m : missing) f.evidence.push_back(paths::to_native(m, true));
-      f.fix = {"Close and reopen the terminal (and restart Jupyter / the IDE that started it)",
-               "or for this session only: $env:PATH = [Environment]::GetEnvironmentVariable('PATH','Machine') + ';' + "
-               "[Environment]::GetEnvironmentVariable('PATH','User')"};
+      f.fix = {fix::step("Close and reopen the terminal (and restart Jupyter / the IDE that started it)"),
+               fix::step("or for this PowerShell session only:"),
+               fix::shell("$env:PATH = [Environment]::GetEnvironmentVariable('PATH','Machine') + ';' + "
+                          "[Environment]::GetEnvironmentVariable('PATH','User')")};
       out.push_back(f);
     }
     if (env.persistent_user_path && env.persistent_user_path->size() == kSetxLimit) {
@@ -76,8 +77,9 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
       f.subject = "PATH";
       f.title = "The user PATH in the registry is exactly 1024 characters long: probably cut short by setx";
       f.detail = "setx and some installers truncate values at 1024 characters; the entries after the cut are lost.";
-      f.fix = {"Edit the user PATH in System Properties > Environment Variables and restore the lost entries",
-               "Never use `setx PATH %PATH%...`; use `cudnnup env --persist` or the Environment Variables dialog"};
+      f.fix = {fix::step("Edit the user PATH in System Properties > Environment Variables and restore the lost entries"),
+               fix::step("Never use setx PATH %PATH%...; use the Environment Variables dialog, or let cudnnup add its entries:"),
+               fix::cudnnup({"env", "--persist"})};
       out.push_back(f);
     }
   }
@@ -88,7 +90,7 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
     f.subject = "PATH";
     f.title = "PATH is " + std::to_string(session_path.size()) + " characters long; cmd.exe handles at most 8191";
     f.detail = "Batch files and `set PATH=%PATH%;...` fail or truncate beyond that.";
-    f.fix = {"Remove stale entries (old CUDA versions, uninstalled tools) from PATH"};
+    f.fix = {fix::step("Remove stale entries (old CUDA versions, uninstalled tools) from PATH")};
     out.push_back(f);
   }
 
@@ -105,10 +107,10 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
                "the directory is added with os.add_dll_directory() or the DLLs sit next to the module "
                "(LoadLibraryExW with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS). The load then fails with error 126.";
     f.evidence = {"found via PATH"};
-    f.fix = {"pip install nvidia-cudnn-cu12   # a copy Python frameworks find on their own",
-             "or in Python before importing the framework: os.add_dll_directory(r\"" + paths::to_native(c.lib_dir, true) +
-                 "\")",
-             "cudnnup which --for python   # what a Python 3.8+ extension module loads, and why PATH loses"};
+    f.fix = {fix::run({"pip", "install", "nvidia-cudnn-cu12"}, "a copy Python frameworks find on their own"),
+             fix::step("or in Python before importing the framework: os.add_dll_directory(r\"" + paths::to_native(c.lib_dir, true) +
+                       "\")"),
+             fix::cudnnup({"which", "--for", "python"}, "what a Python 3.8+ extension module loads, and why PATH loses")};
     out.push_back(f);
   }
   return out;

@@ -81,8 +81,8 @@ std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) 
           f.evidence.push_back("would load instead: " + native(c.path) + " (" + c.source + ")");
         }
       }
-      f.fix = {"Replace or remove " + native(picked->path) + " (a whole x64 copy of the same cuDNN set belongs there)",
-               "cudnnup which " + r.name + " -v   # every copy and why it lost"};
+      f.fix = {fix::step("Replace or remove " + native(picked->path) + " (a whole x64 copy of the same cuDNN set belongs there)"),
+               fix::cudnnup({"which", r.name, "-v"}, "every copy and why it lost")};
       out.push_back(f);
     }
     if (w.cudnn && w.cudnn->mixed) {
@@ -99,7 +99,7 @@ std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) 
           f.evidence.push_back(s.component + ": " + native(s.resolution.path) + " (" + s.resolution.candidates.front().source + ")");
         }
       }
-      f.fix = {"Keep one cuDNN folder on PATH, or copy the whole cuDNN bin set next to the program"};
+      f.fix = {fix::step("Keep one cuDNN folder on PATH, or copy the whole cuDNN bin set next to the program")};
       out.push_back(f);
     }
   }
@@ -129,9 +129,9 @@ std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env
     f.detail = "cuDNN 8.3 to 9.1 on Windows import zlibwapi.dll (zlib's Windows API build); from 9.2 zlib is linked in. "
                "Without a 64-bit zlibwapi.dll, loading cuDNN's sub-libraries fails with error 126 (\"Could not load "
                "library cudnn_cnn_infer64_8.dll. Error code 126\" / \"Could not locate zlibwapi.dll\").";
-    f.fix = {"Put the 64-bit zlibwapi.dll (NVIDIA's cuDNN 8 install guide, \"Installing Zlib\": zlib123dllx64.zip, "
-             "dll_x64\\zlibwapi.dll) next to cudnn64_8.dll in " + native(c.lib_dir),
-             "or move to cuDNN 9.2 or newer, which no longer needs it"};
+    f.fix = {fix::step("Put the 64-bit zlibwapi.dll (NVIDIA's cuDNN 8 install guide, \"Installing Zlib\": zlib123dllx64.zip, "
+                       "dll_x64\\zlibwapi.dll) next to cudnn64_8.dll in " + native(c.lib_dir)),
+             fix::step("or move to cuDNN 9.2 or newer, which no longer needs it")};
     if (!r.winner) {
       f.id = finding_id::kWindowsZlibwapiMissing;
       f.title = "zlibwapi.dll, which cuDNN " + v.str() + " needs, is neither next to it nor on the DLL search path";
@@ -144,7 +144,7 @@ std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env
       f.title = "The zlibwapi.dll cuDNN " + v.str() + " would load cannot load: " + r.winner->problem_detail +
                 " (error 193, ERROR_BAD_EXE_FORMAT)";
       f.evidence.push_back(native(r.winner->path) + " (" + r.winner->rule + ")");
-      f.fix[0] = "Replace " + native(r.winner->path) + " with the 64-bit zlibwapi.dll (zlib123dllx64.zip, dll_x64)";
+      f.fix[0] = fix::step("Replace " + native(r.winner->path) + " with the 64-bit zlibwapi.dll (zlib123dllx64.zip, dll_x64)");
       out.push_back(f);
     }
   }

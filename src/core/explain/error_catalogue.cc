@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_checks.h"
+#include "base/json_reader.h"
 #include "base/strings.h"
 
 extern const char embedded_error_catalogue_json[];
@@ -47,6 +48,31 @@ std::vector<std::string> string_list(const json& row, const char* key) {
   return out;
 }
 
+
+// A fix's steps for one OS: an array of step objects (base/fix.h's data form).
+Result<std::vector<CatalogueStep>> fix_steps(const json& fix, const char* os, const std::string& where) {
+  std::vector<CatalogueStep> out;
+  if (!fix.contains(os)) return out;
+  if (!fix[os].is_array()) return make_error(ErrorCode::kCorrupt, where + ": fix '" + os + "' must be an array of steps");
+  for (const auto& item : fix[os]) {
+    JsonReader reader(where + ": fix '" + os + "'");
+    if (!item.is_object()) {
+      return make_error(ErrorCode::kCorrupt, where + ": a fix step must be an object such as {\"cudnnup\": [\"doctor\"]}, not " +
+                                                 item.dump());
+    }
+    CatalogueStep step;
+    json plain = item;
+    if (plain.contains("otherwise")) {
+      if (!plain["otherwise"].is_string()) return make_error(ErrorCode::kCorrupt, where + ": 'otherwise' must be a string");
+      step.otherwise = plain["otherwise"].get<std::string>();
+      plain.erase("otherwise");
+    }
+    step.step = fix_step_from_json(reader.read_object(plain));
+    if (!reader.ok()) return reader.status().error();
+    out.push_back(std::move(step));
+  }
+  return out;
+}
 
 Error data_error(const std::string& origin, const std::string& where, const std::string& what) {
   return make_error(ErrorCode::kCorrupt, origin + ": " + where + ": " + what, origin);
@@ -213,8 +239,11 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
     for (const auto& f : array_field(row, "fixes")) {
       FixSpec fix;
       fix.text = string_field(f, "text");
-      fix.linux_commands = string_list(f, "linux");
-      fix.windows_commands = string_list(f, "windows");
+      for (const char* os : {"linux", "windows"}) {
+        auto steps = fix_steps(f, os, origin + ": " + where);
+        if (!steps) return steps.error();
+        (std::string(os) == "linux" ? fix.linux_steps : fix.windows_steps) = std::move(*steps);
+      }
       e.fixes.push_back(std::move(fix));
     }
     e.sources = string_list(row, "sources");

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/fix.h"
 #include "base/result.h"
 
 namespace cudnnup {
@@ -40,10 +41,19 @@ struct CauseSpec {
   std::map<std::string, std::string> params;  // check parameters, e.g. min_cc
 };
 
+// One step of a catalogue fix (base/fix.h's data form). Its words may hold {variable} placeholders,
+// filled from the matched message; when the message did not give a variable, the step becomes the
+// plain step `otherwise` (itself filled), or is left out: never printed with a placeholder.
+struct CatalogueStep {
+  FixStep step;
+  std::string otherwise;
+};
+
+// A fix: what to do, then the steps for each OS.
 struct FixSpec {
   std::string text;
-  std::vector<std::string> linux_commands;
-  std::vector<std::string> windows_commands;
+  std::vector<CatalogueStep> linux_steps;
+  std::vector<CatalogueStep> windows_steps;
 };
 
 struct CatalogueEntry {

@@ -4,8 +4,10 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "facts/cudnn_files.h"
+#include "facts/known_archives.h"
 #include "base/version.h"
 #include "base/strings.h"
 #include "base/numbers.h"
@@ -150,6 +152,49 @@ std::string fill(const std::string& templ, const Variables& vars) {
       }
     }
     out += templ[i];
+  }
+  return out;
+}
+
+// `templ` filled in, or nullopt when it names a variable the message did not give: a command is
+// printed whole or not at all, never with a placeholder in it.
+std::optional<std::string> fill_all(const std::string& templ, const Variables& vars) {
+  std::string filled = fill(templ, vars);
+  for (size_t open = templ.find('{'); open != std::string::npos; open = templ.find('{', open + 1)) {
+    size_t close = templ.find('}', open);
+    if (close == std::string::npos) break;
+    std::string name = templ.substr(open + 1, close - open - 1);
+    bool ident = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    auto it = vars.find(name);
+    if (ident && (it == vars.end() || it->second.empty())) return std::nullopt;
+  }
+  return filled;
+}
+
+std::optional<FixStep> fill_step(FixStep step, const Variables& vars) {
+  for (std::string* s : {&step.name, &step.value, &step.text, &step.note}) {
+    auto f = fill_all(*s, vars);
+    if (!f) return std::nullopt;
+    *s = *f;
+  }
+  for (auto& word : step.argv) {
+    auto f = fill_all(word, vars);
+    if (!f) return std::nullopt;
+    word = *f;
+  }
+  return step;
+}
+
+std::vector<FixStep> fill_steps(const std::vector<CatalogueStep>& steps, const Variables& vars) {
+  std::vector<FixStep> out;
+  for (const auto& s : steps) {
+    if (auto f = fill_step(s.step, vars)) {
+      out.push_back(std::move(*f));
+    } else if (auto text = fill_all(s.otherwise, vars); text && !text->empty()) {
+      out.push_back(fix::step(*text));
+    }
   }
   return out;
 }
@@ -407,6 +452,23 @@ std::vector<std::string> normalise_log_lines(std::string_view text) {
   return lines;
 }
 
+namespace {
+
+// What `cudnnup install RELEASE --cuda N` can take: the required version when it names a release
+// (three parts), else the newest release of the major for the message's CUDA major that cudnnup
+// knows an official archive of; "" when neither is known.
+std::string release_for(const Variables& vars) {
+  auto get = [&vars](const char* k) { auto it = vars.find(k); return it == vars.end() ? std::string() : it->second; };
+  if (auto v = Version::parse(get("required")); v && v->parts.size() >= 3) return v->truncated(3).str();
+  auto major = checked_integer(get("major"), 1, 99);
+  auto cuda = checked_integer(get("cuda_major"), 1, 99);
+  if (!major || !cuda) return "";
+  auto v = newest_known_release(builtin_known_archives(), int(*major), int(*cuda), get("platform") == "windows");
+  return v ? v->str() : "";
+}
+
+}  // namespace
+
 void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
   auto set_if_absent = [&vars](const std::string& k, const std::string& v) {
     if (!v.empty() && (vars.find(k) == vars.end() || vars[k].empty())) vars[k] = v;
@@ -429,6 +491,7 @@ void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
   if (auto it = vars.find("required"); it != vars.end()) {
     if (auto v = Version::parse(it->second)) set_if_absent("major", std::to_string(v->major()));
   }
+  set_if_absent("release", release_for(vars));
   if (auto it = vars.find("status"); it != vars.end()) {
     std::string name = it->second;
     for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -486,8 +549,8 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
     for (const auto& f : occ.entry->fixes) {
       FilledFix ff;
       ff.text = fill(f.text, e.variables);
-      for (const auto& c : f.linux_commands) ff.linux_commands.push_back(fill(c, e.variables));
-      for (const auto& c : f.windows_commands) ff.windows_commands.push_back(fill(c, e.variables));
+      ff.linux_steps = fill_steps(f.linux_steps, e.variables);
+      ff.windows_steps = fill_steps(f.windows_steps, e.variables);
       e.fixes.push_back(std::move(ff));
     }
     by_key[key] = report.matches.size();

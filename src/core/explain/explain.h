@@ -22,8 +22,8 @@ struct RankedCause {
 
 struct FilledFix {
   std::string text;
-  std::vector<std::string> linux_commands;
-  std::vector<std::string> windows_commands;
+  std::vector<FixStep> linux_steps;  // placeholders filled; a step whose variable is missing is left out
+  std::vector<FixStep> windows_steps;
 };
 
 struct Explanation {

@@ -12,22 +12,22 @@ struct Entry {
 
 constexpr const char* kFixReinstall =
     "Reinstall this cuDNN copy so every libcudnn* file comes from the same release "
-    "(`cudnnup install <version>` or the package manager), and remove stray libcudnn* files from "
+    "(NVIDIA's archive of that release, or the package manager), and remove stray libcudnn* files from "
     "other releases on LD_LIBRARY_PATH/PATH.";
 constexpr const char* kFixDriver =
-    "Install an NVIDIA driver that supports this cuDNN's CUDA major (`cudnnup doctor` shows both), or "
+    "Install an NVIDIA driver that supports this cuDNN's CUDA major (cudnnup's doctor report shows both), or "
     "install the cuDNN build for the CUDA major your driver supports.";
 constexpr const char* kFixNewerCudnn =
-    "This GPU is newer than this cuDNN supports: install a newer cuDNN (`cudnnup install latest`).";
+    "This GPU is newer than this cuDNN supports: install a newer cuDNN release.";
 constexpr const char* kFixPrereq =
     "A library cuDNN needs at run time is missing (libz, NVRTC or cuBLAS for cuDNN 9 engines): install it "
-    "next to the copy or on the loader path; `cudnnup doctor` names the missing file.";
+    "next to the copy or on the loader path; cudnnup's doctor report names the missing file.";
 constexpr const char* kFixGpuError =
     "The GPU failed while running a kernel: check `nvidia-smi` and the kernel log (Xid errors); reboot or "
     "reset the GPU if it is in a bad state.";
 constexpr const char* kFixMemory = "Free GPU memory (other processes show in `nvidia-smi`) and try again.";
 constexpr const char* kFixBug =
-    "This is a cuDNN limitation or a cudnnup bug for this case: report it with `cudnnup verify --json`.";
+    "This is a cuDNN limitation or a cudnnup bug for this case: report it with the output of cudnnup's verify --json.";
 
 // cuDNN 8.x (and 7.x, the same prefix): cudnn_ops_infer.h.
 constexpr Entry kV8[] = {

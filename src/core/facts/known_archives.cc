@@ -1,5 +1,7 @@
 #include "facts/known_archives.h"
 
+#include <regex>
+
 #include "base/json_reader.h"
 
 extern const char embedded_known_archives_json[];
@@ -60,6 +62,20 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
   c.message = "The archive is not in cudnnup's table of known archives: its contents were checked, its origin "
               "cannot be.";
   return c;
+}
+
+std::optional<Version> newest_known_release(const std::vector<KnownArchive>& table, int cudnn_major, int cuda_major,
+                                            bool windows) {
+  static const std::regex name(R"(^cudnn-(linux|windows)-x86_64-([0-9.]+)_cuda([0-9]+)-archive\.(tar\.xz|zip)$)");
+  std::optional<Version> best;
+  for (const auto& k : table) {
+    std::smatch m;
+    if (!std::regex_match(k.file_name, m, name) || (m[1] == "windows") != windows || m[3] != std::to_string(cuda_major)) continue;
+    auto v = Version::parse(m[2].str());
+    if (!v || v->major() != cudnn_major) continue;
+    if (!best || *best < v->truncated(3)) best = v->truncated(3);
+  }
+  return best;
 }
 
 }  // namespace cudnnup

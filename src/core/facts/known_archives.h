@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/version.h"
 
 namespace cudnnup {
 
@@ -31,5 +32,12 @@ struct KnownCheck {
 // By canonical name first (hash must agree), then by hash alone (a renamed official file).
 KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std::string& canonical_name,
                                const std::string& sha256, uint64_t size);
+
+// The newest release of a cuDNN major built for a CUDA major that the table has an official
+// archive of (linux-x86_64 or windows-x86_64), as the three-part version NVIDIA's manifests are
+// named by (9.19.0): what a fix offers for `cudnnup install VERSION --cuda N`, which needs a
+// release, not a major. nullopt when the table has none.
+std::optional<Version> newest_known_release(const std::vector<KnownArchive>& table, int cudnn_major, int cuda_major,
+                                            bool windows);
 
 }  // namespace cudnnup

@@ -102,8 +102,10 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
                                         version_field(row, "min_cc"), row.string("source")});
   }
   for (const auto& row : doc.array("known_bad_releases")) {
+    std::vector<FixStep> steps;
+    for (const auto& s : row.array("fix_steps")) steps.push_back(fix_step_from_json(s));
     rules.known_bad.push_back({version_field(row, "cudnn"), row.string("platform"), row.string("problem"), row.string("fix"),
-                               row.string("source")});
+                               std::move(steps), row.string("source")});
   }
   for (const auto& [major, libs] : doc.object("expected_libraries").members()) {
     auto m = checked_int(major, 1, static_cast<int>(kMaxMajor));

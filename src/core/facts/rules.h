@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/fix.h"
 #include "base/result.h"
 #include "base/version.h"
 
@@ -41,7 +42,8 @@ struct KnownBadRelease {
   Version cudnn;              // prefix match: 9.0 matches 9.0.x
   std::string platform;       // "linux", "windows", "" = any
   std::string problem;
-  std::string fix;
+  std::string fix;                 // what to do, in words
+  std::vector<FixStep> fix_steps;  // then the commands (base/fix.h's data form: "fix_steps")
   std::string source;
 };
 

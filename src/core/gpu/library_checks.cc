@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kTitle = "Library and sub-libraries load from the copy";
 
 Finding make_finding(std::string id, std::string title, std::string detail, std::vector<std::string> evidence,
-                     std::vector<std::string> fix) {
+                     std::vector<FixStep> fix) {
   return Finding{std::move(id), Severity::kError, "", std::move(title), std::move(detail), std::move(evidence),
                  std::move(fix)};
 }
@@ -24,6 +24,11 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : separator) + i;
   return out;
+}
+
+std::vector<FixStep> with_first(FixStep first, std::vector<FixStep> rest) {
+  rest.insert(rest.begin(), std::move(first));
+  return rest;
 }
 
 bool contains(std::string_view haystack, std::string_view needle) {
@@ -44,9 +49,12 @@ Version version_in_name(const std::string& path) {
   return name ? name->version : Version{};
 }
 
-std::string reinstall_fix(const LibrarySetFacts& f) {
-  return "Reinstall this copy (`cudnnup install " + (f.version.known() ? f.version.str() : std::string("<version>")) +
-         "`, or your package manager), then run `cudnnup verify` again.";
+// Reinstall, then check again: verify of this very copy.
+std::vector<FixStep> reinstall_fix(const LibrarySetFacts& f) {
+  return {fix::step("Reinstall this copy (" + (f.version.known() ? "cuDNN " + f.version.str() + " from NVIDIA's archive"
+                                                                : std::string("from where it came")) +
+                    ", or with your package manager), then check it again:"),
+          fix::cudnnup({"verify", "--copy", f.lib_dir})};
 }
 
 std::optional<StageResult> check_shim(const LibrarySetFacts& f) {
@@ -54,8 +62,8 @@ std::optional<StageResult> check_shim(const LibrarySetFacts& f) {
     return stage_fail("library", kTitle, "no cuDNN library at " + f.shim.path,
                       make_finding("verify.library.missing", "cuDNN library not found",
                                    "The path given is not a cuDNN copy (or its lib directory).", {f.shim.path},
-                                   {"Point --copy at a cuDNN lib directory or copy root; `cudnnup doctor` lists "
-                                    "the copies on this machine."}));
+                                   {fix::step("Point --copy at a cuDNN lib directory or copy root."),
+                                    fix::cudnnup({"doctor"}, "lists the copies on this machine")}));
   }
   if (f.shim.loaded) return std::nullopt;
   std::string why = explain_load_error(f.shim.error);
@@ -63,7 +71,7 @@ std::optional<StageResult> check_shim(const LibrarySetFacts& f) {
   evidence.insert(evidence.end(), f.shim.elf_problems.begin(), f.shim.elf_problems.end());
   return stage_fail("library", kTitle, name_of(f.shim.path) + " does not load: " + why,
                     make_finding("verify.library.load_failed", name_of(f.shim.path) + " does not load: " + why,
-                                 "No program can use this copy.", evidence, {reinstall_fix(f)}));
+                                 "No program can use this copy.", evidence, reinstall_fix(f)));
 }
 
 // A cuDNN file from another directory in the process: the loader brought in another copy, even in
@@ -101,9 +109,9 @@ std::optional<StageResult> foreign_modules_stage(const std::string& stage, const
                                  "cannot be attributed to this copy; the copy's own files are not shown to be "
                                  "damaged.",
                                  evidence,
-                                 {"Look for the path of the other copy in the libraries' search paths: "
-                                  "`readelf -d FILE | grep -i path` for each file of " + lib_dir + ".",
-                                  "`cudnnup which --for PROGRAM` shows what a program would load."}));
+                                 {fix::step("Look for the path of the other copy in the libraries' search paths "
+                                            "(readelf -d FILE | grep -i path, for each file of " + lib_dir + ")."),
+                                  fix::step("cudnnup's which, given --for and a program, shows what that program would load.")}));
 }
 
 std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
@@ -131,8 +139,9 @@ std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
                                        ") do not have, so it belongs to another release. Programs fail with "
                                        "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED or abort.",
                                    evidence,
-                                   {"Replace " + list + " with the file from the same release as the rest of " +
-                                    f.lib_dir + ", or " + reinstall_fix(f)}));
+                                   with_first(fix::step("Replace " + list + " with the file from the same release as the rest of " +
+                                                        f.lib_dir + ", or:"),
+                                              reinstall_fix(f))));
   }
   if (!broken.empty()) {
     std::string list = join(broken);
@@ -140,7 +149,7 @@ std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
                       make_finding("verify.library.sublibrary_broken", "cuDNN sub-library does not load: " + list,
                                    "cuDNN loads its sub-libraries on first use; programs fail with "
                                    "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED or abort when they reach it.",
-                                   evidence, {reinstall_fix(f)}));
+                                   evidence, reinstall_fix(f)));
   }
   if (missing.empty()) return std::nullopt;
   std::string list = join(missing);
@@ -148,7 +157,7 @@ std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
                     make_finding("verify.library.sublibrary_missing", "cuDNN sub-library missing: " + list,
                                  "cuDNN loads its sub-libraries by name from the shim's directory; without them "
                                  "it falls back to whatever the loader finds elsewhere, or fails.",
-                                 {f.lib_dir}, {reinstall_fix(f)}));
+                                 {f.lib_dir}, reinstall_fix(f)));
 }
 
 std::optional<StageResult> check_symbols(const LibrarySetFacts& f) {
@@ -171,7 +180,7 @@ std::optional<StageResult> check_symbols(const LibrarySetFacts& f) {
                                  "The shim loads, but it is not a complete cuDNN " + std::to_string(f.major) +
                                      " library (a stub, a damaged file or a cut-down build); programs that call "
                                      "the missing functions fail.",
-                                 evidence, {reinstall_fix(f)}));
+                                 evidence, reinstall_fix(f)));
 }
 
 // The file names first (they name the file and its version), then the version checks.
@@ -184,7 +193,7 @@ std::optional<StageResult> check_versions_of_parts(const LibrarySetFacts& f, con
                                    "cuDNN sub-libraries come from different versions",
                                    "A sub-library's file name says another release than the shim reports.",
                                    {describe_load(l), "shim cudnnGetVersion(): " + f.version.str()},
-                                   {reinstall_fix(f)}));
+                                   reinstall_fix(f)));
   }
   for (const auto& [name, status] : f.version_checks) {
     if (status == 0) continue;
@@ -195,7 +204,7 @@ std::optional<StageResult> check_versions_of_parts(const LibrarySetFacts& f, con
                       make_finding("verify.library.sublibrary_version_mismatch",
                                    "cuDNN sub-libraries come from different versions",
                                    info.meaning + ". Programs fail with " + info.name + ".", ev,
-                                   {reinstall_fix(f), info.fix}));
+                                   info.fix.empty() ? reinstall_fix(f) : with_first(fix::step(info.fix), reinstall_fix(f))));
   }
   return std::nullopt;
 }

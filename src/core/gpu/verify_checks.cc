@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "facts/cudnn_status.h"
+#include "facts/install_fix.h"
 #include "base/paths.h"
 #include "base/strings.h"
 
@@ -12,7 +13,7 @@ namespace cudnnup {
 namespace {
 
 Finding make_finding(std::string id, Severity severity, std::string title, std::string detail,
-                     std::vector<std::string> evidence, std::vector<std::string> fix) {
+                     std::vector<std::string> evidence, std::vector<FixStep> fix) {
   Finding f;
   f.id = std::move(id);
   f.severity = severity;
@@ -49,15 +50,15 @@ StageResult check_toolkit(const ToolkitFacts& facts, std::optional<Version>* too
                       make_finding("verify.toolkit.nvcc_broken", Severity::kError, "nvcc is present but does not run",
                                    "Building CUDA or cuDNN code with this toolkit will fail.",
                                    {facts.nvcc_path, facts.error},
-                                   {"Reinstall the CUDA toolkit, or take " + paths::parent(facts.nvcc_path) +
-                                    " off PATH."}));
+                                   {fix::step("Reinstall the CUDA toolkit, or take " + paths::parent(facts.nvcc_path) +
+                                              " off PATH.")}));
   }
   auto v = parse_nvcc_version(facts.output);
   if (!v) {
     return stage_fail("toolkit", title, "nvcc ran but printed no version",
                       make_finding("verify.toolkit.nvcc_unreadable", Severity::kError, "nvcc printed no version",
                                    "The toolkit may be damaged.", {facts.nvcc_path, facts.output},
-                                   {"Run `" + facts.nvcc_path + " --version` and reinstall the toolkit if it fails."}));
+                                   {fix::run({facts.nvcc_path, "--version"}), fix::step("Reinstall the toolkit if it fails.")}));
   }
   if (toolkit_version) *toolkit_version = v;
   StageResult s = stage_pass("toolkit", title, "nvcc " + v->str());
@@ -102,7 +103,7 @@ StageResult check_headers(const HeaderFacts& facts, std::optional<Version>* head
     return stage_fail("headers", title, "cannot read CUDNN_MAJOR/MINOR/PATCHLEVEL from " + facts.path,
                       make_finding("verify.headers.unreadable", Severity::kError, "cuDNN version header is damaged",
                                    "Code built against it may not compile or may mismatch the library.",
-                                   {facts.path}, {"Reinstall the copy's development files (headers)."}));
+                                   {facts.path}, {fix::step("Reinstall the copy's development files (headers).")}));
   }
   if (header_version) *header_version = parsed->version;
   StageResult s = stage_pass("headers", title, "cudnn_version.h says " + parsed->version.str());
@@ -161,8 +162,8 @@ StageResult check_versions(const VersionFacts& f) {
                                    "cuDNN header and library versions differ",
                                    "Code compiled with these headers calls a library of another version; "
                                    "frameworks refuse to start or fail at the first cuDNN call.",
-                                   ev, {"Use headers and libraries from the same copy: reinstall the copy's "
-                                        "development files, or point the include path at the copy's include/."}));
+                                   ev, {fix::step("Use headers and libraries from the same copy: reinstall the copy's "
+                                                  "development files, or point the include path at the copy's include/.")}));
   }
   if (f.driver_cuda_number && cudart.known() && driver_cuda.major() < cudart.major()) {
     return stage_fail("versions", title,
@@ -171,11 +172,10 @@ StageResult check_versions(const VersionFacts& f) {
                       make_finding("verify.versions.driver_too_old", Severity::kError,
                                    "The NVIDIA driver is too old for this cuDNN",
                                    "cuDNN needs a driver that supports its CUDA major version.", ev,
-                                   {"Update the NVIDIA driver to one that supports CUDA " +
-                                        std::to_string(cudart.major()) + ".",
-                                    "Or install the cuDNN build for CUDA " + std::to_string(driver_cuda.major()) +
-                                        " (`cudnnup install <version> --cuda " +
-                                        std::to_string(driver_cuda.major()) + "`)."}));
+                                   {fix::step("Update the NVIDIA driver to one that supports CUDA " +
+                                              std::to_string(cudart.major()) + "."),
+                                    fix::step("Or install the cuDNN build for CUDA " + std::to_string(driver_cuda.major()) + ":"),
+                                    install_fix(lib, driver_cuda.major())}));
   }
   if (f.gpu_cc && f.max_device_version) {
     long long gpu = f.gpu_cc->major() * 100LL + f.gpu_cc->minor() * 10LL;
@@ -186,7 +186,8 @@ StageResult check_versions(const VersionFacts& f) {
                         make_finding("verify.versions.gpu_too_new", Severity::kError,
                                      "This cuDNN does not support the GPU",
                                      "cudnnGetMaxDeviceVersion() is below the GPU's compute capability.", ev,
-                                     {"Install a newer cuDNN (`cudnnup install latest`)."}));
+                                     {fix::step("Install a newer cuDNN:"),
+                                      install_newest_fix(lib.major(), cudart.major(), f.windows)}));
     }
   }
   StageResult s = stage_pass("versions", title, "cuDNN " + lib.str() + " for CUDA " + cudart.str());
@@ -196,8 +197,9 @@ StageResult check_versions(const VersionFacts& f) {
                              "nvcc is CUDA " + f.toolkit->str() + " but this cuDNN was built for CUDA " + cudart.str(),
                              "Fine for running programs; code you build with this nvcc should use a cuDNN built for "
                              "its CUDA major.",
-                             ev, {"Install the cuDNN build for CUDA " + std::to_string(f.toolkit->major()) +
-                                  " to build with this toolkit."});
+                             ev, {fix::step("Install the cuDNN build for CUDA " + std::to_string(f.toolkit->major()) +
+                                            " to build with this toolkit:"),
+                                  install_fix(lib, f.toolkit->major())});
     s.finding->subject = "versions";
   }
   return s;

@@ -91,6 +91,7 @@ struct VersionFacts {
   int driver_cuda_number = 0;        // cuDriverGetVersion(), 0 when no driver
   std::optional<Version> gpu_cc;     // compute capability of the GPU under test
   std::string gpu_name;
+  bool windows = false;              // which official archives a fix may offer
 };
 StageResult check_versions(const VersionFacts& facts);
 

@@ -15,7 +15,7 @@ namespace cudnnup {
 namespace {
 
 Finding make_finding(std::string id, std::string title, std::string detail, std::vector<std::string> evidence,
-                     std::vector<std::string> fix) {
+                     std::vector<FixStep> fix) {
   Finding f;
   f.id = std::move(id);
   f.severity = Severity::kError;
@@ -42,9 +42,9 @@ StageResult cuda_failure(const std::string& id, const std::string& title, const 
                              make_finding("verify.cuda." + std::string(info.means_no_gpu ? "no_gpu" : "error"), text,
                                           "The CUDA driver refused a basic request, so no cuDNN work can run.",
                                           {text},
-                                          {info.fix.empty() ? "Check `nvidia-smi`; reinstall the NVIDIA driver if "
-                                                              "it fails too."
-                                                            : info.fix}));
+                                          info.fix.empty() ? std::vector<FixStep>{fix::run({"nvidia-smi"}),
+                                                                                  fix::step("Reinstall the NVIDIA driver if it fails too.")}
+                                                           : std::vector<FixStep>{fix::step(info.fix)}));
   s.no_gpu = info.means_no_gpu;
   return s;
 }
@@ -68,7 +68,8 @@ StageResult cudnn_failure(const std::string& id, const std::string& title, const
   return stage_fail(id, title, text,
                     make_finding("verify.cudnn." + std::string(info.known ? info.name.substr(6) : "STATUS_UNKNOWN"),
                                  call + " failed with " + info.name, info.meaning, evidence,
-                                 {info.fix.empty() ? "Run `cudnnup verify --json` and report the output." : info.fix}));
+                                 {info.fix.empty() ? fix::cudnnup({"verify", "--json"}, "and report its output")
+                                                   : fix::step(info.fix)}));
 }
 
 StageResult missing_symbols(const std::string& id, const std::string& title, const std::vector<const char*>& names) {
@@ -77,7 +78,7 @@ StageResult missing_symbols(const std::string& id, const std::string& title, con
   return stage_fail(id, title, "the library lacks " + list,
                     make_finding("verify.library.symbols_missing", "cuDNN library lacks API functions: " + list,
                                  "This is not a complete cuDNN library (a stub, or a damaged file).", {list},
-                                 {"Reinstall the copy; `cudnnup doctor` shows where each file came from."}));
+                                 {fix::step("Reinstall the copy."), fix::cudnnup({"doctor"}, "shows where each file came from")}));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -120,8 +121,8 @@ StageResult run_driver_stage(const DriverFacts& f, GpuSession& s) {
         make_finding("verify.driver.none", "No NVIDIA driver/GPU",
                      "The CUDA driver library (libcuda.so.1 / nvcuda.dll) is not installed or does not load, so "
                      "nothing can run on a GPU here.",
-                     ev, {"Install the NVIDIA driver (it provides libcuda), then run `nvidia-smi` to check it.",
-                          "In a container, start it with GPU access (docker run --gpus all ...)."}));
+                     ev, {fix::step("Install the NVIDIA driver (it provides libcuda), then check it:"), fix::run({"nvidia-smi"}),
+                          fix::step("In a container, start it with GPU access (docker run --gpus all IMAGE).")}));
     st.no_gpu = true;
     return st;
   }
@@ -140,8 +141,8 @@ StageResult run_driver_stage(const DriverFacts& f, GpuSession& s) {
         id, title, "no GPU " + std::to_string(f.gpu) + " (the driver sees " + std::to_string(f.device_count) + ")",
         make_finding("verify.driver.no_such_gpu", "GPU " + std::to_string(f.gpu) + " does not exist",
                      "The driver sees " + std::to_string(f.device_count) + " GPU(s).", {},
-                     {"Pick a GPU from 0 to " + std::to_string(f.device_count - 1) + " (--gpu N), or check "
-                      "CUDA_VISIBLE_DEVICES."}));
+                     {fix::step("Pick a GPU from 0 to " + std::to_string(f.device_count - 1) + " (--gpu N), or check "
+                                "CUDA_VISIBLE_DEVICES.")}));
     st.no_gpu = f.device_count == 0;
     return st;
   }
@@ -332,9 +333,10 @@ StageResult check_output(const ConvCheck& c, const GpuSession& s, const ConvData
                                  "The result differs from the CPU reference by more than rounding allows (" + bound +
                                      "). A damaged engine library or a faulty GPU does this.",
                                  {cmp.summary(), worst, used, c.shape.str()},
-                                 {"Reinstall the copy, then run `cudnnup verify` again.",
-                                  "If it persists with a fresh copy, check the GPU (`nvidia-smi -q -d ECC`, kernel "
-                                  "log Xid errors)."}));
+                                 {fix::step("Reinstall the copy, then run this check again."),
+                                  fix::step("If it persists with a fresh copy, check the GPU (its ECC errors and the kernel log's "
+                                            "Xid errors):"),
+                                  fix::run({"nvidia-smi", "-q", "-d", "ECC"})}));
 }
 
 // The legacy descriptors: x (input), y (output), w (filter), and the convolution.
@@ -441,7 +443,7 @@ StageResult run_legacy_conv(GpuSession& s, const ConvCheck& c) {
     return stage_fail(id, title, "cuDNN offered no algorithm for this convolution",
                       make_finding("verify.conv.no_algorithm", "cuDNN has no algorithm for " + id,
                                    "The heuristics returned no usable algorithm for a plain 3x3 convolution.", tried,
-                                   {"Reinstall the copy; check that the engine sub-libraries load (`cudnnup verify`)."}));
+                                   {fix::step("Reinstall the copy; check that the engine sub-libraries load (the library stage above).")}));
   }
   const nv::cudnnConvolutionAlgoPerf& p = perf[used];
   Numerics numerics;
@@ -532,7 +534,7 @@ StageResult run_graph_conv(GpuSession& s, const ConvCheck& c) {
                       make_finding("verify.conv.no_algorithm", "cuDNN has no engine for " + id,
                                    "Heuristics mode INSTANT and the fallback list gave no engine config that "
                                    "finalizes and runs for a plain 3x3 convolution.",
-                                   tried, {"Reinstall the copy; check that the engine sub-libraries load (`cudnnup verify`)."}));
+                                   tried, {fix::step("Reinstall the copy; check that the engine sub-libraries load (the library stage above).")}));
   }
   const EnginePlan* const used_plan = &used;
   Numerics numerics;

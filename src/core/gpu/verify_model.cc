@@ -1,5 +1,7 @@
 #include "gpu/verify_model.h"
 
+#include "shell/fix_render.h"
+
 namespace cudnnup {
 
 using nlohmann::json;
@@ -76,11 +78,14 @@ Severity severity_from_name(const std::string& name) {
 
 }  // namespace
 
-json verify_finding_to_json(const Finding& f) {
+json verify_finding_to_json(const Finding& f, Shell shell) {
+  json steps = json::array();
+  for (const auto& s : f.fix) steps.push_back(fix_step_to_json(s));
   return json{{"id", f.id},         {"severity", severity_name(f.severity)},
               {"subject", f.subject}, {"title", f.title},
               {"detail", f.detail}, {"evidence", f.evidence},
-              {"fix", f.fix}};
+              {"fix", render_fix(f.fix, shell)}, {"fix_commands", fix_commands(f.fix)},
+              {"fix_steps", steps}};
 }
 
 Finding verify_finding_from_json(const JsonValue& j) {
@@ -91,15 +96,15 @@ Finding verify_finding_from_json(const JsonValue& j) {
   f.title = j.string("title");
   f.detail = j.string("detail");
   f.evidence = j.strings("evidence");
-  f.fix = j.strings("fix");
+  for (const auto& s : j.array("fix_steps")) f.fix.push_back(fix_step_from_json(s));
   return f;
 }
 
-json stage_to_json(const StageResult& s) {
+json stage_to_json(const StageResult& s, Shell shell) {
   json j{{"id", s.id},           {"title", s.title},       {"status", stage_status_name(s.status)},
          {"summary", s.summary}, {"evidence", s.evidence}, {"seconds", s.seconds}};
   if (s.no_gpu) j["no_gpu"] = true;
-  j["finding"] = s.finding ? verify_finding_to_json(*s.finding) : json(nullptr);
+  j["finding"] = s.finding ? verify_finding_to_json(*s.finding, shell) : json(nullptr);
   return j;
 }
 
@@ -117,9 +122,9 @@ StageResult stage_from_json(const JsonValue& j) {
   return s;
 }
 
-json verify_report_to_json(const VerifyReport& r) {
+json verify_report_to_json(const VerifyReport& r, Shell shell) {
   json stages = json::array();
-  for (const auto& s : r.stages) stages.push_back(stage_to_json(s));
+  for (const auto& s : r.stages) stages.push_back(stage_to_json(s, shell));
   return json{{"schema", "cudnnup.verify/1"},
               {"copy", r.copy},
               {"lib_dir", r.lib_dir},

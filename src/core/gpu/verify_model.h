@@ -15,6 +15,7 @@
 
 #include "base/json_reader.h"
 #include "base/model.h"
+#include "shell/shell_env.h"  // Shell
 
 namespace cudnnup {
 
@@ -50,10 +51,13 @@ struct VerifyReport {
 // 0 when nothing failed; kExitNoGpu (3) when the only failures are "no driver/GPU"; else 1.
 int verify_exit_code(const VerifyReport& report);
 
-nlohmann::json verify_finding_to_json(const Finding& finding);
+// A finding's fix goes out three ways: "fix" as lines for `shell`, "fix_commands" (the argument
+// vectors of its command steps) and "fix_steps" (base/fix.h's data form, which the parent reads
+// back from the child: the child does not know the user's shell).
+nlohmann::json verify_finding_to_json(const Finding& finding, Shell shell = Shell::kBash);
 Finding verify_finding_from_json(const JsonValue& j);
-nlohmann::json stage_to_json(const StageResult& stage);
+nlohmann::json stage_to_json(const StageResult& stage, Shell shell = Shell::kBash);
 StageResult stage_from_json(const JsonValue& j);  // types checked: the child loaded a foreign library
-nlohmann::json verify_report_to_json(const VerifyReport& report);
+nlohmann::json verify_report_to_json(const VerifyReport& report, Shell shell = Shell::kBash);
 
 }  // namespace cudnnup

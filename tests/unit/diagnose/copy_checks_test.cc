@@ -9,11 +9,15 @@
 #include "diagnose/copy_checks.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
+#include "shell/fix_render.h"
 
 namespace cudnnup {
 namespace {
 
 namespace id = finding_id;
+
+// A fix as bash prints it (shell/fix_render.h).
+std::vector<std::string> text(const std::vector<FixStep>& fix) { return render_fix(fix, Shell::kBash); }
 
 CudnnLibrary lib(const std::string& dir, const std::string& component, const std::string& file_name) {
   CudnnLibrary l;
@@ -119,8 +123,9 @@ TEST(CopyChecks, LibraryFilesDamagedAndDangling) {
   ASSERT_EQ(ids(f), (std::vector<std::string>{"cudnn.library_damaged", "cudnn.dangling_link"}));
   EXPECT_EQ(f[0].severity, Severity::kError);
   EXPECT_EQ(f[0].evidence, (std::vector<std::string>{c.libraries[2].path, "second"}));
-  EXPECT_EQ(f[0].fix[0], "Reinstall this cuDNN copy (cudnnup install 9.19.0), or remove the broken file: rm '" +
-                             c.libraries[2].path + "'");
+  EXPECT_EQ(text(f[0].fix), (std::vector<std::string>{"Reinstall this cuDNN copy:",
+                                                       "cudnnup install 9.19.0 --cuda 13 --into /usr/local/cuda-13.0",
+                                                       "or remove the broken file:", "rm " + c.libraries[2].path}));
   EXPECT_EQ(f[1].severity, Severity::kWarning) << "only the dev link dangles: building breaks, running does not";
   EXPECT_EQ(f[1].evidence.back(), "-> " + dev.real_path);
 }
@@ -132,7 +137,8 @@ TEST(CopyChecks, SublibrariesPresentNamesEachMissingFile) {
   auto f = run("sublibraries_present", c, machine_with(c));
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.sublibrary_missing"});
   EXPECT_EQ(f[0].evidence, (std::vector<std::string>{"libcudnn_ops.so.9", "libcudnn_engines_runtime_compiled.so.9"}));
-  EXPECT_EQ(f[0].fix, std::vector<std::string>{"Reinstall the complete cuDNN 9.19.0 (cudnnup install 9.19.0)"});
+  EXPECT_EQ(text(f[0].fix), (std::vector<std::string>{"Reinstall the complete cuDNN 9.19.0:",
+                                                       "cudnnup install 9.19.0 --cuda 13 --into /usr/local/cuda-13.0"}));
   // From 9.21 the rules data expects engines_tensor_ir as well.
   CudnnCopy newer = healthy_copy();
   newer.library_version = newer.header_version = Version::parse("9.21.0").value();
@@ -141,7 +147,7 @@ TEST(CopyChecks, SublibrariesPresentNamesEachMissingFile) {
   // A pip wheel is repaired with pip.
   c.form = PackageForm::kPipWheel;
   c.package = "nvidia-cudnn-cu13 9.19.0.56";
-  EXPECT_EQ(run("sublibraries_present", c, machine_with(c))[0].fix,
+  EXPECT_EQ(text(run("sublibraries_present", c, machine_with(c))[0].fix),
             std::vector<std::string>{"pip install --force-reinstall nvidia-cudnn-cu13==9.19.0.56"});
   // No version known: nothing to compare with.
   c.library_version = c.header_version = Version{};
@@ -166,7 +172,7 @@ TEST(CopyChecks, HeaderMatchesLibrary) {
   auto f = run("header_matches_library", c, machine_with(c));
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.header_library_mismatch"});
   EXPECT_EQ(f[0].evidence[1], "/usr/local/cuda-13.0/lib: 9.19.0 (cudnnGetVersion())");
-  EXPECT_EQ(f[0].fix[0], "Reinstall headers and libraries together: cudnnup install 9.19.0 --into /usr/local/cuda-13.0");
+  EXPECT_EQ(text(f[0].fix)[1], "cudnnup install 9.19.0 --cuda 13 --into /usr/local/cuda-13.0");
   c.header_version = Version::parse("9.19.0.56").value();  // compared to three parts
   EXPECT_TRUE(run("header_matches_library", c, machine_with(c)).empty());
 }
@@ -177,7 +183,8 @@ TEST(CopyChecks, ShimLoadsFailedOrCrashed) {
   c.probe.failure = "libcudnn.so.9: cannot open shared object file";
   auto f = run("shim_loads", c, machine_with(c));
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.load_failed"});
-  EXPECT_EQ(f[0].fix[0], "Reinstall this copy; if it persists, check its dependencies: ldd '/usr/local/cuda-13.0/lib/libcudnn.so.9'");
+  EXPECT_EQ(text(f[0].fix), (std::vector<std::string>{"Reinstall this copy; if it persists, check its dependencies:",
+                                                       "ldd /usr/local/cuda-13.0/lib/libcudnn.so.9"}));
   c.probe.failure = "loading X: the probe process crashed (signal 11, SIGSEGV)";
   EXPECT_EQ(ids(run("shim_loads", c, machine_with(c))), std::vector<std::string>{"cudnn.load_crashed"});
   c.probe.failure = "loading X: the probe process did not finish in 15000 ms";
@@ -206,7 +213,7 @@ TEST(CopyChecks, CudaMajorMatchesToolkitPrefersTheProbe) {
   auto f = run("cuda_major_matches_toolkit", c, machine_with(c));
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.cuda_major_mismatch"});
   EXPECT_EQ(f[0].evidence[0], "built for CUDA 12 (cudnnGetCudartVersion)");
-  EXPECT_EQ(f[0].fix, std::vector<std::string>{"cudnnup install 9.19.0 --cuda 13 --into /usr/local/cuda-13.0"});
+  EXPECT_EQ(text(f[0].fix), std::vector<std::string>{"cudnnup install 9.19.0 --cuda 13 --into /usr/local/cuda-13.0"});
   c.form = PackageForm::kArchiveTree;  // only a merge into a toolkit is judged against it
   EXPECT_TRUE(run("cuda_major_matches_toolkit", c, machine_with(c)).empty());
 }
@@ -227,7 +234,11 @@ TEST(CopyChecks, DriverNewEnoughForTheCudaMajor) {
   r.driver.version = Version::parse("535.104.05").value();
   auto f = run("driver_new_enough", c, r);
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.driver_too_old"});
-  EXPECT_EQ(f[0].fix[1], "or use a cuDNN build for an older CUDA major: cudnnup install 9.19 --cuda 12");
+  EXPECT_EQ(text(f[0].fix)[1], "or use a cuDNN build for an older CUDA major:");
+  ASSERT_EQ(f[0].fix[2].kind, FixKind::kCudnnup) << "the newest cuDNN 9 for CUDA 12 cudnnup knows an archive of";
+  EXPECT_EQ(f[0].fix[2].argv[1].rfind("9.", 0), 0u);
+  EXPECT_EQ(std::vector<std::string>(f[0].fix[2].argv.begin() + 2, f[0].fix[2].argv.end()),
+            (std::vector<std::string>{"--cuda", "12"}));
   r.driver.present = false;
   EXPECT_TRUE(run("driver_new_enough", c, r).empty());
 }
@@ -248,7 +259,7 @@ TEST(CopyChecks, KnownBadReleaseUsesThePackageVersionAndPlatform) {
   c.package = "nvidia-cudnn-cu13 9.20.0.48";
   auto f = run("known_bad_release", c, machine_with(c));
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.known_bad_release"});
-  EXPECT_EQ(f[0].fix, std::vector<std::string>{"pip install -U 'nvidia-cudnn-cu13>=9.21'"});
+  EXPECT_EQ(text(f[0].fix), (std::vector<std::string>{"Install the 9.21 wheel or later:", "pip install -U 'nvidia-cudnn-cu13>=9.21'"}));
   c.package = "nvidia-cudnn-cu13 9.20.0.49";
   EXPECT_TRUE(run("known_bad_release", c, machine_with(c)).empty());
   c.package = "nvidia-cudnn-cu13 9.20.0.48";
@@ -264,7 +275,7 @@ TEST(CopyChecks, SonameLinksForVersionedFiles) {
   auto f = run("soname_links", c, machine_with(c));
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.soname_link_missing"});
   EXPECT_EQ(f[0].evidence, std::vector<std::string>{"libcudnn_graph.so.9"});
-  EXPECT_EQ(f[0].fix[0], "sudo ldconfig -n '/usr/local/cuda-13.0/lib'   # creates the libcudnn*.so.9 links");
+  EXPECT_EQ(text(f[0].fix)[0], "sudo ldconfig -n /usr/local/cuda-13.0/lib   # creates the libcudnn*.so.9 links");
   c.libraries.push_back(lib(c.lib_dir, "graph", "libcudnn_graph.so.9"));
   EXPECT_TRUE(run("soname_links", c, machine_with(c)).empty());
 }

@@ -3,6 +3,7 @@
 
 #include "diagnose/install_integrity.h"
 #include "install/install_manifest.h"
+#include "shell/fix_render.h"
 #include "support/memory_fs.h"
 
 namespace cudnnup {
@@ -101,7 +102,8 @@ TEST(InstallIntegrity, NamesMissingEmptiedResizedAndRelinkedFiles) {
   EXPECT_NE(f.title.find("vanished or changed after install"), std::string::npos) << f.title;
   EXPECT_EQ(f.evidence[1], kVersion + "/lib/libcudnn_graph.so.9.19.0: missing");
   EXPECT_EQ(f.detail.find("antivirus"), std::string::npos) << "quarantine is a Windows story";
-  EXPECT_NE(f.fix.back().find("cudnnup install 9.19.0.56 --cuda 13"), std::string::npos) << f.fix.back();
+  EXPECT_EQ(render_fix(f.fix, Shell::kBash).back(), "cudnnup install 9.19.0 --cuda 13");
+  EXPECT_EQ(f.fix[f.fix.size() - 2].argv, (std::vector<std::string>{"cudnnup", "uninstall", "9.19.0.56+cuda13"}));
 }
 
 TEST(InstallIntegrity, OnWindowsNamesQuarantineAndTheWayBack) {
@@ -122,10 +124,13 @@ TEST(InstallIntegrity, OnWindowsNamesQuarantineAndTheWayBack) {
   EXPECT_NE(f[0].detail.find("antivirus"), std::string::npos);
   EXPECT_EQ(f[0].evidence[0],
             "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\\cudnn_cnn_infer64_8.dll: missing");
-  ASSERT_EQ(f[0].fix.size(), 3u);
-  EXPECT_NE(f[0].fix[0].find("Protection history"), std::string::npos);
-  EXPECT_NE(f[0].fix[1].find("exclusion"), std::string::npos);
-  EXPECT_NE(f[0].fix[2].find("--into"), std::string::npos);
+  auto lines = render_fix(f[0].fix, Shell::kCmd);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_NE(lines[0].find("Protection history"), std::string::npos);
+  EXPECT_NE(lines[1].find("exclusion"), std::string::npos);
+  EXPECT_EQ(f[0].fix[3].argv[1], "uninstall");
+  EXPECT_EQ(f[0].fix[4].argv[1], "install");
+  EXPECT_NE(lines[4].find("--into"), std::string::npos) << lines[4];
 }
 
 TEST(InstallIntegrity, HashesOnlyWhenAskedAndCatchesSameSizeChanges) {

@@ -5,6 +5,7 @@
 
 #include "base/paths.h"
 #include "diagnose/load_checks.h"
+#include "shell/fix_render.h"
 #include "facts/cudnn_files.h"
 #include "support/elf_builder.h"
 #include "support/memory_fs.h"
@@ -67,7 +68,7 @@ Environment env_with(std::map<std::string, std::string> vars, const std::string&
 std::vector<Finding> judge_plain(const MemoryFileSystem& fs, const Environment& env, const Report& report) {
   WhichReport with = which_plain_program(fs, env, "libcudnn.so.9");
   WhichReport without = which_plain_program(fs, without_loader_variables(env), "libcudnn.so.9");
-  LoadTarget t{with.target, "cudnnup which libcudnn.so.9", &with, sets_loader_variables(env) ? &without : nullptr, true, true};
+  LoadTarget t{with.target, {"which", "libcudnn.so.9"}, &with, sets_loader_variables(env) ? &without : nullptr, true, true};
   return check_loads({t}, report, fs, env);
 }
 
@@ -96,7 +97,7 @@ TEST(LoadChecks, LdLibraryPathRedirectsAPlainProgram) {
   EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_NE(f->title.find("load cuDNN 9.14.0 in /opt/old/lib instead of cuDNN 9.19.0 in " + kSystem), std::string::npos)
       << f->title;
-  EXPECT_EQ(f->fix[0], "unset LD_LIBRARY_PATH   # drops /opt/old/lib");
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "unset LD_LIBRARY_PATH   # drops /opt/old/lib");
   EXPECT_EQ(find(findings, "cudnn.shadowed"), nullptr) << "the same contest, told once";
   EXPECT_EQ(find(findings, "loader.mixed_copies"), nullptr);
 }
@@ -109,7 +110,7 @@ TEST(LoadChecks, AnEmptyEntryIsTheCurrentDirectory) {
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", ":/usr/local/cuda/lib64"}}, "/home/u/build"), r);
   const Finding* f = find(findings, "env.redirects_cudnn");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->fix[0], "export LD_LIBRARY_PATH='/usr/local/cuda/lib64'   # drops (empty entry = current directory)");
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH='/usr/local/cuda/lib64'   # drops (empty entry = current directory)");
 }
 
 TEST(LoadChecks, ASubLibraryFromAnotherCopyIsAnErrorAboutTheVariable) {
@@ -125,7 +126,7 @@ TEST(LoadChecks, ASubLibraryFromAnotherCopyIsAnErrorAboutTheVariable) {
   EXPECT_NE(f->evidence[1].find("libcudnn_graph.so.9 from /opt/stray/lib (LD_LIBRARY_PATH (/opt/stray/lib))"),
             std::string::npos)
       << f->evidence[1];
-  EXPECT_EQ(f->fix[0], "export LD_LIBRARY_PATH='/opt/x'   # drops /opt/stray/lib");
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH='/opt/x'   # drops /opt/stray/lib");
 }
 
 TEST(LoadChecks, APreloadedGraphIsWhatTheShimBindsTo) {
@@ -137,7 +138,7 @@ TEST(LoadChecks, APreloadedGraphIsWhatTheShimBindsTo) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(f->subject, "LD_PRELOAD");
-  EXPECT_EQ(f->fix[0], "unset LD_PRELOAD   # drops /opt/old/lib/libcudnn_graph.so.9");
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "unset LD_PRELOAD   # drops /opt/old/lib/libcudnn_graph.so.9");
 }
 
 TEST(LoadChecks, TheSameReleaseFromTwoCopiesIsOnlyAWarning) {
@@ -161,7 +162,7 @@ TEST(LoadChecks, ThreeCopiesOnTheSearchPathAreShadowing) {
   ASSERT_EQ(f->evidence.size(), 3u);
   EXPECT_EQ(f->evidence[0], "wins: cuDNN 9.14.0 in /opt/a/lib (LD_LIBRARY_PATH (/opt/a/lib))");
   EXPECT_EQ(f->evidence[2].rfind("shadowed: cuDNN 9.19.0 in " + kSystem + " (default directories", 0), 0u) << f->evidence[2];
-  EXPECT_EQ(f->fix[0], "export LD_LIBRARY_PATH='/opt/b/lib'   # drops /opt/a/lib");
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH='/opt/b/lib'   # drops /opt/a/lib");
   EXPECT_NE(find(findings, "env.redirects_cudnn"), nullptr);
 }
 
@@ -182,12 +183,12 @@ TEST(LoadChecks, FrameworkRejectedByTheEnvironmentIsFixedInTheEnvironment) {
   auto findings = check_frameworks({fw}, r, fs, env);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].id, "framework.cudnn_rejected");
-  EXPECT_EQ(findings[0].fix[0], "unset LD_LIBRARY_PATH   # drops /opt/old/lib");
-  for (const auto& line : findings[0].fix) EXPECT_EQ(line.find("--force-reinstall"), std::string::npos) << line;
+  EXPECT_EQ(render_fix(findings[0].fix, Shell::kBash)[0], "unset LD_LIBRARY_PATH   # drops /opt/old/lib");
+  for (const auto& line : render_fix(findings[0].fix, Shell::kBash)) EXPECT_EQ(line.find("--force-reinstall"), std::string::npos) << line;
   // Without the variable, the framework's own problem: then reinstalling is the fix.
   fw.load = which_plain_program(fs, without_loader_variables(env), "libcudnn.so.9");
   auto own = check_frameworks({fw}, r, fs, without_loader_variables(env));
-  EXPECT_NE(own[0].fix.back().find("--force-reinstall torch"), std::string::npos);
+  EXPECT_NE(render_fix(own[0].fix, Shell::kBash).back().find("--force-reinstall torch"), std::string::npos);
 }
 
 }  // namespace

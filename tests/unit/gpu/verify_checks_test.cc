@@ -1,4 +1,5 @@
 #include "gpu/verify_checks.h"
+#include "shell/fix_render.h"
 
 #include <gtest/gtest.h>
 
@@ -98,7 +99,8 @@ TEST(VerifyLibrarySet, TruncatedEngineLibrary) {
   EXPECT_EQ(s.finding->id, "verify.library.sublibrary_broken");
   EXPECT_NE(s.summary.find("libcudnn_engines_precompiled.so.9 (the file is truncated or corrupt)"), std::string::npos)
       << s.summary;
-  EXPECT_NE(s.finding->fix.front().find("cudnnup install 9.19.0"), std::string::npos);
+  EXPECT_NE(render_fix(s.finding->fix, Shell::kBash).front().find("cuDNN 9.19.0"), std::string::npos);
+  EXPECT_EQ(s.finding->fix.back().argv[1], "verify") << "then the same check again";
 }
 
 TEST(VerifyLibrarySet, MissingSubLibrary) {
@@ -141,7 +143,7 @@ TEST(VerifyLibrarySet, SubLibraryThatNeedsSymbolsOfAnotherRelease) {
   ASSERT_EQ(s.status, StageStatus::kFail);
   EXPECT_EQ(s.finding->id, "verify.library.sublibrary_version_mismatch");
   EXPECT_NE(s.summary.find("libcudnn_cnn.so.9"), std::string::npos);
-  EXPECT_NE(s.finding->fix.front().find("Replace libcudnn_cnn.so.9"), std::string::npos);
+  EXPECT_NE(render_fix(s.finding->fix, Shell::kBash).front().find("Replace libcudnn_cnn.so.9"), std::string::npos);
 }
 
 TEST(VerifyLibrarySet, LibraryFromAnotherCopyLoaded) {
@@ -160,7 +162,7 @@ TEST(VerifyLibrarySet, LibraryFromAnotherCopyLoaded) {
   // Both copies are named, the other with the version its file name carries; no "replace".
   EXPECT_NE(s.finding->title.find("/usr/lib/x86_64-linux-gnu (cuDNN 9.14.0)"), std::string::npos) << s.finding->title;
   EXPECT_NE(s.finding->title.find("/c/lib"), std::string::npos);
-  for (const auto& fix : s.finding->fix) EXPECT_EQ(fix.find("Replace"), std::string::npos) << fix;
+  for (const auto& fix : render_fix(s.finding->fix, Shell::kBash)) EXPECT_EQ(fix.find("Replace"), std::string::npos) << fix;
 }
 
 TEST(VerifyLibrarySet, MissingApiFailsTheStage) {

@@ -2,6 +2,7 @@
 // "device memory" is host memory and whose convolutions are the CPU reference (optionally
 // corrupted), so stage reporting, status decoding and cleanup are tested without a GPU.
 #include "gpu/verify_gpu.h"
+#include "shell/fix_render.h"
 
 #include <gtest/gtest.h>
 
@@ -461,7 +462,7 @@ TEST_F(VerifyGpuStages, EveryAlgorithmFailingIsDecodedByMajor) {
   const StageResult* s = r.find("conv.fwd.fp32.nchw");
   ASSERT_EQ(s->status, StageStatus::kFail);
   EXPECT_NE(s->summary.find("CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"), std::string::npos) << s->summary;
-  EXPECT_NE(s->finding->fix.front().find("newer cuDNN"), std::string::npos);
+  EXPECT_NE(render_fix(s->finding->fix, Shell::kBash).front().find("newer cuDNN"), std::string::npos);
 }
 
 TEST_F(VerifyGpuStages, HandleFailureSkipsConvolutionsAndStillTearsDown) {
@@ -522,7 +523,7 @@ TEST_F(VerifyGpuStages, UnusableCudnnSkipsCudnnStagesButChecksTheDriver) {
 }
 
 TEST(VerifyModel, JsonRoundTripAndExitCodes) {
-  Finding f{"verify.x", Severity::kError, "library", "t", "d", {"e1"}, {"fix1"}};
+  Finding f{"verify.x", Severity::kError, "library", "t", "d", {"e1"}, {fix::step("fix1"), fix::cudnnup({"doctor"}, "n")}};
   StageResult s = stage_fail("library", "Library", "broken", f);
   s.seconds = 0.25;
   JsonReader reader("stage");
@@ -531,7 +532,7 @@ TEST(VerifyModel, JsonRoundTripAndExitCodes) {
   EXPECT_EQ(back.id, "library");
   EXPECT_EQ(back.status, StageStatus::kFail);
   ASSERT_TRUE(back.finding);
-  EXPECT_EQ(back.finding->fix, std::vector<std::string>{"fix1"});
+  EXPECT_EQ(back.finding->fix, f.fix) << "typed steps cross the child protocol";
   EXPECT_DOUBLE_EQ(back.seconds, 0.25);
   VerifyReport r;
   r.stages = {stage_pass("a", "A", ""), stage_skip("b", "B", "")};

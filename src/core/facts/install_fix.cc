@@ -1,0 +1,27 @@
+#include "facts/install_fix.h"
+
+#include "facts/known_archives.h"
+
+namespace cudnnup {
+
+FixStep install_fix(const Version& version, int cuda_major, const std::string& into) {
+  if (!version.known() || version.parts.size() < 3 || (cuda_major <= 0 && into.empty())) {
+    return fix::step("Reinstall " + (version.known() ? "cuDNN " + version.str() : std::string("this cuDNN copy")) +
+                     " from NVIDIA's archive for the CUDA major of your toolkit or framework");
+  }
+  std::vector<std::string> args = {"install", version.truncated(3).str()};
+  if (cuda_major > 0) args.insert(args.end(), {"--cuda", std::to_string(cuda_major)});
+  if (!into.empty()) args.insert(args.end(), {"--into", into});
+  return fix::cudnnup(std::move(args));
+}
+
+FixStep install_newest_fix(int cudnn_major, int cuda_major, bool windows) {
+  auto v = newest_known_release(builtin_known_archives(), cudnn_major, cuda_major, windows);
+  if (!v) {
+    return fix::step("Install a cuDNN " + std::to_string(cudnn_major) + " release built for CUDA " + std::to_string(cuda_major) +
+                     " from NVIDIA's archive");
+  }
+  return install_fix(*v, cuda_major);
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,22 @@
+// The `cudnnup install` step of a fix (base/fix.h), made in one place so every finding and
+// verify stage offers the same command, in the form the command line accepts today.
+#pragma once
+
+#include <string>
+
+#include "base/fix.h"
+#include "base/version.h"
+
+namespace cudnnup {
+
+// `cudnnup install VERSION [--cuda N] [--into DIR]` as the command line accepts it today: a release
+// (three parts: NVIDIA's manifests are named by them) and the CUDA major, which only an --into
+// toolkit of known version may leave out (install reads it from the toolkit). A plain step when
+// the version, or the CUDA major without a toolkit, is unknown: never a placeholder.
+FixStep install_fix(const Version& version, int cuda_major, const std::string& into = {});
+
+// The same for the newest release of a cuDNN major that cudnnup knows an official archive of
+// (facts/known_archives.h): `cudnnup install 9.19.0 --cuda 13`.
+FixStep install_newest_fix(int cudnn_major, int cuda_major, bool windows);
+
+}  // namespace cudnnup

@@ -1,0 +1,75 @@
+#include "support/fix_check.h"
+
+#include <filesystem>
+
+#include "app/cli/cli_definition.h"
+#include "base/version.h"
+
+namespace cudnnup::testing {
+namespace {
+
+struct Parsed {
+  CLI::App app{kProgramHelp, "cudnnup"};
+  GlobalArgs global;
+  CommandAction action;
+  std::string problem;
+};
+
+// Parses as main() does: CLI11 (options, values, validators), then the global option checks.
+void parse(Parsed& p, const std::vector<std::string>& argv) {
+  define_cli(p.app, p.global, p.action);
+  std::vector<std::string> words = argv;
+  std::vector<char*> ptrs;
+  for (auto& w : words) ptrs.push_back(w.data());
+  try {
+    p.app.parse(static_cast<int>(ptrs.size()), ptrs.data());
+  } catch (const CLI::Success&) {
+    p.problem = "asks for --help";
+    return;
+  } catch (const CLI::ParseError& e) {
+    p.problem = std::string("CLI11: ") + e.what();
+    return;
+  }
+  const CLI::App* command = chosen_command(p.app);
+  if (auto options = resolve_global_options(p.global, command); !options) {
+    p.problem = options.error().message;
+  } else if (!p.action) {
+    p.problem = "names no command";
+  }
+}
+
+// run_install_command's refusals that come before any file or network: a version must be a
+// release NVIDIA has a manifest for (three parts: redistrib_9.19.0.json), and it needs --cuda
+// unless --into names the toolkit it reads the CUDA major from.
+std::string install_refusal(const CLI::App& install) {
+  const CLI::Option* source = install.get_option("archive_or_version");
+  std::string arg = source->count() ? source->as<std::string>() : std::string();
+  if (std::filesystem::exists(arg)) return "";
+  auto v = Version::parse(arg);
+  if (!v) return "install: '" + arg + "' is neither an archive file nor a version (no such archive)";
+  if (v->parts.size() < 3) return "install: '" + arg + "' is not a release (NVIDIA's manifests are named by three parts)";
+  if (install.get_option("--cuda")->count() == 0 && install.get_option("--into")->count() == 0) {
+    return "install: a version needs --cuda N (which CUDA build of cuDNN " + arg + "?)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string cli_refusal(const std::vector<std::string>& argv) {
+  if (argv.empty() || argv[0] != "cudnnup") return "not a cudnnup command";
+  Parsed p;
+  parse(p, argv);
+  if (!p.problem.empty()) return p.problem;
+  const CLI::App* command = chosen_command(p.app);
+  if (command_path(command) == "install") return install_refusal(*command);
+  return "";
+}
+
+std::string cli_command_path(const std::vector<std::string>& argv) {
+  Parsed p;
+  parse(p, argv);
+  return p.problem.empty() ? command_path(chosen_command(p.app)) : std::string();
+}
+
+}  // namespace cudnnup::testing

@@ -1,0 +1,260 @@
+// "Every fix runs" (issue 13): every cudnnup command a fix can print is parsed by the real command
+// line. The explain catalogue's steps (with the variables a message gives), the fixes explain
+// prints for every real log in tests/data/explain, and doctor's install steps; and the check is
+// shown to refuse the commands that used to be printed (`cudnnup which --all`, `install 9`).
+// The fixes doctor prints on fixture machines are run for real in tests/cli/fix_commands_posix_test.cc.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "base/json_reader.h"
+#include "explain/explain.h"
+#include "facts/install_fix.h"
+#include "facts/known_archives.h"
+#include "shell/fix_render.h"
+#include "support/fix_check.h"
+
+namespace cudnnup {
+namespace {
+
+using testing::cli_refusal;
+
+const ErrorCatalogue& catalogue() {
+  const auto& c = builtin_error_catalogue();
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  return *c;
+}
+
+std::string words(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& w : argv) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+// --- the check itself bites -------------------------------------------------------------------
+
+TEST(FixCheck, RefusesTheCommandsThatUsedToBePrinted) {
+  EXPECT_NE(cli_refusal({"cudnnup", "which", "--all"}), "") << "which has no --all";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "9"}), "") << "a major is not a release";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "9.10", "--cuda", "12"}), "") << "nor is major.minor";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "9.19.0"}), "") << "a version needs --cuda";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "latest"}), "");
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "<version>", "--cuda", "12"}), "");
+  EXPECT_NE(cli_refusal({"cudnnup", "doctr"}), "");
+  EXPECT_NE(cli_refusal({"cudnnup", "doctor", "--json", "--format", "text"}), "") << "the global checks run too";
+  EXPECT_NE(cli_refusal({"cudnnup"}), "") << "no command";
+  EXPECT_NE(cli_refusal({"nvidia-smi"}), "");
+}
+
+TEST(FixCheck, AcceptsWhatTheCommandLineAccepts) {
+  EXPECT_EQ(cli_refusal({"cudnnup", "doctor"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "which", "-v"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "install", "9.19.0", "--cuda", "13"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "install", "9.19.0", "--into", "/usr/local/cuda-13.0"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "use", "9"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "uninstall", "--into", "/usr/local/cuda", "--force"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "which", "--for", "torch", "--python", "/opt/my env/bin/python", "--probe", "-v"}), "");
+}
+
+// --- rendering ----------------------------------------------------------------------------------
+
+TEST(FixRender, QuotesOnlyWhatNeedsItForEachShell) {
+  FixStep which = fix::cudnnup({"which", "--for", "torch", "--python", "/opt/my env/it's/python"}, "why it lost");
+  EXPECT_EQ(*render_fix_step(which, Shell::kBash),
+            "cudnnup which --for torch --python '/opt/my env/it'\\''s/python'   # why it lost");
+  EXPECT_EQ(*render_fix_step(which, Shell::kFish), "cudnnup which --for torch --python '/opt/my env/it\\'s/python'   # why it lost");
+  EXPECT_EQ(*render_fix_step(which, Shell::kPwsh), "cudnnup which --for torch --python '/opt/my env/it''s/python'   # why it lost");
+  EXPECT_EQ(*render_fix_step(which, Shell::kCmd), "cudnnup which --for torch --python \"/opt/my env/it's/python\"   & REM why it lost");
+  EXPECT_EQ(*render_fix_step(fix::run({"pip", "install", "-U", "jax[cuda12]"}), Shell::kBash), "pip install -U 'jax[cuda12]'");
+  EXPECT_EQ(*render_fix_step(fix::sudo({"ldconfig"}), Shell::kBash), "sudo ldconfig");
+  EXPECT_EQ(*render_fix_step(fix::set_env("LD_LIBRARY_PATH", "/a b:/c"), Shell::kBash), "export LD_LIBRARY_PATH='/a b:/c'");
+  EXPECT_EQ(*render_fix_step(fix::unset_env("LD_PRELOAD"), Shell::kFish), "set -e LD_PRELOAD");
+  EXPECT_EQ(*render_fix_step(fix::set_env("TF_CPP_MIN_LOG_LEVEL", "3"), Shell::kCmd), "set \"TF_CPP_MIN_LOG_LEVEL=3\"");
+  EXPECT_EQ(*render_fix_step(fix::cudnnup_eval({"env"}), Shell::kBash), "eval \"$(cudnnup env)\"");
+  EXPECT_EQ(*render_fix_step(fix::cudnnup_eval({"env"}), Shell::kFish), "cudnnup env --shell fish | source");
+  EXPECT_FALSE(render_fix_step(fix::cudnnup_eval({"env"}), Shell::kCmd).ok()) << "cmd cannot evaluate output";
+  EXPECT_EQ(*render_fix_step(fix::step("Reboot"), Shell::kBash), "Reboot");
+}
+
+TEST(FixRender, WhatAShellCannotHoldBecomesASentenceNotACommand) {
+  std::vector<FixStep> steps = {fix::run({"ldd", "/weird\ndir/libcudnn.so.9"}), fix::set_env("LD_LIBRARY_PATH", "/a\n/b")};
+  auto lines = render_fix(steps, Shell::kBash);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("(a step that cannot be written as bash code: ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("Edit LD_LIBRARY_PATH by hand (", 0), 0u) << lines[1];
+  EXPECT_EQ(fix_commands(steps).size(), 2u) << "the argument vectors need no shell";
+}
+
+TEST(FixSteps, TheDataFormRoundTrips) {
+  std::vector<FixStep> steps = {fix::cudnnup({"install", "9.19.0", "--cuda", "13"}, "n"), fix::cudnnup_eval({"env"}),
+                                fix::run({"nvidia-smi"}), fix::sudo({"ldconfig"}), fix::set_env("A", "b"), fix::unset_env("C"),
+                                fix::shell("lsmod | grep nvidia"), fix::step("Reboot")};
+  for (const auto& s : steps) {
+    JsonReader reader("test");
+    FixStep back = fix_step_from_json(reader.read_object(fix_step_to_json(s)));
+    EXPECT_TRUE(reader.ok()) << fix_step_to_json(s).dump();
+    EXPECT_EQ(back, s) << fix_step_to_json(s).dump();
+  }
+  JsonReader bad("test");
+  (void)fix_step_from_json(bad.read_object(nlohmann::json{{"cudnnup", {"doctor"}}, {"run", {"x"}}}));
+  EXPECT_FALSE(bad.ok()) << "two kinds in one step";
+  JsonReader unknown("test");
+  (void)fix_step_from_json(unknown.read_object(nlohmann::json{{"command", "cudnnup which --all"}}));
+  EXPECT_FALSE(unknown.ok());
+}
+
+TEST(ErrorCatalogue, AFixStepWrittenAsACommandLineIsRefused) {
+  std::string text = R"({"schema": 1, "data_version": "t", "statuses": [], "entries": [{"id": "x", "title": "t",
+    "needles": ["boom"], "patterns": ["boom"], "meaning": "m", "severity": "error", "causes": [],
+    "fixes": [{"text": "t", "linux": ["cudnnup which --all"]}], "sources": ["https://example.org"]}]})";
+  auto cat = parse_error_catalogue(text, "test.json");
+  ASSERT_FALSE(cat.ok());
+  EXPECT_NE(cat.error().message.find("must be an object"), std::string::npos) << cat.error().message;
+}
+
+// --- the catalogue ------------------------------------------------------------------------------
+
+// The variables explain derives from what a message captures (explain.h, derive_variables).
+const std::set<std::string> kDerived = {"component", "major", "lib_version", "platform", "cuda_major", "release",
+                                        "status_meaning", "status_codes", "driver_cuda_version", "framework"};
+
+std::set<std::string> placeholders(const FixStep& s) {
+  std::set<std::string> out;
+  std::vector<std::string> texts = s.argv;
+  texts.insert(texts.end(), {s.name, s.value, s.text, s.note});
+  static const std::regex placeholder(R"(\{([A-Za-z0-9_]+)\})");
+  for (const auto& t : texts) {
+    for (std::sregex_iterator it(t.begin(), t.end(), placeholder), end; it != end; ++it) out.insert((*it)[1]);
+  }
+  return out;
+}
+
+// Representative values for every variable a step may name.
+Variables representative() {
+  return {{"major", "9"}, {"required", "9.1.0"}, {"release", "9.19.0"}, {"cuda_major", "12"}, {"lib", "libcudnn_ops.so.9"},
+          {"component", "ops"}, {"lib_version", "9.1.0"}, {"platform", "linux"}, {"driver_cuda_version", "12.2"},
+          {"framework", "pytorch"}, {"found", "8.9.7"}, {"status", "CUDNN_STATUS_NOT_INITIALIZED"}};
+}
+
+std::vector<std::string> substituted(const std::vector<std::string>& argv, const Variables& vars) {
+  std::vector<std::string> out;
+  for (std::string w : argv) {
+    for (const auto& [k, v] : vars) {
+      for (size_t at = w.find("{" + k + "}"); at != std::string::npos; at = w.find("{" + k + "}")) w.replace(at, k.size() + 2, v);
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+TEST(FixCommands, EveryCudnnupStepOfTheCatalogueParses) {
+  size_t checked = 0;
+  for (const auto& e : catalogue().entries) {
+    std::set<std::string> captured;
+    for (const auto& p : e.patterns) captured.insert(p.group_names.begin(), p.group_names.end());
+    for (const auto& f : e.fixes) {
+      for (const auto* list : {&f.linux_steps, &f.windows_steps}) {
+        for (const auto& cs : *list) {
+          SCOPED_TRACE(e.id + ": " + fix_step_to_json(cs.step).dump());
+          for (const auto& name : placeholders(cs.step)) {
+            EXPECT_TRUE(captured.count(name) || kDerived.count(name)) << "{" << name << "} is not a variable of this entry";
+          }
+          if (!placeholders(cs.step).empty()) {
+            EXPECT_FALSE(cs.otherwise.empty()) << "a templated step needs its plain form";
+          }
+          if (cs.step.kind == FixKind::kShell) {
+            EXPECT_EQ(cs.step.text.find("cudnnup"), std::string::npos) << "a cudnnup command is a cudnnup step, not shell code";
+          }
+          if (cs.step.kind != FixKind::kCudnnup) continue;
+          auto argv = substituted(cs.step.argv, representative());
+          EXPECT_EQ(cli_refusal(argv), "") << words(argv);
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 100u) << "the catalogue's cudnnup steps were found";
+}
+
+struct Log {
+  std::string name, text;
+};
+
+std::vector<Log> real_logs() {
+  std::vector<Log> out;
+  std::string dir = std::string(CUDNNUP_SOURCE_DIR) + "/tests/data/explain";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return out;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (f.path().extension() != ".log") continue;
+    std::ifstream in(f.path(), std::ios::binary);
+    out.push_back({f.path().filename().string(), std::string(std::istreambuf_iterator<char>(in), {})});
+  }
+  return out;
+}
+
+// A sentence that still names a cudnnup command ("run `cudnnup which --all`") is a command in
+// disguise: it would escape the parse.
+bool names_a_command(const std::string& text) {
+  static const std::regex command(R"(\bcudnnup [a-z-]+)");
+  return std::regex_search(text, command);
+}
+
+TEST(FixCommands, WhatExplainPrintsForEveryRealLogParsesAndHasNoPlaceholder) {
+  auto logs = real_logs();
+  if (logs.empty()) GTEST_SKIP() << "tests/data/explain is not readable from this test binary";
+  MachineView none;
+  size_t commands = 0;
+  for (const auto& log : logs) {
+    SCOPED_TRACE(log.name);
+    for (const auto& m : explain_text(log.text, catalogue(), none).matches) {
+      for (const auto& f : m.fixes) {
+        for (bool windows : {false, true}) {
+          const auto& steps = windows ? f.windows_steps : f.linux_steps;
+          auto lines = render_fix(steps, default_fix_shell(windows));
+          for (size_t i = 0; i < steps.size(); ++i) {
+            SCOPED_TRACE(m.entry->id + ": " + lines[i]);
+            EXPECT_EQ(lines[i].find('{'), std::string::npos) << "a placeholder was printed";
+            EXPECT_FALSE(std::regex_search(lines[i], std::regex("<[a-z _]+>"))) << "a placeholder was printed";
+            if (steps[i].kind == FixKind::kText) {
+              EXPECT_FALSE(names_a_command(lines[i]));
+            }
+            if (steps[i].kind != FixKind::kCudnnup) continue;
+            EXPECT_EQ(cli_refusal(steps[i].argv), "") << lines[i];
+            ++commands;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(commands, 100u);
+}
+
+TEST(FixCommands, InstallStepsAreReleasesWithACudaMajor) {
+  // What doctor and verify offer (facts/install_fix.h), for every cuDNN and CUDA major cudnnup knows.
+  for (int cudnn : {8, 9}) {
+    for (int cuda : {11, 12, 13}) {
+      for (bool windows : {false, true}) {
+        FixStep s = install_newest_fix(cudnn, cuda, windows);
+        if (s.kind == FixKind::kText) {
+          EXPECT_FALSE(newest_known_release(builtin_known_archives(), cudnn, cuda, windows)) << s.text;
+          EXPECT_FALSE(names_a_command(s.text)) << s.text;
+          continue;
+        }
+        EXPECT_EQ(cli_refusal(s.argv), "") << words(s.argv);
+      }
+    }
+  }
+  EXPECT_EQ(install_newest_fix(9, 13, false).argv.size(), 5u) << "cuDNN 9 for CUDA 13 is in the table";
+  EXPECT_EQ(install_fix(Version{9, 19, 0, 56}, 13).argv,
+            (std::vector<std::string>{"cudnnup", "install", "9.19.0", "--cuda", "13"}));
+  EXPECT_EQ(cli_refusal(install_fix(Version{9, 19, 0}, 0, "/usr/local/cuda-13.0").argv), "");
+  EXPECT_EQ(install_fix(Version{9, 19, 0}, 0).kind, FixKind::kText) << "no CUDA major, no toolkit: no command to print";
+  EXPECT_EQ(install_fix(Version{}, 12).kind, FixKind::kText);
+}
+
+}  // namespace
+}  // namespace cudnnup
