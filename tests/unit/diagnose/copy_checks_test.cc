@@ -236,8 +236,8 @@ TEST(CopyChecks, DriverNewEnoughForTheCudaMajor) {
   ASSERT_EQ(ids(f), std::vector<std::string>{"cudnn.driver_too_old"});
   EXPECT_EQ(text(f[0].fix)[1], "or use a cuDNN build for an older CUDA major:");
   ASSERT_EQ(f[0].fix[2].kind, FixKind::kCudnnup) << "the newest cuDNN 9 for CUDA 12 cudnnup knows an archive of";
-  EXPECT_EQ(f[0].fix[2].argv[1].rfind("9.", 0), 0u);
-  EXPECT_EQ(std::vector<std::string>(f[0].fix[2].argv.begin() + 2, f[0].fix[2].argv.end()),
+  EXPECT_EQ(f[0].fix[2].argv[2].rfind("9.", 0), 0u);
+  EXPECT_EQ(std::vector<std::string>(f[0].fix[2].argv.begin() + 3, f[0].fix[2].argv.end()),
             (std::vector<std::string>{"--cuda", "12"}));
   r.driver.present = false;
   EXPECT_TRUE(run("driver_new_enough", c, r).empty());
