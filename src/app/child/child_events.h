@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/json_text.h"
 #include "platform/event_channel.h"
 
 namespace cudnnup {
@@ -25,9 +26,8 @@ class ChildEvents {
   void done() { emit({{"event", "done"}}); }
 
  private:
-  void emit(const nlohmann::json& event) const {
-    channel_.write(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  }
+  // Valid UTF-8 whatever the bytes (a mapped path); the parent restores them (core/child/protocol.cc).
+  void emit(const nlohmann::json& event) const { channel_.write(dump_json(event) + "\n"); }
   EventChannel channel_;
 };
 

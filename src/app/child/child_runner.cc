@@ -1,6 +1,8 @@
 #include "app/child/child_runner.h"
 
+#include "base/json_text.h"
 #include "platform/process.h"
+#include "platform/real_filesystem.h"
 
 namespace cudnnup {
 
@@ -21,6 +23,13 @@ std::string printed(const ProcessResult& r) {
 
 }  // namespace
 
+std::string child_program(const FileSystem& fs, const std::string& self) {
+  const size_t slash = self.find_last_of("/\\");
+  if (slash == std::string::npos) return self;
+  const std::string lean = self.substr(0, slash + 1) + kLeanChildName;
+  return fs.is_file(lean) ? lean : self;
+}
+
 ChildRun run_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options) {
   request["protocol"] = kChildProtocol;
   request["task"] = task;
@@ -32,7 +41,9 @@ ChildRun run_child(const std::string& task, nlohmann::json request, const ChildR
   po.max_output_bytes = kKeptOutput;
   po.keep_output_tail = true;
   ChildRun run;
-  auto result = run_process({self_executable_path(), kChildEntryPoint, request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}, po);
+  // dump_json: a non-UTF-8 path travels escaped, and the child reads back its bytes.
+  const std::string program = child_program(*make_real_filesystem(), self_executable_path());
+  auto result = run_process({program, kChildEntryPoint, dump_json(request)}, po);
   if (!result) {
     run.end.started = false;
     run.end.start_error = result.error().message;

@@ -1,6 +1,7 @@
 // The parent side of the child-process protocol (core/child/protocol.h): starts
-// `cudnnup __child REQUEST` with its own event channel, one timeout, and turns however it ended
-// into a transcript and, when the run cannot be trusted, a problem that says why.
+// `cudnnup-child __child REQUEST` (or `cudnnup __child REQUEST`, see child_program) with its own
+// event channel, one timeout, and turns however it ended into a transcript and, when the run
+// cannot be trusted, a problem that says why.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/filesystem.h"
 #include "child/protocol.h"
 
 namespace cudnnup {
@@ -28,6 +30,15 @@ struct ChildRun {
   std::optional<ChildProblem> problem;  // set when the run is not complete
   bool complete() const { return !problem; }
 };
+
+// The lean child executable, installed beside cudnnup (app/child/child_main.cc).
+inline constexpr const char* kLeanChildName = "cudnnup-child";
+
+// The program that runs a child for the cudnnup at `self`: the lean `cudnnup-child` in the same
+// directory when that is a regular file (it starts in a fraction of the time: doctor starts one
+// per copy), else `self`, whose hidden `__child` command runs the same tasks. Both take the same
+// arguments. (Windows builds link everything statically, start fast and ship no lean child.)
+std::string child_program(const FileSystem& fs, const std::string& self);
 
 // `request` holds the task's fields; "protocol", "task" and "events" are filled in here.
 ChildRun run_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options);
