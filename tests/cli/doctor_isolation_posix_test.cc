@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "base/json_text.h"
 #include "shell/shell_quote.h"
 #include "support/fixture_libs.h"
 #include "support/run_cli.h"
@@ -118,6 +119,26 @@ TEST_F(DoctorIsolation, ForeignGraphLackingAForwardedSymbolIsNotTheCopysCrash) {
   ASSERT_NE(mix, nullptr) << r.dump(1);
   EXPECT_EQ((*mix)["subject"], "LD_LIBRARY_PATH");
   EXPECT_EQ((*mix)["fix"][0], "export LD_LIBRARY_PATH=" + *shell_quote(Shell::kBash, a_) + "   # drops " + c);
+}
+
+// A copy in a directory whose name is not UTF-8 is probed at its real path: the request and the
+// child's events carry the bytes (base/json_text.h's escape both ways), so the probe loads this
+// copy and its mapped files are recognised as its own.
+TEST_F(DoctorIsolation, ACopyInADirectoryWhoseNameIsNotUtf8) {
+  const std::string odd = tmp_ / "caf\xe9/lib";
+  install_forwarding_set("9.19.0", odd);
+  json r = doctor({{"LD_LIBRARY_PATH", odd}});
+  const json* copy = nullptr;
+  for (const auto& c : r["copies"]) {
+    if (c.value("lib_dir_bytes", "") == hex_bytes(odd)) copy = &c;
+  }
+  ASSERT_NE(copy, nullptr) << r.dump(1);
+  EXPECT_EQ((*copy)["library_version"], "9.19.0") << copy->dump(1);
+  EXPECT_EQ((*copy)["probe"]["isolated"], true) << copy->dump(1);
+  for (const auto& f : r["findings"]) {
+    if (f.value("subject_bytes", "") != hex_bytes(odd)) continue;
+    EXPECT_NE(f["severity"], "error") << f.dump(1);
+  }
 }
 
 // Acceptance on a machine with the CUDA 13.0 toolkit and its cuDNN 9.19: a stub 9.14 set first

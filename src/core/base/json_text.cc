@@ -96,6 +96,46 @@ std::optional<std::string> bytes_from_hex(std::string_view hex) {
   return out;
 }
 
+nlohmann::json restore_bytes(const nlohmann::json& doc) {
+  if (doc.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : doc) out.push_back(restore_bytes(e));
+    return out;
+  }
+  if (!doc.is_object()) return doc;
+  nlohmann::json out = nlohmann::json::object();
+  for (auto it = doc.begin(); it != doc.end(); ++it) out[it.key()] = restore_bytes(it.value());
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    const std::string& key = it.key();
+    constexpr std::string_view suffix = "_bytes";
+    if (key.size() <= suffix.size() || !key.ends_with(suffix)) continue;
+    const std::string name = key.substr(0, key.size() - suffix.size());
+    if (!out.contains(name)) continue;
+    nlohmann::json& value = out[name];
+    const nlohmann::json& bytes = it.value();
+    if (value.is_string() && bytes.is_string()) {
+      auto original = bytes_from_hex(bytes.get_ref<const std::string&>());
+      if (!original) continue;
+      value = *original;
+    } else if (value.is_array() && bytes.is_array() && bytes.size() == value.size()) {
+      nlohmann::json restored = value;
+      bool whole = true;
+      for (size_t i = 0; i < bytes.size() && whole; ++i) {
+        if (bytes[i].is_null()) continue;
+        auto original = bytes[i].is_string() ? bytes_from_hex(bytes[i].get_ref<const std::string&>()) : std::nullopt;
+        if (original) restored[i] = *original;
+        whole = original.has_value();
+      }
+      if (!whole) continue;
+      value = std::move(restored);
+    } else {
+      continue;
+    }
+    out.erase(key);
+  }
+  return out;
+}
+
 nlohmann::json utf8_safe(const nlohmann::json& doc) { return safe_copy(doc); }
 nlohmann::ordered_json utf8_safe(const nlohmann::ordered_json& doc) { return safe_copy(doc); }
 std::string dump_json(const nlohmann::json& doc, int indent) { return dump_any(doc, indent); }

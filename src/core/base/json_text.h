@@ -25,6 +25,11 @@ std::optional<std::string> bytes_from_hex(std::string_view hex);
 // The document with the escape applied (a copy; valid documents come back unchanged).
 nlohmann::json utf8_safe(const nlohmann::json& doc);
 nlohmann::ordered_json utf8_safe(const nlohmann::ordered_json& doc);
+// The inverse of utf8_safe for documents that cudnnup reads back from itself (the child-process
+// protocol, core/child/protocol.h): every "<name>_bytes" sibling goes back into "<name>" as the
+// original bytes and is removed, in nested objects and arrays too. A "_bytes" member that does
+// not decode (not hex, or an array of another length) is left as it is.
+nlohmann::json restore_bytes(const nlohmann::json& doc);
 // utf8_safe, then dump: never throws. indent < 0: one line.
 std::string dump_json(const nlohmann::json& doc, int indent = -1);
 std::string dump_json(const nlohmann::ordered_json& doc, int indent = -1);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/json_text.h"
+
 namespace cudnnup {
 
 using nlohmann::json;
@@ -80,7 +82,9 @@ ChildTranscript read_child_transcript(std::string_view bytes, bool truncated) {
     std::string_view line = bytes.substr(pos, newline - pos);
     pos = newline + 1;
     if (line.empty()) continue;
+    // The child writes non-UTF-8 text (a mapped path) with json_text's escape: back to its bytes.
     json e = json::parse(line, nullptr, false);
+    if (!e.is_discarded()) e = restore_bytes(e);
     std::string why = e.is_discarded() ? "a line that is not JSON" : apply_event(t, e);
     if (!why.empty() && t.damage.size() < 5) t.damage.push_back(why + ": " + std::string(line.substr(0, 120)));
   }

@@ -45,6 +45,23 @@ TEST(JsonText, Utf8Rules) {
   EXPECT_FALSE(bytes_from_hex("6g"));
 }
 
+// The child protocol's round trip (core/child/protocol.cc, app/child/child_request.cc): what
+// dump_json wrote comes back byte for byte, nested members and arrays included.
+TEST(JsonText, RestoreBytesUndoesTheEscape) {
+  const std::string odd = "/opt/caf\xe9/lib", odd2 = "/x/\xff\xfe.so";
+  json doc = {{"library", odd},
+              {"event", "modules"},
+              {"files", {std::string("/ok/a.so"), odd2, std::string("/ok/b.so")}},
+              {"result", {{"path", odd}, {"n", 3}}}};
+  json back = restore_bytes(json::parse(dump_json(doc)));
+  EXPECT_EQ(back, doc) << back.dump();
+  // Valid documents pass unchanged; a "_bytes" member that does not decode is left alone.
+  json plain = {{"a", "b"}, {"list", {1, 2}}};
+  EXPECT_EQ(restore_bytes(plain), plain);
+  json odd_member = {{"name", "x"}, {"name_bytes", "zz"}, {"list", {"a"}}, {"list_bytes", {"61", "62"}}};
+  EXPECT_EQ(restore_bytes(odd_member), odd_member);
+}
+
 TEST(JsonReader, TypeErrorsNameTheFileAndTheField) {
   JsonReader r("/tmp/rules.json");
   JsonValue doc = r.parse_object(R"({"schema": "1", "rows": [{"n": 1}, {"n": "two"}]})");
