@@ -99,8 +99,13 @@ def main():
                 env["LD_LIBRARY_PATH"] = lib
             # Warm the page cache once, then interleave python3 and each binary so all see the
             # same machine load.
+            # A doctor that does not run (a missing shared library, a crash) would be timed as a
+            # fast one: its exit code must be doctor's own (0 healthy, 1 findings).
             for _, binary in binaries:
-                subprocess.run([binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL)
+                warm = subprocess.run([binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
+                if warm.returncode not in (0, 1):
+                    sys.exit(f"{binary} doctor --json exited with {warm.returncode}: {warm.stderr.strip()[:500]}")
             py_w, py_c = [], []
             doc_w = {b: [] for _, b in binaries}
             doc_c = {b: [] for _, b in binaries}
