@@ -313,6 +313,21 @@ TEST(ExplainVariables, LibraryNamesVersionsAndStatusesAreDerived) {
   EXPECT_EQ(r.matches[0].variables.at("cuda_major"), "11");
 }
 
+// A fuzz find (explain_variables): the digits of a CUDA library name were summed into an int
+// without a bound, so "libcudart.so.3333333333" overflowed it.
+TEST(ExplainVariables, CudaLibraryNumbersTooLongForAMajorGiveNone) {
+  for (const char* lib : {"libcudart.so.33333333333333333333", "cudart64_99999999999.dll", "libcublasLt.so.12345"}) {
+    Variables vars{{"lib", lib}};
+    derive_variables(vars, catalogue());
+    EXPECT_EQ(vars.count("cuda_major"), 0u) << lib;
+  }
+  for (auto [lib, major] : {std::pair{"libcudart.so.12.0", "12"}, {"cudart64_110.dll", "11"}, {"cublas64_12.dll", "12"}}) {
+    Variables vars{{"lib", lib}};
+    derive_variables(vars, catalogue());
+    EXPECT_EQ(vars["cuda_major"], major) << lib;
+  }
+}
+
 // --- ranking by machine state -----------------------------------------------------------------
 
 CudnnCopy make_copy(const std::string& lib_dir, Version version, std::vector<std::string> found_via,
