@@ -541,7 +541,8 @@ TEST(ExplainRanking, DriverTooOldFollowsTheDriverHere) {
   EXPECT_EQ(top(explain_text(msg, catalogue(), m1), id).verdict, Verdict::kHolds);
   Report upgraded = linux_report();
   MachineView m2{&upgraded, nullptr};
-  const auto& t = top(explain_text(msg, catalogue(), m2), id);
+  ExplainReport rep = explain_text(msg, catalogue(), m2);  // alive while `t` refers into it
+  const auto& t = top(rep, id);
   EXPECT_EQ(t.verdict, Verdict::kDoesNotHold);
   EXPECT_NE(t.evidence.find("upgraded since"), std::string::npos) << t.evidence;
 }
