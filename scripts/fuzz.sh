@@ -46,9 +46,12 @@ for t in "${targets[@]}"; do
   start=$SECONDS
   # One job, in process (what -jobs=1 means without a worker): -max_total_time bounds it,
   # -timeout turns a hang on one input into a failure, -print_final_stats reports executions.
+  # A target with a dictionary (fuzz/<target>.dict) gets it.
+  dict=()
+  [[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
   set +e
   "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="build-fuzz/artifacts/$t/" "$scratch/$t" "fuzz/corpus/$t" >"$log" 2>&1
+    "${dict[@]}" -artifact_prefix="build-fuzz/artifacts/$t/" "$scratch/$t" "fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
   set -e
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"

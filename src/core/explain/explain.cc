@@ -110,23 +110,26 @@ std::string normalise_cudnn_version(const std::string& text) {
   return text;
 }
 
+// The run of digits at `pos` ("12" of "libcudart.so.12.0"); a run too long for a number is
+// refused by checked_int, so a name from a log cannot overflow it.
+std::string_view leading_digits(std::string_view s, size_t pos) {
+  size_t end = pos;
+  while (end < s.size() && is_digit(s[end])) ++end;
+  return s.substr(pos, end - pos);
+}
+
 // CUDA major from a CUDA library name: libcudart.so.11.0 -> 11, cudart64_110.dll -> 11,
 // cublasLt64_12.dll -> 12. Only for libraries whose number is the CUDA major.
 int cuda_major_from_library(const std::string& name) {
   std::string lower = ascii_lower(name);
   for (const char* base : {"libcudart.so.", "libcublaslt.so.", "libcublas.so.", "libnvrtc.so."}) {
     std::string b(base);
-    if (lower.compare(0, b.size(), b) == 0) {
-      int v = 0;
-      for (size_t i = b.size(); i < lower.size() && is_digit(lower[i]); ++i) v = v * 10 + (lower[i] - '0');
-      return v;
-    }
+    if (lower.compare(0, b.size(), b) == 0) return checked_int(leading_digits(lower, b.size()), 0, 9999).value_or(0);
   }
   for (const char* base : {"cudart64_", "cublaslt64_", "cublas64_", "nvrtc64_"}) {
     std::string b(base);
     if (lower.compare(0, b.size(), b) == 0) {
-      int v = 0;
-      for (size_t i = b.size(); i < lower.size() && is_digit(lower[i]); ++i) v = v * 10 + (lower[i] - '0');
+      int v = checked_int(leading_digits(lower, b.size()), 0, 9999).value_or(0);
       return v >= 100 ? v / 10 : v;
     }
   }

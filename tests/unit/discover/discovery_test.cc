@@ -99,6 +99,37 @@ TEST(ScanCopies, GroupsByDirectoryAndMajorAndSurvivesUnreadableDirs) {
 namespace cudnnup {
 namespace {
 
+// Fuzz finds (discovery, on the code before the checked numbers): a folder number too long for an
+// int made std::stoi throw in classify_copy. Such a folder is still a copy, of no known CUDA major.
+TEST(ScanCopies, FolderNumbersThatDoNotFitGiveNoCudaMajor) {
+  MemoryFileSystem fs;
+  const std::string inst = "C:/Program Files/NVIDIA/CUDNN/v9.4/bin/18446744073709551616.6";
+  fs.add_file(inst + "/cudnn64_9.dll", "MZ");
+  Environment win;
+  win.os = OsKind::kWindows;
+  win.home = "C:/Users/u";
+  win.vars = {{"PATH", inst}};
+  std::vector<Toolkit> toolkits;
+  std::vector<PythonEnv> envs;
+  std::vector<std::string> searched;
+  std::vector<ScanIssue> issues;
+  DiscoveryInputs in{fs, win, toolkits, envs, {}, ""};
+  auto copies = scan_cudnn_copies(in, candidate_library_dirs(in), &searched, &issues);
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(copies[0].form, PackageForm::kInstaller);
+  EXPECT_EQ(copies[0].cuda_major, 0);
+
+  MemoryFileSystem lfs;
+  const std::string tree = "/opt/cudnn-linux-x86_64-9.1.0.70_cuda99999999999-archive";
+  lfs.add_file(tree + "/lib/libcudnn.so.9", "");
+  Environment env = linux_env({{"LD_LIBRARY_PATH", tree + "/lib"}});
+  DiscoveryInputs lin{lfs, env, toolkits, envs, {}, ""};
+  copies = scan_cudnn_copies(lin, candidate_library_dirs(lin), &searched, &issues);
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(copies[0].form, PackageForm::kArchiveTree);
+  EXPECT_EQ(copies[0].cuda_major, 0);
+}
+
 // Windows layouts, described on the in-memory filesystem (runs on every OS).
 TEST(WindowsDiscovery, ToolkitInstallerPipAndPathCopies) {
   MemoryFileSystem fs;

@@ -313,6 +313,21 @@ TEST(ExplainVariables, LibraryNamesVersionsAndStatusesAreDerived) {
   EXPECT_EQ(r.matches[0].variables.at("cuda_major"), "11");
 }
 
+// A fuzz find (explain_variables): the digits of a CUDA library name were summed into an int
+// without a bound, so "libcudart.so.3333333333" overflowed it.
+TEST(ExplainVariables, CudaLibraryNumbersTooLongForAMajorGiveNone) {
+  for (const char* lib : {"libcudart.so.33333333333333333333", "cudart64_99999999999.dll", "libcublasLt.so.12345"}) {
+    Variables vars{{"lib", lib}};
+    derive_variables(vars, catalogue());
+    EXPECT_EQ(vars.count("cuda_major"), 0u) << lib;
+  }
+  for (auto [lib, major] : {std::pair{"libcudart.so.12.0", "12"}, {"cudart64_110.dll", "11"}, {"cublas64_12.dll", "12"}}) {
+    Variables vars{{"lib", lib}};
+    derive_variables(vars, catalogue());
+    EXPECT_EQ(vars["cuda_major"], major) << lib;
+  }
+}
+
 // --- ranking by machine state -----------------------------------------------------------------
 
 CudnnCopy make_copy(const std::string& lib_dir, Version version, std::vector<std::string> found_via,
@@ -526,7 +541,8 @@ TEST(ExplainRanking, DriverTooOldFollowsTheDriverHere) {
   EXPECT_EQ(top(explain_text(msg, catalogue(), m1), id).verdict, Verdict::kHolds);
   Report upgraded = linux_report();
   MachineView m2{&upgraded, nullptr};
-  const auto& t = top(explain_text(msg, catalogue(), m2), id);
+  ExplainReport rep = explain_text(msg, catalogue(), m2);  // alive while `t` refers into it
+  const auto& t = top(rep, id);
   EXPECT_EQ(t.verdict, Verdict::kDoesNotHold);
   EXPECT_NE(t.evidence.find("upgraded since"), std::string::npos) << t.evidence;
 }
