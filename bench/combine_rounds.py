@@ -6,7 +6,7 @@
       each side's median time over the rounds and the ratio of the medians (PyTorch ms / cudnnup ms,
       so > 1 means cudnnup is faster). Rounds alternate which side goes first
       (bench/gpu_bench_rounds.sh), so a drift over the run (clocks, temperature) does not favour
-      either side. Exit 1 when any ratio is below 0.95 (the issue-6 target).
+      either side. Exit 1 when any ratio is below 0.95 (the target in docs/benchmarks.md).
 """
 import glob
 import json

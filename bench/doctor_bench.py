@@ -69,7 +69,7 @@ def make_clutter(home, files):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "src", "cudnnup"))
-    ap.add_argument("--before", help="another cudnnup binary (e.g. main's) to time in the same run")
+    ap.add_argument("--before", help="another cudnnup binary (e.g. an older build) to time in the same run")
     ap.add_argument("--runs", type=int, default=15)
     args = ap.parse_args()
     binaries = ([("before", args.before)] if args.before else []) + [("after" if args.before else "", args.binary)]

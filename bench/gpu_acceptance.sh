@@ -120,7 +120,7 @@ step "bench, wider search than PyTorch's (for reference: not like for like)"
 timeout 300 "$B" bench --copy "$PIP" --candidates wide --compare "$OUT/pytorch.json" > "$OUT/bench_wide.txt"; echo "bench wide exit $?"
 cat "$OUT/bench_wide.txt"
 
-step "issue 12: LD_LIBRARY_PATH=$SYS (the system cuDNN): what which and doctor predict for PyTorch, and what it maps"
+step "LD_LIBRARY_PATH=$SYS (the system cuDNN): what which and doctor predict for PyTorch, and what it maps"
 # Record the commands and their output in docs/commands/doctor.md ("On a GPU machine").
 PYBIN=$(command -v $PY)
 env LD_LIBRARY_PATH=$SYS "$B" which --for torch --python "$PYBIN" -v; echo "exit $?"

@@ -6,7 +6,7 @@
 namespace cudnnup {
 namespace {
 
-// What the three load errors people meet actually mean (facts: loaders-and-managers.md B.7).
+// What the three load errors people meet actually mean (docs/windows.md).
 std::string explain_load_error(DWORD code) {
   switch (code) {
     case ERROR_MOD_NOT_FOUND:

@@ -164,7 +164,7 @@ TEST_F(InstallCli, DoctorReportsFilesThatVanishedOrChangedAfterInstall) {
   EXPECT_NE(deep_text.find("include/cudnn.h: same size, different sha256"), std::string::npos) << deep_text;
 }
 
-// Issue 5's acceptance through the real commands: the image's real cuDNN 9.19 shim (and headers)
+// Install, use and exec through the real commands: the image's real cuDNN 9.19 shim (and headers)
 // installed into the store by `install`, selected with `use`, loaded by a program run through
 // `exec`. The sub-libraries are stubs (see above); cudnnGetVersion() lives in the real shim.
 TEST_F(InstallCli, RealCudnnInstalledIntoTheStoreSelectedWithUseIsWhatExecLoads) {

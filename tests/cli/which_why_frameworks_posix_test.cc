@@ -1,4 +1,4 @@
-// Issue 12's "Why" classes about frameworks and Python environments, end to end through the
+// The loader mistakes about frameworks and Python environments, end to end through the
 // cudnnup binary (CUDNNUP_TEST_BINARY points them at another build). The fixture site-packages
 // hold only what each framework's loading code reads (its version files, the library that
 // loads cuDNN with its real DT_RPATH/DT_RUNPATH, the nvidia-cudnn wheel's copy).

@@ -1,4 +1,4 @@
-// One end-to-end test per loader class of issue 12's "Why" list, on fixture trees, through the
+// One end-to-end test per class of loader mistake, on fixture trees, through the
 // cudnnup binary (so CUDNNUP_TEST_BINARY can point them at another build: each fails on the
 // build before the fix, docs/loader-differential.md). Where a real process can show the truth
 // (the loader probes of tests/fixtures/loader.cmake) the test compares with it; frameworks are

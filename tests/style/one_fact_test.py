@@ -2,7 +2,8 @@
 """One fact, one place: cuDNN's sub-library names, its file-name patterns and the machine
 (architecture) names live in src/core/facts/ only. This test fails when code elsewhere under src/
 spells one of them out instead of asking the facts module (facts/cudnn_components.h,
-facts/cudnn_files.h, facts/machines.h, facts/driver_libraries.h).
+facts/cudnn_files.h, facts/machines.h, facts/driver_libraries.h), or writes its own copy of a
+string helper that src/core/base/strings.h has.
 
 What counts (comments and #include lines are ignored; prose in messages and help texts is fine):
   component   a string literal that is exactly a sub-library name ("ops", "engines_tensor_ir")
@@ -12,6 +13,9 @@ What counts (comments and #include lines are ignored; prose in messages and help
   machine     a literal that is exactly a machine name ("x86_64", "aarch64", "x86-64") or a
               multiarch triplet ("aarch64-linux-gnu"), or an ELF/PE machine number in a
               comparison (== 62, case 183:, 0x8664)
+  helper      outside src/core/base/strings.*: lower- or upper-casing with the C library
+              (tolower, toupper: use ascii_lower, ascii_upper, iequals), a local all_digits, or a
+              local starts_with/ends_with function or lambda (use strings.h or C++20's members)
 
 Usage: one_fact_test.py [SOURCE_DIR]   (default: the repository this file is in)
        one_fact_test.py --self-test    (the patterns catch what they should)
@@ -103,6 +107,16 @@ CODE_PATTERNS = [
 ]
 
 
+# Copies of what src/core/base/strings.h already has. std::string's own .starts_with() and
+# .ends_with() calls are fine; a function or lambda of that name is a copy.
+HELPER_PATTERNS = [
+    ("helper", re.compile(r'\b(tolower|toupper)\s*\(')),
+    ("helper", re.compile(r'\ball_digits\s*=(?!=)|\bbool\s+all_digits\s*\(')),
+    ("helper", re.compile(r'\b(bool|auto)\s+i?(starts_with|ends_with)\s*(\(|=)')),
+]
+STRINGS_MODULE = "src/core/base/strings."
+
+
 def problems_in(path, src):
     code = strip_comments(src)
     found = []
@@ -111,7 +125,8 @@ def problems_in(path, src):
         why = literal_problems(text)
         if why:
             found.append((code.count('\n', 0, m.start()) + 1, why, m.group(0)))
-    for why, pattern in CODE_PATTERNS:
+    patterns = CODE_PATTERNS + ([] if path.startswith(STRINGS_MODULE) else HELPER_PATTERNS)
+    for why, pattern in patterns:
         for m in pattern.finditer(code):
             found.append((code.count('\n', 0, m.start()) + 1, why, m.group(0)))
     allowed = [a for f, a, _ in ALLOW if path == f]
@@ -155,6 +170,14 @@ def self_test():
         'std::string msg = "reinstall libcudnn.so.9 from the archive";': [],
         '// a comment naming "engines_tensor_ir" and libcudnn.so.9': [],
         '#include "facts/cudnn_files.h"': [],
+        'std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return std::tolower(c); });': ["helper"],
+        'x = char(toupper(static_cast<unsigned char>(x)));': ["helper"],
+        'bool all_digits = !t.empty() && std::all_of(t.begin(), t.end(), is_digit);': ["helper"],
+        'static bool all_digits(std::string_view s) { return true; }': ["helper"],
+        'auto ends_with = [&](std::string_view s) { return true; };': ["helper"],
+        'bool istarts_with(const std::string& s, const std::string& p) {': ["helper"],
+        'if (all_digits(text) && dir.ends_with("/lib") && name.starts_with("lib")) x();': [],
+        'std::string k = ascii_lower(key); bool same = iequals(a, b);': [],
     }
     bad = 0
     for src, want in cases.items():
@@ -162,6 +185,12 @@ def self_test():
         if got != sorted(want):
             print(f"self-test: {src!r}: got {got}, want {sorted(want)}")
             bad += 1
+    # The strings module itself defines the helpers.
+    own = 'bool all_digits(std::string_view s) {\nbool istarts_with(std::string_view s, std::string_view prefix) {'
+    got = [why for _, why, _ in problems_in("src/core/base/strings.cc", own)]
+    if got:
+        print(f"self-test: src/core/base/strings.cc: got {got}, want []")
+        bad += 1
     return bad
 
 
@@ -175,9 +204,10 @@ def main():
     for f in failures:
         print(f)
     if failures:
-        print(f"\n{len(failures)} place(s) spell out a cuDNN or machine fact outside src/core/facts/; "
-              "use facts/cudnn_components.h, facts/cudnn_files.h or facts/machines.h (or, for a fact that "
-              "cannot move there, add it to ALLOW in tests/style/one_fact_test.py with the reason).")
+        print(f"\n{len(failures)} place(s) spell out a cuDNN or machine fact outside src/core/facts/ or copy a "
+              "string helper; use facts/cudnn_components.h, facts/cudnn_files.h, facts/machines.h or "
+              "base/strings.h (or, for a fact that cannot move there, add it to ALLOW in "
+              "tests/style/one_fact_test.py with the reason).")
         return 1
     print("one fact, one place: ok")
     return 0

@@ -64,7 +64,7 @@ std::string host_platform_key(const AppContext& ctx) {
   return archive_platform_key_for(host_machine(), ctx.env.windows());
 }
 
-// Each statement of the archive's sha256, with where it came from (issue: a mirror's manifest
+// Each statement of the archive's sha256, with where it came from (a mirror's manifest
 // never overrides NVIDIA's published hash; core/install/archive_source.h decides).
 nlohmann::json hashes_json(const ResolvedSource& source) {
   nlohmann::json out = nlohmann::json::array();

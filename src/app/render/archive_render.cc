@@ -74,7 +74,7 @@ std::vector<SuitabilityCheck> check_suitability(const ArchiveName& id, const Con
   } else {
     out.push_back({"driver", "ok", "driver " + d.version_text + (d.cuda_version.known() ? " supports CUDA " + d.cuda_version.str() : "")});
   }
-  // GPUs: CUDA 13 builds and cuDNN >= 9.11 need compute capability 7.5 (facts: compatibility.md).
+  // GPUs: CUDA 13 builds and cuDNN >= 9.11 need compute capability 7.5 (data/rules.json, with its sources).
   Version floor = (id.cuda_major >= 13 || id.version >= Version{9, 11}) ? Version{7, 5} : Version{5, 0};
   for (const auto& g : d.gpus) {
     if (g.compute_capability.known() && g.compute_capability < floor) {

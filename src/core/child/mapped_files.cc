@@ -1,9 +1,9 @@
 #include "child/mapped_files.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/paths.h"
+#include "base/strings.h"
 #include "facts/cudnn_files.h"
 
 namespace cudnnup {
@@ -14,7 +14,7 @@ std::string comparable(const std::string& path, bool windows) {
   std::string out = paths::normalize(path);
   if (windows) {
     std::replace(out.begin(), out.end(), '\\', '/');
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    out = ascii_lower(out);
   }
   return out;
 }

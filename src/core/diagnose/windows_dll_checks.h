@@ -20,9 +20,8 @@ std::vector<WhichReport> model_windows_loads(const FileSystem& fs, const Environ
 // "windows.dll_load_fails" (error 126 or 193, with the cause) and "windows.mixed_cudnn_dlls".
 std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads);
 
-// cuDNN 8.3 up to 9.1 on Windows imports zlibwapi.dll (9.2 links zlib in): facts
-// cudnn-packaging.md §2.2/§2.4 (cupy #6226, pytorch/builder; conda-forge meta.yaml quoting the
-// 9.2.0 release notes). "windows.zlibwapi_missing" when neither the copy's folder nor the
+// cuDNN 8.3 up to 9.1 on Windows imports zlibwapi.dll (9.2 links zlib in): cupy/cupy#6226,
+// pytorch/builder, conda-forge's cudnn recipe/meta.yaml quoting the 9.2.0 release notes. "windows.zlibwapi_missing" when neither the copy's folder nor the
 // standard search has it, "windows.zlibwapi_wrong_machine" when the one found is not x64.
 bool cudnn_needs_zlibwapi(const Version& v);
 std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env, const Report& report);

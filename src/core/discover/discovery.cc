@@ -365,10 +365,7 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   };
   std::smatch m;
   std::string up = paths::parent(dir);
-  auto ends_with = [&](std::string_view suffix) {
-    return dir.size() >= suffix.size() && dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends_with("/site-packages/nvidia/cudnn/lib") || ends_with("/site-packages/nvidia/cudnn/bin")) {
+  if (dir.ends_with("/site-packages/nvidia/cudnn/lib") || dir.ends_with("/site-packages/nvidia/cudnn/bin")) {
     copy.form = PackageForm::kPipWheel;
     copy.root = up;
     std::string site = paths::parent(paths::parent(up));

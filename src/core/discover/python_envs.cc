@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/paths.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 namespace {
@@ -18,13 +19,6 @@ const std::vector<std::string>& interesting_conda_packages() {
   return names;
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t b = 0;
-  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  return s.substr(b);
-}
-
 // pyvenv.cfg: "key = value" lines (CPython Lib/venv/__init__.py, virtualenv, uv).
 std::map<std::string, std::string> read_pyvenv_cfg(const FileSystem& fs, const std::string& prefix) {
   std::map<std::string, std::string> out;
@@ -33,9 +27,8 @@ std::map<std::string, std::string> read_pyvenv_cfg(const FileSystem& fs, const s
   for (const auto& line : paths::split_list(*text, '\n')) {
     size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
-    std::string key = trim(line.substr(0, eq));
-    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    out[key] = trim(line.substr(eq + 1));
+    std::string_view entry(line);
+    out[ascii_lower(trim(entry.substr(0, eq)))] = std::string(trim(entry.substr(eq + 1)));
   }
   return out;
 }
@@ -255,7 +248,7 @@ std::vector<PythonEnv> find_python_envs(const FileSystem& fs, const Environment&
     auto listed = fs.read_file(home + "/.conda/environments.txt", 1 << 20);
     if (listed) {
       for (const auto& line : paths::split_list(*listed, '\n')) {
-        std::string l = trim(line);
+        std::string l(trim(line));
         if (!l.empty() && l[0] != '#') c.consider(l, "~/.conda/environments.txt", "conda");
       }
     }

@@ -103,8 +103,7 @@ std::string normalise_cudnn_version(const std::string& text) {
     }
     return out;
   }
-  bool all_digits = !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
-  if (all_digits && text.size() >= 4 && text.size() <= 6) {
+  if (all_digits(text) && text.size() >= 4 && text.size() <= 6) {
     return decode_cudnn_version_number(*checked_integer(text, 0, 999999)).str();
   }
   return text;
@@ -124,11 +123,11 @@ int cuda_major_from_library(const std::string& name) {
   std::string lower = ascii_lower(name);
   for (const char* base : {"libcudart.so.", "libcublaslt.so.", "libcublas.so.", "libnvrtc.so."}) {
     std::string b(base);
-    if (lower.compare(0, b.size(), b) == 0) return checked_int(leading_digits(lower, b.size()), 0, 9999).value_or(0);
+    if (lower.starts_with(b)) return checked_int(leading_digits(lower, b.size()), 0, 9999).value_or(0);
   }
   for (const char* base : {"cudart64_", "cublaslt64_", "cublas64_", "nvrtc64_"}) {
     std::string b(base);
-    if (lower.compare(0, b.size(), b) == 0) {
+    if (lower.starts_with(b)) {
       int v = checked_int(leading_digits(lower, b.size()), 0, 9999).value_or(0);
       return v >= 100 ? v / 10 : v;
     }
@@ -496,8 +495,7 @@ void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
   }
   set_if_absent("release", release_for(vars));
   if (auto it = vars.find("status"); it != vars.end()) {
-    std::string name = it->second;
-    for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::string name = ascii_upper(it->second);
     it->second = name;
     const CudnnStatusInfo* s = catalogue.status(name);
     set_if_absent("status_meaning", s ? s->meaning : "a status that is not in the cuDNN 8.x or 9.x headers");
@@ -510,7 +508,7 @@ void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
   }
   if (auto it = vars.find("driver_cuda"); it != vars.end()) {
     std::string d = it->second;
-    if (!d.empty() && d.size() <= 6 && std::all_of(d.begin(), d.end(), is_digit)) {
+    if (all_digits(d) && d.size() <= 6) {
       set_if_absent("driver_cuda_version", decode_cuda_version_number(*checked_integer(d, 0, 999999)).str());
     }
   }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "base/numbers.h"
 #include "base/paths.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
@@ -20,13 +21,7 @@ CheckResult unknown(std::string evidence) { return {Verdict::kUnknown, std::move
 int var_int(const Variables& vars, const char* name) {
   auto it = vars.find(name);
   if (it == vars.end() || it->second.empty()) return 0;
-  int value = 0;
-  for (char c : it->second) {
-    if (c < '0' || c > '9') return 0;
-    value = value * 10 + (c - '0');
-    if (value > 1000000) return 0;
-  }
-  return value;
+  return checked_int(it->second, 0, 1000000).value_or(0);
 }
 
 Version var_version(const Variables& vars, const char* name) {

@@ -1,4 +1,4 @@
-// cuDNN's file names, recognised and built in this one place (facts: cudnn-packaging.md §2):
+// cuDNN's file names, recognised and built in this one place:
 // run-time libraries (libcudnn_ops.so.9, libcudnn_ops.so.9.14.0, cudnn_ops64_9.dll), the
 // link-time names (libcudnn.so, cudnn.lib, cudnn64_9.lib, libcudnn_ops_static_v9.a) and headers
 // (cudnn.h, cudnn_version.h, cudnn_ops_v9.h, cudnn_ops_infer.h); and the version out of a header.

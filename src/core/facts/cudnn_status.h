@@ -1,7 +1,7 @@
 // cudnnStatus_t decoded by the major version of the library that returned it (verify, bench;
 // explain reads the same numbers from data/error_catalogue.json): the numbers of
 // 8.x (0..14, cudnn_ops_infer.h) and 9.x (category*1000 + detail, cudnn_graph.h) differ, so
-// 3 is BAD_PARAM in 8.x and nothing in 9.x (facts/cudnn-packaging.md §5).
+// 3 is BAD_PARAM in 8.x and nothing in 9.x.
 #pragma once
 
 #include <string>

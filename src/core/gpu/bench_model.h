@@ -19,7 +19,7 @@ struct BenchShape {
   ConvShape shape;
 };
 
-// The ResNet-50 layers of issue 6 and the classic verification conv (8x3x64x64 -> 16, 3x3).
+// The ResNet-50 layers of the bench target (docs/benchmarks.md) and the classic verification conv (8x3x64x64 -> 16, 3x3).
 std::vector<BenchShape> default_bench_shapes();
 
 // One shape per line: `N C H W K R S [pad] [stride] [name...]`; '#' starts a comment.

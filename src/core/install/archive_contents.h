@@ -1,5 +1,5 @@
 // Confirms what an archive really holds, from its entries: the cuDNN version in its header, the
-// library set for that major (facts: cudnn-packaging.md §2), each library's binary format and
+// library set for that major (data/rules.json, with its sources), each library's binary format and
 // machine (ELF for Linux, PE for Windows), and whether that agrees with the file name's claims.
 // Pure logic over what the extraction pass collected; nothing is run or loaded.
 #pragma once

@@ -1,5 +1,5 @@
 // What an official cuDNN archive's file name says: version, platform, architecture and CUDA
-// variant, for every naming era (facts: cudnn-packaging.md §1) and the hand-renamed forms seen in
+// variant, for every naming era and the hand-renamed forms seen in
 // guides. The name is only a claim; core/archive_contents.h confirms it from the contents.
 #pragma once
 

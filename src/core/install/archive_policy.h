@@ -1,5 +1,5 @@
-// The rules an archive entry must pass before cudnnup writes a byte of it (facts:
-// loaders-and-managers.md §C). Pure logic: the reader (install/archive_entries.h) describes each
+// The rules an archive entry must pass before cudnnup writes a byte of it
+// (docs/commands/install.md). Pure logic: the reader (install/archive_entries.h) describes each
 // entry, EntryPolicy says yes (with the entry's path inside the single top folder) or no (with a
 // message naming the entry and the attack it looks like). Where each symlink really leads is
 // decided on the whole tree once every entry is known (install/resolved_tree.h).

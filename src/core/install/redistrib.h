@@ -1,4 +1,4 @@
-// NVIDIA's redistrib_<version>.json manifests (facts: cudnn-packaging.md §3): which archive holds
+// NVIDIA's redistrib_<version>.json manifests (https://developer.download.nvidia.com/compute/cudnn/redist/): which archive holds
 // cuDNN <version> for a platform and CUDA major, with its sha256 and size. Handles both shapes:
 // flat {relative_path, sha256, size} per platform (8.x 4-part labels) and nested
 // {"cuda12": {...}} per variant (9.x), including 9.27's mix of the two.

@@ -58,7 +58,7 @@ Result<UninstallOutcome> run_uninstall(FileSystem& fs, const StoreLayout& store,
     auto found = find_installed(fs, store, o.version, o.windows);
     if (!found) return found.error();
     const std::string& id = found->id;
-    // The active version is the versions helper's to protect (state.json / current); refuse here
+    // The caller names the selected versions (state.json, pins: protected_ids); refuse here
     // too when the `current` link points at it, so a plain uninstall never breaks the selection.
     if (std::find(o.protected_ids.begin(), o.protected_ids.end(), id) != o.protected_ids.end()) {
       return make_error(ErrorCode::kConflict, id + " is the selected version (global default, CUDNNUP_VERSION or a pin file); "

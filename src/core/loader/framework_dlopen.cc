@@ -30,7 +30,8 @@ void model_dlopen(const FileSystem& fs, const LoaderSystem& sys, const PythonEnv
   judge(rep, minor_matters);
 }
 
-// TensorFlow build versions per release (compatibility.md §3.1), used when build_info gives a major only.
+// TensorFlow build versions per release (https://www.tensorflow.org/install/source#gpu, "Tested
+// build configurations"), used when build_info gives a major only.
 std::optional<Version> tensorflow_cudnn_build(const std::string& tf_version) {
   auto v = version_prefix(tf_version);
   if (!v) return std::nullopt;
@@ -90,7 +91,7 @@ FrameworkReport inspect_tensorflow(const FileSystem& fs, const Environment& /*en
 // JAX. The CUDA code is in the plugin jax_plugins/xla_cudaNN/xla_cuda_plugin.so (jax >= 0.4.26)
 // or, in older CUDA jaxlib wheels ("0.4.14+cuda12.cudnn89"), in jaxlib/xla_extension.so; XLA's
 // dso_loader dlopen()s libcudnn.so.9 from it with its own paths: DT_RUNPATH up to jaxlib 0.4.18
-// (LD_LIBRARY_PATH wins, issue #17497), DT_RPATH from 0.4.19 (PR #18041) — read from the file.
+// (LD_LIBRARY_PATH wins, jax-ml/jax#17497), DT_RPATH from 0.4.19 (jax-ml/jax#18041) — read from the file.
 // The plugin's __init__.py preloads nvidia.cudnn.__path__[0]/lib/libcudnn.so.9 with
 // ctypes.cdll.LoadLibrary only from PR #29462 (June 2025, `_load_nvidia_libraries`); the code is
 // looked for in the installed __init__.py rather than guessed from a version.

@@ -114,7 +114,7 @@ std::vector<FrameworkReport> inspect_onnxruntime(const FileSystem& fs, const Env
 // 'ON', Linux x86_64) set FLAGS_cudnn_dir to <paddle>/../nvidia/cudnn/lib in __init__.py, over
 // any value the user gave, and ask for libcudnn.so.9 when built with CUDA >= 12.3, else
 // libcudnn.so.8; other builds ask for the unversioned libcudnn.so (the -dev link) and take
-// FLAGS_cudnn_dir from the environment (issue #33404). GetDsoHandleFromSearchPath tries, in
+// FLAGS_cudnn_dir from the environment (PaddlePaddle/Paddle#33404). GetDsoHandleFromSearchPath tries, in
 // order: dlopen(FLAGS_cudnn_dir/name), dlopen(name) from the library holding the loader (its
 // RUNPATH $ORIGIN/../libs), dlopen(/usr/local/cuda/lib64/name).
 // Check (paddle/phi/backends/gpu/gpu_resources.cc): an error only on Linux when BOTH the

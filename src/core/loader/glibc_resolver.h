@@ -1,7 +1,7 @@
 // Which file glibc's ld.so maps for a library name, without running anything: a simulation of
 // one process's link map over the FileSystem interface, following glibc elf/dl-load.c
-// (_dl_map_object, open_path, open_verify) and the facts in shared/facts/loaders-and-managers.md
-// §B.1:
+// (_dl_map_object, open_path, open_verify) and experiments with the real loader
+// (docs/loader-differential.md):
 //
 //   0. a name with a '/' is a path (after $ORIGIN/$LIB/$PLATFORM expansion);
 //   1. already loaded: a mapped object whose load name or DT_SONAME equals the name wins;

@@ -14,7 +14,7 @@
 namespace cudnnup {
 
 // The shell fixes are written for when the user did not name one: bash on Linux; cmd on Windows
-// (the catalogue's Windows steps are cmd lines; PowerShell is issue 20).
+// (the catalogue's Windows steps are cmd lines). The user's own shell is not detected yet.
 Shell default_fix_shell(bool windows);
 
 // One step as one line; kUsage error when a word cannot be written for this shell (a line break

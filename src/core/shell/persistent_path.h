@@ -2,7 +2,7 @@
 // `cudnnup env --persist` / `--unpersist`. Pure string logic; the registry read/write is
 // platform/registry.h.
 //
-// Rules (issue #7: never the `setx` way):
+// Rules (never the `setx` way):
 //  * Every entry that is not cudnnup's stays exactly as written: same text, same case, the same
 //    unexpanded %VAR% forms (the value is REG_EXPAND_SZ), same order, duplicates and empty
 //    entries included, a trailing ';' kept. No length limit (setx cuts at 1024 characters).

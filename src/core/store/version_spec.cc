@@ -3,7 +3,6 @@
 #include "base/strings.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace cudnnup {
 namespace {
@@ -94,18 +93,7 @@ Result<StoreVersionId> find_installed(const FileSystem& fs, const StoreLayout& l
   }
   auto installed = list_installed(fs, layout);
   if (!installed) return installed.error();
-  auto same = [&](const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      char x = a[i], y = b[i];
-      if (windows) {
-        x = char(std::tolower(static_cast<unsigned char>(x)));
-        y = char(std::tolower(static_cast<unsigned char>(y)));
-      }
-      if (x != y) return false;
-    }
-    return true;
-  };
+  auto same = [&](const std::string& a, const std::string& b) { return windows ? iequals(a, b) : a == b; };
   for (const auto& id : *installed) {
     if (same(id.id, name)) return id;
   }

@@ -1,4 +1,4 @@
-// "Every fix runs" (issue 13): every cudnnup command a fix can print is parsed by the real command
+// Every fix runs: every cudnnup command a fix can print is parsed by the real command
 // line. The explain catalogue's steps (with the variables a message gives), the fixes explain
 // prints for every real log in tests/data/explain, and doctor's install steps; and the check is
 // shown to refuse the commands that used to be printed (`cudnnup which --all`, `install 9`).

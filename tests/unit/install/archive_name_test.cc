@@ -25,7 +25,7 @@ using A = ArchiveArch;
 using E = ArchiveEra;
 
 const NameCase kCases[] = {
-    // Legacy (<= 8.2), facts cudnn-packaging.md §1.1.
+    // Legacy (<= 8.2).
     {"cudnn-10.2-linux-x64-v7.6.5.32.tgz", "7.6.5.32", P::kLinux, A::kX86_64, "10.2", 10, E::kLegacy, true, "cuda"},
     {"cudnn-11.2-linux-x64-v8.1.1.33.tgz", "8.1.1.33", P::kLinux, A::kX86_64, "11.2", 11, E::kLegacy, true, "cuda"},
     {"cudnn-10.2-linux-ppc64le-v7.6.5.32.tgz", "7.6.5.32", P::kLinux, A::kPpc64le, "10.2", 10, E::kLegacy, true, "cuda"},

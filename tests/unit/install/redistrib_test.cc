@@ -7,7 +7,8 @@
 namespace cudnnup {
 namespace {
 
-// Excerpt of NVIDIA's redistrib_9.1.0.json (values verbatim; facts: cudnn-packaging.md §3.3).
+// Excerpt of NVIDIA's redistrib_9.1.0.json (values verbatim;
+// https://developer.download.nvidia.com/compute/cudnn/redist/redistrib_9.1.0.json).
 const char* kManifest910 = R"({
   "release_date": "2024-04-12", "release_label": "9.1.0", "release_product": "cudnn",
   "cudnn": {

@@ -3,7 +3,7 @@
 // DLL of another machine type, or a DLL whose imports are missing all fail), and every other
 // copy of that name on the machine with the reason it lost.
 //
-// The model (sources in docs/windows.md, facts: loaders-and-managers.md B.4-B.7):
+// The model (sources in docs/windows.md):
 //  * Before any directory: a module of that name already loaded in the process wins (torch
 //    preloads every torch\lib\*.dll); then KnownDLLs (always System32).
 //  * Standard order (plain LoadLibrary, the import table of an .exe), SafeDllSearchMode on:
