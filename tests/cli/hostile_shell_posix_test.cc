@@ -1,7 +1,9 @@
 // Shell code is safe by construction (shell/shell_quote.h): hostile directory names in a
 // `.cudnn-version` pin's path, on LD_LIBRARY_PATH and in the store path (CUDNNUP_HOME) go through
 // real bash, zsh and fish sessions that load `cudnnup init <shell>` and cd into them, and through
-// `eval "$(cudnnup env)"`. The injected commands create a canary file, which must never appear;
+// `eval "$(cudnnup env)"`. The injected commands create a canary file, which must never appear,
+// and after every run each file under the test's directory (the store, the pins, the shells'
+// $HOME) is byte for byte as before: env, current and the hook only read;
 // ordinary names (spaces, quotes, $, backslashes, bytes that are not UTF-8) must come out in the
 // environment exactly (except where a backslash in the pin or store path keeps it from being
 // found at all: base/paths.h treats a backslash as a separator on every OS). A path with a line
@@ -14,12 +16,12 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 
 #include "platform/process.h"
 #include "store/selection.h"
 #include "support/fixture_libs.h"
+#include "support/tree_snapshot.h"
 
 namespace cudnnup {
 namespace {
@@ -47,7 +49,12 @@ bool has_line_break(const std::string& s) { return s.find_first_of("\r\n") != st
 
 class HostileShell : public ::testing::Test {
  public:
-  void SetUp() override { add_version(store()); }
+  void SetUp() override {
+    add_version(store());
+    // What fish makes in $HOME when it first starts: made here, so every run leaves $HOME as it was.
+    make_dirs(tmp / "home/.config/fish");
+    make_dirs(tmp / "home/.local/share/fish");
+  }
 
   void add_version(const std::string& store_dir) {
     std::string dir = store_dir + "/versions/" + kId;
@@ -64,24 +71,31 @@ class HostileShell : public ::testing::Test {
   }
 
   // Runs `script` in `shell` with `extra` in the environment; the script finds hostile paths in
-  // environment variables, so it never has to quote them itself.
-  ProcessResult run(const std::string& shell, const std::string& script, std::map<std::string, std::string> extra) {
+  // environment variables, so it never has to quote them itself. Afterwards no injected command
+  // has run and nothing under the test's directory changed, save `made` (path relative to it ->
+  // contents): the files the script writes itself.
+  ProcessResult run(const std::string& shell, const std::string& script, std::map<std::string, std::string> extra,
+                    const std::map<std::string, std::string>& made = {}) {
     auto env = base_env();
     for (auto& [k, v] : extra) env[k] = v;
     ProcessOptions options;
     options.timeout_ms = 30000;
     options.max_output_bytes = 1 << 20;
     options.env = env;
+    auto expected = disk_tree(tmp.path());
+    for (const auto& [path, contents] : made) expected[path] = "file:" + contents;
     auto r = run_process({shell, "-c", script}, options);
     EXPECT_TRUE(r.ok());
+    expect_no_canary();
+    EXPECT_EQ(tree_changes(expected, disk_tree(tmp.path())), "") << "files under the test's directory changed";
     return r.value_or(ProcessResult{});
   }
 
   // No file called CANARY anywhere under the test's directory (the shells' working directories
   // are all in it).
-  void expect_no_canary(const std::string& what) {
+  void expect_no_canary() {
     for (const auto& e : std::filesystem::recursive_directory_iterator(tmp.path())) {
-      EXPECT_NE(e.path().filename().string(), "CANARY") << what << ": the injected command ran (" << e.path() << ")";
+      EXPECT_NE(e.path().filename().string(), "CANARY") << "the injected command ran (" << e.path() << ")";
     }
   }
 
@@ -125,7 +139,6 @@ TEST_F(HostileShell, PinDirectoryNamesNeverRunAndThePinStillApplies) {
       if (!backslash) {
         EXPECT_EQ(r.out, expect) << r.err;
       }
-      expect_no_canary(m.shell + " in " + name);
     }
   }
 }
@@ -145,7 +158,6 @@ TEST_F(HostileShell, LdLibraryPathEntriesAreQuotedOrRefused) {
       SCOPED_TRACE(m.shell + (m.hook ? " hook, " : " env, ") + name);
       auto r = run(m.path, m.hook ? hook_script(m.shell, "LD_LIBRARY_PATH") : env_script(m.shell, "LD_LIBRARY_PATH"),
                    {{"HOSTILE", tmp.path()}, {"LD_LIBRARY_PATH", ld}, {"CUDNNUP_VERSION", "9.19"}});
-      expect_no_canary(m.shell + " with " + name);
       if (has_line_break(name)) {
         // Refused: the environment stays as it was, and env says which path.
         EXPECT_EQ(r.out, ld + "\n");
@@ -167,7 +179,6 @@ TEST_F(HostileShell, StorePathsAreQuotedOrRefused) {
       SCOPED_TRACE(m.shell + (m.hook ? " hook, store " : " env, store ") + name);
       auto r = run(m.path, m.hook ? hook_script(m.shell, "CUDNN_HOME") : env_script(m.shell, "CUDNN_HOME"),
                    {{"HOSTILE", tmp.path()}, {"CUDNNUP_HOME", store_dir}, {"CUDNNUP_VERSION", "9.19"}});
-      expect_no_canary(m.shell + " with store " + name);
       if (has_line_break(name)) {
         EXPECT_EQ(r.out, "");
         EXPECT_NE(r.err.find("line break"), std::string::npos) << r.err;
@@ -226,15 +237,14 @@ TEST_F(HostileShell, InteractiveSessionsRunTheHookFromThePrompt) {
     SCOPED_TRACE(shell);
     std::string out = tmp / (shell + ".out");
     std::string input = tmp / (shell + ".in");
-    // Typed at the prompt: the hook runs before each new prompt, after the cd.
-    write_text(input, "eval \"$(\"$CUDNNUP\" init " + shell + ")\"\ncd \"$HOSTILE\"\nprintenv CUDNN_PATH > \"$OUT\"\nexit\n");
+    // Typed at the prompt: the hook runs before each new prompt, after the cd. Without HISTFILE
+    // bash keeps no history file in $HOME, so the one file the session writes is $OUT: the
+    // variable the hook set.
+    write_text(input, "unset HISTFILE\neval \"$(\"$CUDNNUP\" init " + shell + ")\"\ncd \"$HOSTILE\"\n"
+                      "printenv CUDNN_PATH > \"$OUT\"\nexit\n");
     auto r = run("/bin/sh", "script -q -e -c '" + command + "' /dev/null < \"$IN\" > /dev/null 2>&1",
-                 {{"HOSTILE", dir}, {"OUT", out}, {"IN", input}});
+                 {{"HOSTILE", dir}, {"OUT", out}, {"IN", input}}, {{shell + ".out", store() + "/versions/" + kId + "\n"}});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    std::ifstream in(out);
-    std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(got, store() + "/versions/" + kId + "\n");
-    expect_no_canary("interactive " + shell);
   }
 }
 

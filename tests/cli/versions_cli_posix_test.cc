@@ -7,10 +7,12 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "base/paths.h"
 #include "platform/process.h"
 #include "support/fixture_libs.h"
+#include "support/tree_snapshot.h"
 
 namespace cudnnup {
 namespace {
@@ -20,6 +22,7 @@ using namespace cudnnup::testing;
 const char* const kV919 = "9.19.0.56+cuda13";
 const char* const kV914 = "9.14.0.64+cuda13";
 const char* const kV91 = "9.1.0.70+cuda12";
+const char* const kV89 = "8.9.7.29+cuda12";
 
 class VersionsCli : public ::testing::Test {
  public:
@@ -350,6 +353,130 @@ TEST_F(VersionsCli, UseRefusesToLeaveALinkedToolkitDangling) {
   EXPECT_FALSE(j["removed"].empty());
   EXPECT_TRUE(j["kept"].empty());
   EXPECT_EQ(cli("use 8.9").exit_code, 0) << "nothing linked any more";
+}
+
+// A toolkit linked to the store (`cudnnup link`) follows `current`. `use` of another major (8.9
+// lacks every libcudnn*.so.9 name), `use --undo` back to no default (no `current` at all) and
+// `uninstall` of the version `current` points at would leave its links dangling: each is refused
+// with exit 4, names the links, and changes no byte under the test's directory (the store, the
+// toolkit, everything else). `use --force` and `use --undo --force` switch anyway and name the
+// links that now dangle, which are exactly the ones that do on disk afterwards. `uninstall` has
+// no override: the version `current` points at is never removed, --force or not.
+class LinkedToolkitCli : public VersionsCli {
+ public:
+  void SetUp() override {
+    VersionsCli::SetUp();
+    add_version(kV89, "v8.9.7", 8, 9, 7);
+    write_text(cuda() + "/include/cuda.h", "#define CUDA_VERSION 13000\n");
+    write_text(cuda() + "/lib64/libcudart.so.13", "cudart");
+    // The first change, so `use --undo` would go back to no global default.
+    ASSERT_EQ(cli("use 9.19").exit_code, 0);
+    auto linked = cli("link --into '" + cuda() + "'");
+    ASSERT_EQ(linked.exit_code, 0) << linked.err;
+    ASSERT_EQ(toolkit_links().size(), 17u) << "8 libraries, each as .so.9 and .so, and cudnn_version.h";
+    ASSERT_TRUE(dangling_links().empty());
+  }
+
+  std::string cuda() const { return tmp / "cuda-13.0"; }
+
+  // The toolkit's links as the messages write them: "CUDA_DIR/lib64/libcudnn.so.9 -> TARGET".
+  std::set<std::string> toolkit_links(bool only_dangling = false) const {
+    std::set<std::string> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(cuda())) {
+      if (!e.is_symlink() || (only_dangling && std::filesystem::exists(e.path()))) continue;
+      out.insert(e.path().string() + " -> " + std::filesystem::read_symlink(e.path()).string());
+    }
+    return out;
+  }
+  std::set<std::string> dangling_links() const { return toolkit_links(/*only_dangling=*/true); }
+
+  // The links a message names (its lines "  CUDA_DIR/... -> ..."), and how many it counts in all
+  // (a long list ends "  ... and N more").
+  struct Named {
+    std::set<std::string> links;
+    size_t total = 0;
+  };
+  Named named_links(const std::string& message) const {
+    Named n;
+    std::istringstream in(message);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("  " + cuda() + "/", 0) == 0) {
+        n.links.insert(line.substr(2));
+        ++n.total;
+      } else if (line.rfind("  ... and ", 0) == 0) {
+        n.total += std::stoul(line.substr(10));
+      }
+    }
+    return n;
+  }
+
+  // Runs a command that must be refused because links would dangle: exit 4, a message naming
+  // links, and not one byte changed anywhere under the test's directory.
+  ProcessResult expect_refused(const std::string& args) {
+    auto before = disk_tree(tmp.path());
+    auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 4) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("would dangle"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(tree_changes(before, disk_tree(tmp.path())), "") << args << " was refused but changed these";
+    return r;
+  }
+};
+
+TEST_F(LinkedToolkitCli, UseOfAnotherMajorIsRefusedAndForceSaysWhatDangles) {
+  auto refused = expect_refused("use 8.9");
+  auto named = named_links(refused.err);
+  EXPECT_EQ(named.total, 15u) << "all but libcudnn.so and cudnn_version.h, which 8.9 has too: " << refused.err;
+  EXPECT_EQ(named.links.size(), 8u) << "the first eight by name, then a count";
+  EXPECT_TRUE(named.links.count(cuda() + "/lib64/libcudnn.so.9 -> " + store() + "/current/lib/libcudnn.so.9")) << refused.err;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("cudnnup link --undo --into"), std::string::npos) << refused.err;
+
+  auto forced = cli("use 8.9 --force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").generic_string(), store() + "/versions/" + kV89);
+  EXPECT_NE(forced.err.find("now dangle"), std::string::npos) << forced.err;
+  auto dangling = dangling_links();
+  EXPECT_EQ(dangling.size(), 15u);
+  auto said = named_links(forced.err);
+  EXPECT_EQ(said.total, dangling.size()) << forced.err;
+  for (const auto& link : said.links) EXPECT_TRUE(dangling.count(link)) << link << " was named but does not dangle";
+  EXPECT_EQ(said.links, named.links) << "the refusal named the links that --force then left dangling";
+}
+
+TEST_F(LinkedToolkitCli, UndoBackToNoDefaultIsRefusedAndForceSaysWhatDangles) {
+  auto refused = expect_refused("use --undo");
+  EXPECT_NE(refused.err.find("without a global default"), std::string::npos) << refused.err;
+  EXPECT_EQ(named_links(refused.err).total, 17u) << "without `current` every link dangles: " << refused.err;
+
+  auto forced = cli("use --undo --force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_FALSE(std::filesystem::is_symlink(store() + "/current")) << "no global default, no `current`";
+  EXPECT_NE(cli("current --bare").exit_code, 0) << "nothing is selected any more";
+  EXPECT_NE(forced.err.find("now dangle"), std::string::npos) << forced.err;
+  auto dangling = dangling_links();
+  EXPECT_EQ(dangling, toolkit_links()) << "every link dangles";
+  auto said = named_links(forced.err);
+  EXPECT_EQ(said.total, dangling.size()) << forced.err;
+  for (const auto& link : said.links) EXPECT_TRUE(dangling.count(link)) << link;
+}
+
+TEST_F(LinkedToolkitCli, UninstallOfTheLinkedVersionIsRefusedEvenWithForce) {
+  for (const std::string& args : {std::string("uninstall ") + kV919, std::string("uninstall ") + kV919 + " --force"}) {
+    auto refused = expect_refused(args);
+    auto named = named_links(refused.err);
+    EXPECT_EQ(named.links, toolkit_links()) << args << ": removing what `current` points at breaks every link: " << refused.err;
+    EXPECT_NE(refused.err.find("cudnnup use"), std::string::npos) << refused.err;
+    EXPECT_TRUE(std::filesystem::exists(store() + "/versions/" + kV919));
+  }
+  // Once `current` points at another 9.x (whose names the links find too), 9.19 may go, and the
+  // toolkit keeps working.
+  auto linked = disk_tree(cuda());
+  ASSERT_EQ(cli("use 9.14").exit_code, 0);
+  auto removed = cli(std::string("uninstall ") + kV919);
+  EXPECT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_FALSE(std::filesystem::exists(store() + "/versions/" + kV919));
+  EXPECT_EQ(tree_changes(linked, disk_tree(cuda())), "") << "the toolkit is untouched";
+  EXPECT_TRUE(dangling_links().empty());
 }
 
 }  // namespace

@@ -71,15 +71,18 @@ class HostileStore : public ::testing::Test {
     return out;
   }
 
-  // Everything outside cudnnup's own state (the store).
-  std::map<std::string, std::string> outside() const {
-    auto all = disk_tree(tmp.path());
+  // Everything under the test's directory but the stores named (relative to it): all that lies
+  // outside cudnnup's own state.
+  std::map<std::string, std::string> tree_without(const std::vector<std::string>& stores) const {
     std::map<std::string, std::string> out;
-    for (auto& [k, v] : all) {
-      if (k != "home/store" && k.rfind("home/store/", 0) != 0) out[k] = v;
+    for (auto& [k, v] : disk_tree(tmp.path())) {
+      bool in_a_store = false;
+      for (const auto& s : stores) in_a_store = in_a_store || k == s || k.rfind(s + "/", 0) == 0;
+      if (!in_a_store) out[k] = v;
     }
     return out;
   }
+  std::map<std::string, std::string> outside() const { return tree_without({"home/store"}); }
   std::map<std::string, std::string> state() const { return disk_tree(store()); }
 
   void plant_journal(const nlohmann::json& j, const std::string& name = "tx-1.json", mode_t mode = 0600) {
@@ -99,8 +102,8 @@ class HostileStore : public ::testing::Test {
     auto state_before = state();
     auto r = run(args, cwd);
     EXPECT_EQ(r.exit_code, exit_code) << r.out << r.err;
-    EXPECT_EQ(outside(), out_before) << "a file outside the store changed";
-    EXPECT_EQ(state(), state_before) << "the store changed although the command was refused";
+    EXPECT_EQ(testing::tree_changes(out_before, outside()), "") << "files outside the store changed";
+    EXPECT_EQ(testing::tree_changes(state_before, state()), "") << "the store changed although the command was refused";
     return r;
   }
 };
@@ -328,7 +331,6 @@ class HostileToolkit : public HostileStore {
     archive = tmp / (kTop + ".tar.xz");
     testing::write_archive(archive, testing::official_entries(testing::OfficialLayout{kTop}), testing::ArchiveFormat::kTarXz);
   }
-  std::map<std::string, std::string> toolkit() const { return disk_tree(cuda()); }
   void install_into() {
     auto r = run({"install", archive, "--into", cuda()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -380,34 +382,33 @@ TEST_F(HostileToolkit, AStoreManifestNamingASecretDoesNotMakeDoctorDeepHashIt) {
 
 TEST_F(HostileToolkit, UninstallStopsWhenTheUserReplacedALinkWithAFile) {
   install_into();
-  auto installed = toolkit();
   stdfs::remove(cuda() + "/lib64/libcudnn.so.9");
   write_text(cuda() + "/lib64/libcudnn.so.9", "my own build");
-  auto modified = toolkit();
-  auto r = run({"uninstall", "--into", cuda()});
-  EXPECT_EQ(r.exit_code, 4) << r.err;
+  auto r = expect_refused({"uninstall", "--into", cuda()}, 4);  // the toolkit too: nothing may be removed
   EXPECT_NE(r.err.find(cuda() + "/lib64/libcudnn.so.9: was a link to libcudnn.so.9.19.0, is now a file"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Nothing was removed"), std::string::npos);
-  EXPECT_EQ(toolkit(), modified) << "nothing may be removed";
 }
 
 TEST_F(HostileToolkit, UninstallStopsWhenTheUserReplacedALinkWithADirectoryOfTheirFiles) {
+  auto before_install = outside();
   install_into();
   stdfs::remove(cuda() + "/lib64/libcudnn_ops.so.9");
   write_text(cuda() + "/lib64/libcudnn_ops.so.9/mine.txt", "the user's data");
-  auto modified = toolkit();
-  auto r = run({"uninstall", "--into", cuda()});
-  EXPECT_EQ(r.exit_code, 4) << r.err;
+  auto r = expect_refused({"uninstall", "--into", cuda()}, 4);
   EXPECT_NE(r.err.find("libcudnn_ops.so.9: was a link to libcudnn_ops.so.9.19.0, is now a directory"), std::string::npos) << r.err;
-  EXPECT_EQ(toolkit(), modified);
-  // --force removes what the install put there and restores the original files.
+  // --force removes what the install put there (the user's directory in its place included) and
+  // restores the original files: outside the store, everything is as before the install.
   auto forced = run({"uninstall", "--into", cuda(), "--force"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_EQ(testing::read_file_bytes(cuda() + "/include/cudnn.h"), "the toolkit's old header");
+  EXPECT_NE(forced.out.find("removed although changed (--force): " + cuda() + "/lib64/libcudnn_ops.so.9"), std::string::npos)
+      << forced.out;
+  EXPECT_EQ(testing::tree_changes(before_install, outside()), "");
 }
 
 TEST_F(HostileToolkit, TwoStoresRacingOnOneToolkitNeverBothInstall) {
-  auto original = toolkit();
+  auto outside_both = [&] { return tree_without({"home/store", "home/store2"}); };
+  auto original = outside_both();
+  auto store_before = state();
   std::string other_store = tmp / "home/store2";
   auto install_from = [&](const std::string& home_store, ProcessResult* out) {
     ProcessOptions o;
@@ -425,27 +426,31 @@ TEST_F(HostileToolkit, TwoStoresRacingOnOneToolkitNeverBothInstall) {
   EXPECT_EQ(loser.exit_code, 4) << loser.err;
   EXPECT_NE(loser.err.find("already installed cuDNN into"), std::string::npos) << loser.err;
   EXPECT_FALSE(stdfs::exists(cuda() + "/.cudnnup-lock")) << "the toolkit's lock leaves no trace";
-  // The one manifest covers everything: uninstall from the winner's store restores the original.
+  // The refused install changed nothing of its store (the second store it would have made first).
+  if (&loser == &a) {
+    EXPECT_EQ(testing::tree_changes(store_before, state()), "");
+  } else {
+    EXPECT_FALSE(stdfs::exists(other_store)) << "a refused first install leaves no store";
+  }
+  // The one manifest covers everything: uninstall from the winner's store restores the original,
+  // and everything outside the two stores is byte for byte as before.
   std::string winner = a.exit_code == 0 ? store() : other_store;
   ProcessOptions o;
   o.env = std::map<std::string, std::string>{{"HOME", home()}, {"PATH", "/usr/bin:/bin"}, {"CUDNNUP_HOME", winner}};
   auto un = run_process({CUDNNUP_BINARY, "uninstall", "--into", cuda()}, o);
   ASSERT_TRUE(un.ok());
   EXPECT_EQ(un->exit_code, 0) << un->err;
-  EXPECT_EQ(toolkit(), original);
+  EXPECT_EQ(testing::tree_changes(original, outside_both()), "");
 }
 
 TEST_F(HostileToolkit, AHeldToolkitLockStopsAnInstallFromAnyStore) {
   // What another store's install holds: the lock on the toolkit directory itself.
   auto lock = FileLock::acquire_dir(cuda(), false);
   ASSERT_TRUE(lock.ok()) << lock.error().message;
-  auto before = toolkit();
-  auto r = run({"install", archive, "--into", cuda(), "--no-wait"});
-  EXPECT_EQ(r.exit_code, 4) << r.err;
+  auto r = expect_refused({"install", archive, "--into", cuda(), "--no-wait"}, 4);
   EXPECT_NE(r.err.find("another cudnnup"), std::string::npos) << r.err;
-  EXPECT_EQ(toolkit(), before);
-  r = run({"uninstall", "--into", cuda(), "--no-wait"});
-  EXPECT_EQ(r.exit_code, 4) << r.err;
+  r = expect_refused({"uninstall", "--into", cuda(), "--no-wait"}, 4);
+  EXPECT_NE(r.err.find("another cudnnup"), std::string::npos) << r.err;
 }
 
 TEST_F(HostileToolkit, LinkRefusesTheStoreItself) {

@@ -30,6 +30,19 @@ std::map<std::string, std::string> disk_tree(const std::string& root) {
   return out;
 }
 
+std::string tree_changes(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after) {
+  std::string out;
+  for (const auto& [path, entry] : before) {
+    auto it = after.find(path);
+    if (it == after.end()) out += "removed: " + path + "\n";
+    else if (it->second != entry) out += "changed: " + path + "\n";
+  }
+  for (const auto& [path, entry] : after) {
+    if (!before.count(path)) out += "added: " + path + "\n";
+  }
+  return out;
+}
+
 std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const std::string& root, const std::string& skip) {
   std::map<std::string, std::string> out;
   for (const auto& [path, node] : fs.nodes) {

@@ -13,6 +13,10 @@ namespace cudnnup::testing {
 // "file:<bytes>". Empty when `root` does not exist.
 std::map<std::string, std::string> disk_tree(const std::string& root);
 
+// What differs between two snapshots, one path a line ("added: x", "removed: x", "changed: x"),
+// "" when they are equal: an assertion names the paths instead of printing two whole trees.
+std::string tree_changes(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after);
+
 // Every node below `root` in the in-memory filesystem, by full path: "<type>:<contents>". Paths
 // starting with `skip` (when given) are left out.
 std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const std::string& root, const std::string& skip = {});

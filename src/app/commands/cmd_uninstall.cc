@@ -149,8 +149,10 @@ void add_uninstall_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--force", args->force, "Remove files even when they changed since install (originals are still restored)");
   cmd->add_flag("--no-wait", args->no_wait, "Fail at once (exit 4) when another cudnnup holds the store lock");
   cmd->footer(
-      "The active version (the store's `current`) is refused; select another with `cudnnup use` first.\n\n"
-      "Exit codes: 0 removed, 2 not installed / refused (nothing changed), 4 locked or files changed.\n"
+      "The selected and the active version (the store's `current`) are refused, and so is one whose removal\n"
+      "would leave links of a toolkit linked with `cudnnup link` dangling; select another with `cudnnup use` first.\n\n"
+      "Exit codes: 0 removed, 2 not installed / refused (nothing changed), 4 locked, files changed, the selected or\n"
+      "active version, or links would dangle.\n"
       "Examples:\n  cudnnup uninstall 9.19.0.56+cuda13\n  sudo cudnnup uninstall --into /usr/local/cuda-13.0");
   cmd->callback([&action, args] {
 #if CUDNNUP_HAVE_INSTALL
