@@ -95,6 +95,99 @@ TEST_F(DoctorIsolation, SecondCopyInTheCurrentDirectoryThroughAnEmptyEntry) {
   expect_healthy(r, a_, "9.19.0", 13);
 }
 
+// The copy an empty entry reaches is listed with its own numbers, and what the entry does to
+// programs is a finding whose fix drops that entry. With a system copy (the ld.so cache) that is
+// env.redirects_cudnn about LD_LIBRARY_PATH; without one, the environment's two copies shadow each
+// other (cudnn.shadowed) and the same fix applies. Warnings only: exit code 0. The build before
+// the fix dropped empty entries, so B's copy was neither predicted nor listed.
+TEST_F(DoctorIsolation, TheCopyAnEmptyEntryReachesIsListedAndTheEntryIsTheFinding) {
+  const std::string empty = "(empty entry = current directory)";
+  for (const std::string& llp : {":" + a_, tmp_ / "x::" + a_}) {
+    json r = doctor({{"LD_LIBRARY_PATH", llp}}, b_);
+    expect_healthy(r, b_, "9.14.0", 12);
+    expect_healthy(r, a_, "9.19.0", 13);
+    const json* f = finding(r, "env.redirects_cudnn");
+    if (f) {
+      EXPECT_EQ((*f)["subject"], "LD_LIBRARY_PATH") << f->dump(1);
+    } else {
+      f = finding(r, "cudnn.shadowed");
+      ASSERT_NE(f, nullptr) << "LD_LIBRARY_PATH=" << llp << "\n" << r.dump(1);
+      EXPECT_EQ((*f)["subject"], b_) << f->dump(1);
+    }
+    EXPECT_NE(f->dump().find("cuDNN 9.14.0 in " + b_), std::string::npos) << f->dump(1);
+    std::string kept = llp == ":" + a_ ? a_ : tmp_ / "x:" + a_;
+    EXPECT_EQ((*f)["fix"][0], "export LD_LIBRARY_PATH=" + *shell_quote(Shell::kBash, kept) + "   # drops " + empty)
+        << f->dump(1);
+    EXPECT_EQ(exit_code_, 0) << r.dump(1);
+  }
+  // "a:": A wins and B, reached through the trailing entry, is the copy it shadows.
+  json r = doctor({{"LD_LIBRARY_PATH", a_ + ":"}}, b_);
+  expect_healthy(r, b_, "9.14.0", 12);
+  expect_healthy(r, a_, "9.19.0", 13);
+  const json* shadowed = finding(r, "cudnn.shadowed");
+  ASSERT_NE(shadowed, nullptr) << r.dump(1);
+  EXPECT_NE(shadowed->dump().find("shadowed: cuDNN 9.14.0 in " + b_), std::string::npos) << shadowed->dump(1);
+  EXPECT_EQ(exit_code_, 0) << r.dump(1);
+}
+
+// The harmful advice: a CUDA 13.0 toolkit tree with its cuDNN 9.19 (forwarding shim, headers) and
+// a 9.14 copy first on LD_LIBRARY_PATH. The toolkit's copy stays 9.19 for CUDA 13, nothing says
+// its headers or CUDA major disagree, and no fix reinstalls into the toolkit or touches its
+// headers. The build before the fix probed it under the user's LD_LIBRARY_PATH: "cuDNN 9.14.0
+// built for CUDA 12", a header/library mismatch, and 9.14.0 --cuda 13 --into the toolkit.
+TEST_F(DoctorIsolation, AToolkitsCopyGetsNoAdviceFromAnotherCopyOnLdLibraryPath) {
+  const std::string tk = tmp_ / "cuda-13.0";
+  write_text(tk + "/include/cuda.h", "#define CUDA_VERSION 13000\n");
+  write_text(tk + "/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "13.0.88"}})");
+  install_forwarding_set("9.19.0", tk + "/lib64");
+  json r = doctor({{"CUDA_HOME", tk}, {"LD_LIBRARY_PATH", b_}});
+  const std::string lib = tk + "/lib64";
+  expect_healthy(r, lib, "9.19.0", 13);
+  const json* c = copy_in(r, lib);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ((*c)["form"], "toolkit");
+  EXPECT_EQ((*c)["header_version"], "9.19.0");
+  for (const auto& f : r["findings"]) {
+    if (f["subject"] == lib || f["subject"] == tk) {
+      EXPECT_NE(f["id"], "cudnn.header_library_mismatch") << f.dump(1);
+      EXPECT_NE(f["id"], "cudnn.cuda_major_mismatch") << f.dump(1);
+    }
+    for (const auto& line : f["fix"]) {
+      std::string s = line;
+      EXPECT_EQ(s.find("--into " + tk), std::string::npos) << s;
+      EXPECT_EQ(s.find(tk + "/include"), std::string::npos) << s;
+    }
+  }
+}
+
+// A pip wheel's copy (nvidia/cudnn/lib with its dist-info) in the active venv, with a 9.14 copy
+// first on LD_LIBRARY_PATH: healthy with its own numbers, and no fix reinstalls its package. The
+// build before the fix probed it under LD_LIBRARY_PATH and reported 9.14.0 for CUDA 12 against the
+// nvidia-cudnn-cu13 9.19 wheel.
+TEST_F(DoctorIsolation, APipWheelsCopyIsProbedInIsolation) {
+  const std::string venv = tmp_ / "venv";
+  write_text(venv + "/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
+  const std::string site = venv + "/lib/python3.11/site-packages";
+  install_forwarding_set("9.19.0", site + "/nvidia/cudnn/lib");
+  make_dirs(site + "/nvidia_cudnn_cu13-9.19.0.56.dist-info");
+  json r = doctor({{"VIRTUAL_ENV", venv}, {"LD_LIBRARY_PATH", b_}});
+  const std::string lib = site + "/nvidia/cudnn/lib";
+  expect_healthy(r, lib, "9.19.0", 13);
+  const json* c = copy_in(r, lib);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ((*c)["form"], "pip");
+  EXPECT_EQ((*c)["package"], "nvidia-cudnn-cu13 9.19.0.56");
+  for (const auto& f : r["findings"]) {
+    EXPECT_NE(f["subject"], site) << f.dump(1);
+    if (f["subject"] == lib) {
+      EXPECT_EQ(f["id"], "cudnn.shadowed") << f.dump(1);
+    }
+    for (const auto& line : f["fix"]) {
+      EXPECT_EQ(line.get<std::string>().find("nvidia-cudnn-cu13"), std::string::npos) << f.dump(1);
+    }
+  }
+}
+
 TEST_F(DoctorIsolation, PreloadedGraphOfAnotherCopy) {
   json r = doctor({{"LD_LIBRARY_PATH", a_}, {"LD_PRELOAD", b_ + "/libcudnn_graph.so.9"}});
   expect_healthy(r, a_, "9.19.0", 13);

@@ -149,9 +149,20 @@ TEST_F(WhyFrameworks, ACondaEnvWithoutPythonIsACopyDoctorFinds) {
   make_loading_copy("9.14.0", env_dir + "/lib");
   auto r = run_cli({"--json", "doctor"}, env(), tmp_ / "work");
   ASSERT_TRUE(r.json.is_object()) << r.out << r.err;
-  bool found = false;
-  for (const auto& c : r.json["copies"]) found |= c.value("lib_dir", "") == canonical(env_dir + "/lib");
-  EXPECT_TRUE(found) << "doctor should list the copy in " << env_dir << "/lib";
+  const nlohmann::json* copy = nullptr;
+  for (const auto& c : r.json["copies"]) {
+    if (c.value("lib_dir", "") == canonical(env_dir + "/lib")) copy = &c;
+  }
+  ASSERT_NE(copy, nullptr) << "doctor should list the copy in " << env_dir << "/lib\n" << r.out;
+  EXPECT_EQ((*copy)["form"], "conda");
+  // The package comes from the conda-meta record (before, the record was read and never used).
+  EXPECT_EQ((*copy)["package"], "cudnn 9.14.0.64") << copy->dump(1);
+  // The text report's line for the copy names it too: "cuDNN 9.14.0  DIR  [conda, ..., cudnn 9.14.0.64]".
+  auto text = run_cli({"doctor"}, env(), tmp_ / "work");
+  size_t at = text.out.find(canonical(env_dir + "/lib") + "  [conda");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  std::string line = text.out.substr(at, text.out.find('\n', at) - at);
+  EXPECT_NE(line.find(", cudnn 9.14.0.64]"), std::string::npos) << line;
 }
 
 // "PaddlePaddle's cu12 pip wheels set FLAGS_cudnn_dir to the wheel's nvidia/cudnn/lib and load
@@ -165,7 +176,9 @@ TEST_F(WhyFrameworks, PaddleLoadsItsWheelsCopyByPath) {
   make_plain_library(site_ + "/paddle/base/libpaddle.so", "runpath", "$ORIGIN/../libs");
   make_loading_copy("9.14.0", site_ + "/nvidia/cudnn/lib");
   make_loading_copy("9.19.0", tmp_ / "system/lib");
-  auto reports = report("paddle", {"--python", tmp_ / "venv/bin/python3"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
+  // The venv directory, not venv/bin/python3: the build before the fix canonicalised the
+  // interpreter to the base and found no paddle at all, which would hide the loading rule.
+  auto reports = report("paddle", {"--python", tmp_ / "venv"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical(site_ + "/nvidia/cudnn/lib/libcudnn.so.9"));
   EXPECT_EQ(reports[0]["load"]["cudnn"]["mixed_copies"], true);
@@ -180,25 +193,77 @@ TEST_F(WhyFrameworks, OnnxRuntimeWithAndWithoutPreloadDlls) {
   copy_file(loader_fixture("chain/libleaf.so"), site_ + "/onnxruntime/capi/libonnxruntime_providers_cuda.so");
   make_loading_copy("9.19.0", site_ + "/nvidia/cudnn/lib");
   make_loading_copy("9.14.0", tmp_ / "system/lib");
-  auto reports = report("onnxruntime", {"--python", tmp_ / "venv/bin/python3"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
+  // The venv directory (see PaddleLoadsItsWheelsCopyByPath); the build before the fix gave one
+  // answer, with no preload_dlls() variant.
+  auto reports = report("onnxruntime", {"--python", tmp_ / "venv"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0]["variant"], "");
   EXPECT_EQ(reports[0]["loaded_cudnn"], "9.14.0") << "without preload the provider's DT_NEEDED takes LD_LIBRARY_PATH";
+  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical(tmp_ / "system/lib/libcudnn.so.9"));
+  EXPECT_EQ(reports[0]["load"]["cudnn"]["mixed_copies"], false);
   EXPECT_EQ(reports[1]["variant"], "after onnxruntime.preload_dlls()");
   EXPECT_EQ(reports[1]["load"]["resolution"]["canonical"], canonical(site_ + "/nvidia/cudnn/lib/libcudnn.so.9"));
+  // The wheel's 9.19 shim, preloaded by path, takes its sub-libraries from LD_LIBRARY_PATH: a mix.
+  EXPECT_EQ(reports[1]["load"]["cudnn"]["mixed_copies"], true) << reports[1]["load"].dump(1);
 }
 
 // "JAX's preload of the pip cuDNN exists only in recent plugin versions but is modelled for all."
-TEST_F(WhyFrameworks, AJaxPluginWithoutThePreloadFollowsItsRunpath) {
-  std::string plugin = site_ + "/jax_plugins/xla_cuda12";
-  write_text(plugin + "/__init__.py", "import os\ndef initialize():\n    pass\n");
-  make_plain_library(plugin + "/xla_cuda_plugin.so", "runpath", "$ORIGIN/../../nvidia/cudnn/lib");
-  write_text(site_ + "/jax_cuda12_plugin-0.4.18.dist-info/METADATA", "Requires-Dist: nvidia-cudnn-cu12>=9.1\n");
-  make_loading_copy("9.19.0", site_ + "/nvidia/cudnn/lib");
-  make_loading_copy("9.14.0", tmp_ / "system/lib");
-  auto reports = report("jax", {"--python", tmp_ / "venv/bin/python3"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
+// Both eras with DT_RUNPATH and a 9.14 copy on LD_LIBRARY_PATH: an old plugin (no
+// _load_nvidia_libraries in its __init__.py) loads the LD_LIBRARY_PATH copy whole; one that has
+// it preloads the wheel's shim, whose sub-libraries still come from LD_LIBRARY_PATH (a mix). The
+// build before the fix preloaded the wheel's shim for the old plugin too.
+TEST_F(WhyFrameworks, JaxPreloadsThePipCudnnOnlyFromThePluginVersionsThatDoIt) {
+  struct Era {
+    std::string version, init;
+    bool preloads;
+  };
+  for (const Era& era : {Era{"0.4.30", "import os\ndef initialize():\n    pass\n", false},
+                         Era{"0.7.0",
+                             "import os\ndef _load_nvidia_libraries():\n    pass\ndef initialize():\n"
+                             "    _load_nvidia_libraries()\n",
+                             true}}) {
+    TempDir t;
+    std::string site = t / "venv/lib/python3.11/site-packages";
+    write_text(t / "venv/pyvenv.cfg", "home = " + tmp_ / "base/bin" + "\ninclude-system-site-packages = false\n");
+    make_symlink(tmp_ / "base/bin/python3.11", t / "venv/bin/python3");
+    write_text(site + "/jax/__init__.py", "__version__ = '" + era.version + "'\n");
+    std::string plugin = site + "/jax_plugins/xla_cuda12";
+    write_text(plugin + "/__init__.py", era.init);
+    make_plain_library(plugin + "/xla_cuda_plugin.so", "runpath", "$ORIGIN/../../nvidia/cudnn/lib");
+    write_text(site + "/jax_cuda12_plugin-" + era.version + ".dist-info/METADATA", "Requires-Dist: nvidia-cudnn-cu12>=9.1\n");
+    make_loading_copy("9.19.0", site + "/nvidia/cudnn/lib");
+    make_loading_copy("9.14.0", t / "system/lib");
+    // The venv directory: the build before the fix followed venv/bin/python3 to the base.
+    auto reports = report("jax", {"--python", t / "venv"}, env({{"LD_LIBRARY_PATH", t / "system/lib"}}));
+    ASSERT_EQ(reports.size(), 1u) << era.version;
+    const auto& load = reports[0]["load"];
+    ASSERT_TRUE(load.is_object()) << reports[0].dump(1);
+    EXPECT_EQ(load["resolution"]["canonical"],
+              canonical((era.preloads ? site + "/nvidia/cudnn/lib" : t / "system/lib") + "/libcudnn.so.9"))
+        << era.version;
+    EXPECT_EQ(load["cudnn"]["mixed_copies"], era.preloads) << era.version << "\n" << load.dump(1);
+    EXPECT_EQ(reports[0]["loaded_cudnn"], "9.14.0") << "the graph library comes from LD_LIBRARY_PATH in both eras";
+  }
+}
+
+// PaddlePaddle's version check as gpu_resources.cc applies it, end to end: a non-pip build for
+// cuDNN 8.9 / CUDA 11.8 loading 9.19 (through the -dev link on LD_LIBRARY_PATH) passes, a newer
+// major being allowed. The build before the fix applied "same major" and asked for libcudnn.so.8.
+TEST_F(WhyFrameworks, PaddleBuiltForCudnn8PassesWithCudnn9AsItsCodeChecks) {
+  write_text(site_ + "/paddle/version/__init__.py",
+             "full_version = '2.6.2'\ncuda_version = '11.8'\ncudnn_version = '8.9.7'\nwith_pip_cuda_libraries = 'OFF'\n");
+  make_plain_library(site_ + "/paddle/base/libpaddle.so", "runpath", "$ORIGIN/../libs");
+  make_loading_copy("9.19.0", tmp_ / "system/lib");
+  make_symlink("libcudnn.so.9", tmp_ / "system/lib/libcudnn.so");
+  auto reports = report("paddle", {"--python", tmp_ / "venv"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0]["loaded_cudnn"], "9.14.0") << "DT_RUNPATH: LD_LIBRARY_PATH comes first, nothing is preloaded";
+  EXPECT_EQ(reports[0]["rule_source"], "paddle/phi/backends/gpu/gpu_resources.cc InitGpuProperties / InitDnnHandle (Paddle 2.5+)");
+  EXPECT_EQ(reports[0]["load"]["library"], "libcudnn.so");
+  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical(tmp_ / "system/lib/libcudnn.so.9"));
+  EXPECT_EQ(reports[0]["loaded_cudnn"], "9.19.0");
+  EXPECT_EQ(reports[0]["passes"], true) << reports[0].dump(1);
+  EXPECT_NE(reports[0]["verdict"].get<std::string>().find("a newer major than its build's 8.9.7"), std::string::npos)
+      << reports[0]["verdict"];
 }
 
 }  // namespace

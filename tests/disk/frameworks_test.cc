@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "platform/process.h"
 #include "platform/real_filesystem.h"
 #include "support/fixture_libs.h"
@@ -306,6 +308,78 @@ TEST_F(Frameworks, PaddleNameChoicePerBuild) {
   FrameworkReport dev = paddle("12.6", "OFF");
   ASSERT_TRUE(dev.load && dev.load->resolution.found) << dev.verdict;
   EXPECT_EQ(dev.loaded_cudnn->str(), "9.19.0") << "the -dev link on LD_LIBRARY_PATH";
+}
+
+// PaddlePaddle's check as paddle/phi/backends/gpu/gpu_resources.cc applies it: a newer cuDNN major
+// passes; the same major at an older version (patch included) only logs a warning. A non-pip
+// build (8.9.7 for CUDA 11.8) asks for the unversioned libcudnn.so, here the -dev link of a 9.19
+// copy on LD_LIBRARY_PATH. Before the fix the model applied "same major" to Paddle: the 8.9 build
+// "fails its check" against 9.19 (it asked for libcudnn.so.8 and found nothing), and the older
+// patch passed without Paddle's warning.
+TEST_F(Frameworks, PaddleVersionRuleAsItsCodeChecksIt) {
+  make_library(site_ + "/paddle/base/libpaddle.so", {"--set-rpath", "$ORIGIN/../libs"});
+  make_loading_copy("9.19.0", tmp_ / "system/lib");
+  make_symlink("libcudnn.so.9", tmp_ / "system/lib/libcudnn.so");
+  env_.vars["LD_LIBRARY_PATH"] = tmp_ / "system/lib";
+  auto paddle = [&](const std::string& cuda, const std::string& cudnn) {
+    write_text(site_ + "/paddle/version/__init__.py", "full_version = '2.6.2'\ncuda_version = '" + cuda +
+                                                          "'\ncudnn_version = '" + cudnn + "'\nwith_pip_cuda_libraries = 'OFF'\n");
+    auto reports = inspect_frameworks(*fs_, env_, {pe_}, {"paddle"});
+    EXPECT_EQ(reports.size(), 1u);
+    return reports.empty() ? FrameworkReport{} : reports[0];
+  };
+  auto warns = [](const FrameworkReport& r) {
+    return std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.rfind("Paddle warns", 0) == 0; });
+  };
+  FrameworkReport newer = paddle("11.8", "8.9.7");
+  EXPECT_EQ(newer.rule_source, "paddle/phi/backends/gpu/gpu_resources.cc InitGpuProperties / InitDnnHandle (Paddle 2.5+)");
+  ASSERT_TRUE(newer.load && newer.load->resolution.found) << newer.verdict;
+  EXPECT_EQ(newer.load->library, "libcudnn.so");
+  EXPECT_EQ(newer.load->resolution.canonical, tmp_ / "system/lib/libcudnn.so.9");
+  ASSERT_TRUE(newer.loaded_cudnn);
+  EXPECT_EQ(newer.loaded_cudnn->str(), "9.19.0");
+  ASSERT_TRUE(newer.passes) << newer.verdict;
+  EXPECT_TRUE(*newer.passes) << newer.verdict;
+  EXPECT_NE(newer.verdict.find("a newer major than its build's 8.9.7"), std::string::npos) << newer.verdict;
+  EXPECT_FALSE(warns(newer));
+
+  FrameworkReport patch = paddle("12.6", "9.19.1");
+  ASSERT_TRUE(patch.passes) << patch.verdict;
+  EXPECT_TRUE(*patch.passes) << patch.verdict;
+  EXPECT_NE(std::find(patch.notes.begin(), patch.notes.end(),
+                      "Paddle warns: the loaded 9.19.0 is older than CUDNN_VERSION 9.19.1 (its check compares the full version)"),
+            patch.notes.end())
+      << ::testing::PrintToString(patch.notes);
+
+  FrameworkReport same = paddle("12.6", "9.19.0");
+  ASSERT_TRUE(same.passes);
+  EXPECT_TRUE(*same.passes) << same.verdict;
+  EXPECT_FALSE(warns(same)) << ::testing::PrintToString(same.notes);
+}
+
+// torch/backends/cudnn/__init__.py _init() returns True before raising when
+// PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK is "1": the 9.19 build loading its 9.14 wheel runs.
+// Before the fix the model only added a note and still said the pair fails torch's check.
+TEST_F(Frameworks, TorchsCheckIsSkippedByPytorchSkipCudnnCompatibilityCheck) {
+  make_torch("9.19.0.56", "9.14.0");
+  for (const std::string value : {"1", "0"}) {
+    env_.vars["PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK"] = value;
+    auto reports = inspect_frameworks(*fs_, env_, {pe_}, {"torch"});
+    ASSERT_EQ(reports.size(), 1u);
+    const FrameworkReport& r = reports[0];
+    ASSERT_TRUE(r.passes) << value;
+    bool noted = std::find(r.notes.begin(), r.notes.end(),
+                           "PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 is set: PyTorch skips its own version check") != r.notes.end();
+    if (value == "1") {
+      EXPECT_TRUE(*r.passes) << r.verdict;
+      EXPECT_TRUE(noted) << ::testing::PrintToString(r.notes);
+      EXPECT_NE(r.verdict.find("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 skips its check"), std::string::npos) << r.verdict;
+      EXPECT_NE(r.verdict.find("would load 9.14.0"), std::string::npos) << r.verdict;
+    } else {
+      EXPECT_FALSE(*r.passes) << "only \"1\" skips: " << r.verdict;
+      EXPECT_FALSE(noted);
+    }
+  }
 }
 
 }  // namespace

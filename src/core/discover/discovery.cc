@@ -350,6 +350,22 @@ const Toolkit* toolkit_owning(const std::vector<Toolkit>& toolkits, const std::s
   return nullptr;
 }
 
+// "libcudnn 9.14.0.64": the conda-meta record of the package holding a conda env's cuDNN
+// (conda-forge: libcudnn from 9.x, with cudnn the meta-package of the same version; cudnn alone
+// before), from the records read with the environment, else from conda-meta itself.
+std::string conda_cudnn_package(const DiscoveryInputs& in, const std::string& prefix) {
+  std::vector<CondaPackage> records;
+  auto env = std::find_if(in.python_envs.begin(), in.python_envs.end(), [&](const PythonEnv& pe) { return pe.prefix == prefix; });
+  if (env != in.python_envs.end()) records = env->conda_packages;
+  else records = read_conda_packages(in.fs, prefix, {"libcudnn", "cudnn"});
+  for (const char* name : {"libcudnn", "cudnn"}) {
+    for (const auto& p : records) {
+      if (p.name == name) return p.name + " " + p.version;
+    }
+  }
+  return "";
+}
+
 void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   const FileSystem& fs = in.fs;
   const std::string& dir = copy.lib_dir;
@@ -401,6 +417,7 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
   } else if (fs.is_dir(up + "/conda-meta") || fs.is_dir(paths::parent(up) + "/conda-meta")) {
     copy.form = PackageForm::kConda;
     copy.root = fs.is_dir(up + "/conda-meta") ? up : paths::parent(up);
+    copy.package = conda_cudnn_package(in, copy.root);
   } else if (dir.find("-archive") != std::string::npos && std::regex_search(dir, m, archive_re())) {
     copy.form = PackageForm::kArchiveTree;
     copy.root = up;

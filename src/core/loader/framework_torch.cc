@@ -13,7 +13,8 @@
 //
 // Its check (torch/backends/cudnn/__init__.py _init(), unchanged since PR #7062, 2018): same
 // major, runtime minor >= compile minor (ROCm: exact); PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1
-// skips it (PR #89184, torch 2.0+).
+// skips it (PR #89184, torch 2.0+): _init() then returns True, so the pair passes as the code
+// applies it.
 #include "base/path_glob.h"
 #include "base/paths.h"
 #include "loader/cudnn_load_model.h"
@@ -113,7 +114,16 @@ FrameworkReport inspect_torch(const FileSystem& fs, const Environment& env, cons
     }
   }
   judge(rep, true);
-  if (env.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK").value_or("") == "1" && rep.passes == false) {
+  // _init() returns True before raising when the variable is "1": the version rule no longer
+  // stops torch. cuDNN's own sub-library check, and a load that finds nothing, still do.
+  bool rule_failed = rep.passes == false && rep.built_cudnn && rep.loaded_cudnn && rep.load &&
+                     rep.load->resolution.found &&
+                     !(rep.load->cudnn && rep.load->cudnn->check == CudnnCheck::kFails);
+  if (env.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK").value_or("") == "1" && rule_failed) {
+    rep.passes = true;
+    rep.verdict = "runs only because PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 skips its check: built for cuDNN " +
+                  rep.built_cudnn->str() + ", would load " + rep.loaded_cudnn->str() + " from " +
+                  paths::parent(rep.load->resolution.canonical) + ", which the check refuses";
     rep.notes.push_back("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 is set: PyTorch skips its own version check");
   }
   return rep;

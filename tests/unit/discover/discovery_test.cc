@@ -1,6 +1,8 @@
 // Discovery logic on the in-memory filesystem: toolkit versions, Python envs, copy grouping.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "discover/discovery.h"
 #include "discover/python_envs.h"
 #include "support/memory_fs.h"
@@ -91,6 +93,35 @@ TEST(ScanCopies, GroupsByDirectoryAndMajorAndSurvivesUnreadableDirs) {
   // Every library's problems were read, not loaded: the 4-byte "ELF" is cut short.
   EXPECT_FALSE(copies[0].libraries.front().problems.empty());
   EXPECT_EQ(copies[1].libraries.front().problems.front().substr(0, 10), "empty file");
+}
+
+// A conda env's copy is named by its conda-meta record: libcudnn (conda-forge's package with
+// the libraries from 9.x) before the cudnn meta-package; from the records read with the
+// environment, or from conda-meta itself for an env that is not in the list.
+TEST(ScanCopies, ACondaCopyIsNamedByItsCondaMetaRecord) {
+  MemoryFileSystem fs;
+  fs.add_file("/opt/conda/envs/tf/lib/libcudnn.so.9", "");
+  fs.add_dir("/opt/conda/envs/tf/conda-meta");
+  fs.add_file("/data/old/lib/libcudnn.so.8", "");
+  fs.add_file("/data/old/conda-meta/cudnn-8.9.7.29-hbc23b4c_3.json", R"({"name": "cudnn", "version": "8.9.7.29"})");
+  fs.add_file("/data/old/conda-meta/python-3.10.14-h955ad1f_1.json", "{}");
+  std::vector<Toolkit> toolkits;
+  std::vector<PythonEnv> envs(1);
+  envs[0].prefix = "/opt/conda/envs/tf";
+  envs[0].kind = "conda";
+  envs[0].conda_packages = {{"cudnn", "9.3.0.75", "h93bb076_0", ""}, {"libcudnn", "9.3.0.75", "hf36481c_2", ""}};
+  Environment env = linux_env({{"LD_LIBRARY_PATH", "/data/old/lib"}});
+  DiscoveryInputs in{fs, env, toolkits, envs, {}, ""};
+  std::vector<std::string> searched;
+  std::vector<ScanIssue> issues;
+  auto copies = scan_cudnn_copies(in, candidate_library_dirs(in), &searched, &issues);
+  std::map<std::string, const CudnnCopy*> by_dir;
+  for (const auto& c : copies) by_dir[c.lib_dir] = &c;
+  ASSERT_TRUE(by_dir.count("/opt/conda/envs/tf/lib") && by_dir.count("/data/old/lib")) << copies.size();
+  EXPECT_EQ(by_dir["/opt/conda/envs/tf/lib"]->form, PackageForm::kConda);
+  EXPECT_EQ(by_dir["/opt/conda/envs/tf/lib"]->package, "libcudnn 9.3.0.75");
+  EXPECT_EQ(by_dir["/data/old/lib"]->form, PackageForm::kConda);
+  EXPECT_EQ(by_dir["/data/old/lib"]->package, "cudnn 8.9.7.29");
 }
 
 }  // namespace
