@@ -153,6 +153,17 @@ TEST(BenchCli, WithoutAGpuExits3) {
   EXPECT_NE(r.out["error"].value("message", "").find("no NVIDIA driver/GPU"), std::string::npos) << r.text;
 }
 
+// A GPU number that cannot be one is the user's mistake (exit 2), never a broken copy.
+TEST(BenchCli, ANegativeGpuNumberIsAUsageError) {
+  testing::TempDir dir;
+  testing::install_stub_set("v9.19.0", dir / "lib");
+  CliRun r = run_cli({"--json", "bench", "--copy", dir / "lib", "--gpu", "-1"});
+  EXPECT_EQ(r.code, 2) << r.text;
+  ASSERT_TRUE(r.out.is_object()) << r.text;
+  EXPECT_EQ(r.out["error"].value("code", ""), "usage") << r.text;
+  EXPECT_NE(r.out["error"].value("message", "").find("--gpu"), std::string::npos) << r.text;
+}
+
 TEST(BenchCli, ACopyMissingApiIsRefusedBeforeTheDriver) {
   testing::TempDir dir;
   testing::install_stub_set("v9.19.0", dir / "lib");

@@ -26,8 +26,19 @@ std::string printed(const ProcessResult& r) {
 std::string child_program(const FileSystem& fs, const std::string& self) {
   const size_t slash = self.find_last_of("/\\");
   if (slash == std::string::npos) return self;
+  const std::string dir = slash == 0 ? self.substr(0, 1) : self.substr(0, slash);
   const std::string lean = self.substr(0, slash + 1) + kLeanChildName;
-  return fs.is_file(lean) ? lean : self;
+  // Run only what is as trustworthy as cudnnup itself (docs/security.md): the file itself (not a
+  // link), writable by no one else, with cudnnup's own owner, in a folder no one else may write
+  // to. A cudnnup run from a shared folder (/tmp) would otherwise start whatever another user put
+  // beside it; there the fallback runs instead.
+  auto lean_info = fs.lstat(lean);
+  auto self_info = fs.stat(self);
+  auto dir_info = fs.stat(dir);
+  if (!lean_info || lean_info->type != FileType::kRegular || lean_info->others_may_write) return self;
+  if (!self_info || lean_info->other_owner != self_info->other_owner) return self;
+  if (!dir_info || dir_info->others_may_write) return self;
+  return lean;
 }
 
 ChildRun run_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options) {

@@ -35,9 +35,10 @@ struct ChildRun {
 inline constexpr const char* kLeanChildName = "cudnnup-child";
 
 // The program that runs a child for the cudnnup at `self`: the lean `cudnnup-child` in the same
-// directory when that is a regular file (it starts in a fraction of the time: doctor starts one
-// per copy), else `self`, whose hidden `__child` command runs the same tasks. Both take the same
-// arguments. (Windows builds link everything statically, start fast and ship no lean child.)
+// directory when that is a regular file that only cudnnup's own owner may write, in a folder
+// others may not write to (it starts in a fraction of the time: doctor starts one per copy), else
+// `self`, whose hidden `__child` command runs the same tasks. Both take the same arguments.
+// (Windows builds link everything statically, start fast and ship no lean child.)
 std::string child_program(const FileSystem& fs, const std::string& self);
 
 // `request` holds the task's fields; "protocol", "task" and "events" are filled in here.

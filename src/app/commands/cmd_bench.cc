@@ -227,7 +227,7 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--compare", opt.compare, "PyTorch results (JSON from bench/pytorch_conv.py) to show beside ours")
       ->type_name("FILE");
   cmd->add_option("--svg", opt.svg, "Also write a plot of TFLOP/s per case against peak to this SVG file")->type_name("FILE");
-  cmd->add_option("--gpu", opt.gpu, "GPU number (default 0)");
+  cmd->add_option("--gpu", opt.gpu, "GPU number (default 0)")->check(CLI::Range(0, 1023));
   cmd->add_option("--candidates", opt.candidates,
                   "'pytorch' (default): PyTorch's sources and filter; 'wide': heuristics A, B and fallback, unfiltered")
       ->check(CLI::IsMember({"pytorch", "wide"}))
