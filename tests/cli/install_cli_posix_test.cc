@@ -11,6 +11,7 @@
 #include <regex>
 #include <thread>
 
+#include "facts/known_archives.h"
 #include "platform/sha256.h"
 #include "platform/file_lock.h"
 #include "platform/process.h"
@@ -311,9 +312,79 @@ TEST_F(MirrorCli, VersionResolvesThroughTheRedistribManifestInALocalMirror) {
   auto wrong_cuda = cudnnup({"install", "9.19.0", "--cuda", "12", "--mirror", mirror()});
   EXPECT_EQ(wrong_cuda.exit_code, 2);
   EXPECT_NE(wrong_cuda.err.find("CUDA 13"), std::string::npos) << wrong_cuda.err;
-  auto no_cuda = cudnnup({"install", "9.19.0", "--mirror", mirror()});
-  EXPECT_EQ(no_cuda.exit_code, 2);
-  EXPECT_NE(no_cuda.err.find("--cuda"), std::string::npos) << no_cuda.err;
+}
+
+// Without --cuda the toolkit the environment names first decides, and install says so.
+TEST_F(MirrorCli, WithoutCudaTheToolkitOfCudaHomeDecidesAndIsNamed) {
+  std::string cuda12 = make_toolkit(12);
+  auto twelve = cudnnup({"install", "9.19.0", "--mirror", mirror()}, {{"CUDA_HOME", cuda12}});
+  EXPECT_EQ(twelve.exit_code, 2);
+  EXPECT_NE(twelve.err.find("cudnnup: --cuda 12 assumed from the CUDA 12.0 toolkit at " + cuda12 +
+                            " (found through CUDA_HOME); pass --cuda N for another build"),
+            std::string::npos)
+      << twelve.err;
+  EXPECT_NE(twelve.err.find("is built for CUDA 13, not CUDA 12"), std::string::npos) << twelve.err;
+  EXPECT_FALSE(stdfs::exists(store() + "/versions"));
+
+  stdfs::remove_all(cuda12);
+  std::string cuda13 = make_toolkit(13);
+  auto thirteen = cudnnup({"--json", "install", "9.19", "--mirror", mirror()}, {{"CUDA_HOME", cuda13}});
+  ASSERT_EQ(thirteen.exit_code, 0) << thirteen.out << thirteen.err;
+  auto j = nlohmann::json::parse(thirteen.out);
+  EXPECT_EQ(j["request"]["requested"], "9.19");
+  EXPECT_EQ(j["request"]["release"], "9.19.0");
+  EXPECT_EQ(j["request"]["cuda_major"], 13);
+  EXPECT_EQ(j["request"]["cuda_note"], "--cuda 13 assumed from the CUDA 13.0 toolkit at " + cuda13 +
+                                           " (found through CUDA_HOME); pass --cuda N for another build");
+  EXPECT_EQ(j["request"]["release_note"], "'9.19' is cuDNN 9.19.0: the newest cuDNN 9.19 that " + mirror() +
+                                              "/ lists for linux-x86_64 and CUDA 13");
+  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
+}
+
+// `install 9` and `install latest` over HTTP read the mirror's index page; with no index the
+// table of NVIDIA archives decides, which a mirror without that release then refuses by name.
+TEST_F(MirrorCli, PartialVersionsResolveThroughTheMirrorsIndexPage) {
+  write_manifest("9.18.1", sha);  // an older release with the same archive name: not chosen
+  std::string url = serve("");
+  auto latest = cudnnup({"install", "latest", "--cuda", "13", "--mirror", url, "--dry-run"});
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_NE(latest.err.find("cudnnup: 'latest' is cuDNN 9.19.0: the newest cuDNN that " + url + " lists for linux-x86_64 and CUDA 13"),
+            std::string::npos)
+      << latest.err;
+  EXPECT_NE(latest.out.find("Would download " + url + archive_rel), std::string::npos) << latest.out;
+  auto nine = cudnnup({"install", "9", "--cuda", "13", "--mirror", url});
+  ASSERT_EQ(nine.exit_code, 0) << nine.err;
+  EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
+  auto quiet = cudnnup({"-q", "install", "9", "--cuda", "13", "--mirror", url});
+  EXPECT_EQ(quiet.err, "") << "-q prints no notes";
+}
+
+TEST_F(MirrorCli, WithoutAnIndexPageTheTableOfNvidiaArchivesDecidesAndSaysSo) {
+  std::string url = serve("--no-index");
+  auto r = cudnnup({"install", "9", "--cuda", "13", "--mirror", url, "--dry-run"});
+  EXPECT_EQ(r.exit_code, 2);
+  // The table's newest cuDNN 9 for CUDA 13 is a real release this test mirror does not hold.
+  auto newest = newest_known_release(builtin_known_archives(), 9, 13, false);
+  ASSERT_TRUE(newest);
+  EXPECT_NE(r.err.find("'9' was taken as cuDNN " + newest->str() + " (the newest cuDNN 9 that cudnnup's table of NVIDIA archives has; "
+                       "the mirror's list of releases could not be read"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(stdfs::exists(store() + "/versions"));
+}
+
+TEST_F(MirrorCli, ListAvailableShowsTheMirrorsReleasesForThisPlatform) {
+  write_manifest("9.18.1", sha);
+  auto text = cudnnup({"list", "--available", "--mirror", mirror()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("cuDNN releases on " + mirror() + "/ for linux-x86_64:\n  9.19.0  2026-01-01  CUDA 13 ("), std::string::npos)
+      << text.out;
+  EXPECT_LT(text.out.find("9.19.0"), text.out.find("9.18.1"));
+  auto none = cudnnup({"list", "--available", "--mirror", mirror(), "--cuda", "12"});
+  EXPECT_NE(none.out.find("  (none)"), std::string::npos) << none.out;
+  auto misuse = cudnnup({"list", "--cuda", "12"});
+  EXPECT_EQ(misuse.exit_code, 2);
+  EXPECT_NE(misuse.err.find("--mirror, --cuda and --all go with --available"), std::string::npos) << misuse.err;
 }
 
 TEST_F(MirrorCli, ADroppedDownloadResumesOnTheNextRun) {

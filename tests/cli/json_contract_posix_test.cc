@@ -228,7 +228,15 @@ void JsonContract::run_install_commands() {
   auto download = capture("install", {"install", "9.19.0", "--cuda", "13", "--mirror", url, "--dry-run", "--json"}, 0,
                           "cudnnup.install/1");
   EXPECT_EQ(download["kind"], "download");
+  EXPECT_TRUE(download["request"].is_object());
+  auto partial = capture("install", {"install", "9", "--cuda", "13", "--mirror", url, "--dry-run", "--json"}, 0, "cudnnup.install/1");
+  EXPECT_EQ(partial["request"]["release"], "9.19.0");
   capture("install", {"install", "9.77.0", "--cuda", "13", "--mirror", url, "--json"}, 2, e);
+  capture("install", {"install", "7", "--cuda", "13", "--mirror", url, "--json"}, 2, e);
+  auto available = capture("list", {"list", "--available", "--mirror", url, "--json"}, 0, "cudnnup.list/1");
+  EXPECT_EQ(available["kind"], "available");
+  EXPECT_EQ(available["releases"][0]["release"], "9.19.0");
+  capture("list", {"list", "--available", "--mirror", tmp / "no-such-mirror", "--json"}, 0, "cudnnup.list/1");  // the table stands in
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--dry-run", "--json"}, 0, "cudnnup.uninstall/1");
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 0, "cudnnup.uninstall/1");
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 2, e);

@@ -1,5 +1,7 @@
 #include "support/fix_check.h"
 
+#include "install/release_index.h"
+
 #include <filesystem>
 
 #include "app/cli/cli_definition.h"
@@ -39,17 +41,16 @@ void parse(Parsed& p, const std::vector<std::string>& argv) {
 }
 
 // run_install_command's refusals that come before any file or network: a version must be a
-// release NVIDIA has a manifest for (three parts: redistrib_9.19.0.json), and it needs --cuda
-// unless --into names the toolkit it reads the CUDA major from.
+// release spec (install/release_index.h: 9.19.0, 9.19, 9, latest). A printed fix names its CUDA
+// build too (--cuda, or --into a toolkit it is read from): install could guess it from this
+// machine, but a fix is a promise about one build, not a guess.
 std::string install_refusal(const CLI::App& install) {
   const CLI::Option* source = install.get_option("archive_or_version");
   std::string arg = source->count() ? source->as<std::string>() : std::string();
   if (std::filesystem::exists(arg)) return "";
-  auto v = Version::parse(arg);
-  if (!v) return "install: '" + arg + "' is neither an archive file nor a version (no such archive)";
-  if (v->parts.size() < 3) return "install: '" + arg + "' is not a release (NVIDIA's manifests are named by three parts)";
+  if (!parse_release_spec(arg)) return "install: '" + arg + "' is neither an archive file nor a version (no such archive)";
   if (install.get_option("--cuda")->count() == 0 && install.get_option("--into")->count() == 0) {
-    return "install: a version needs --cuda N (which CUDA build of cuDNN " + arg + "?)";
+    return "install: a printed version needs --cuda N (which CUDA build of cuDNN " + arg + "?)";
   }
   return "";
 }

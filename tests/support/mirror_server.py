@@ -4,6 +4,8 @@
 Serves files under --root with HTTP Range support. Faults for tests:
   --drop-after N   the first GET of an archive sends N body bytes, then drops the connection
   --corrupt NAME   serves NAME with its bytes altered (same size), so its sha256 is wrong
+  --no-index       answers 404 for a directory instead of an index page of its files
+A directory is answered with an HTML index page like NVIDIA's redist directory, one <a> a file.
 Writes the chosen port to --port-file, logs one line per request to --log, and stops by itself
 after --lifetime seconds (or on GET /__quit), so a failed test never leaves it running.
 """
@@ -21,6 +23,7 @@ def main():
     p.add_argument("--lifetime", type=float, default=60)
     p.add_argument("--drop-after", type=int, default=-1)
     p.add_argument("--corrupt", default="")
+    p.add_argument("--no-index", action="store_true")
     a = p.parse_args()
     state = {"dropped": False}
     lock = threading.Lock()
@@ -39,6 +42,15 @@ def main():
                 threading.Thread(target=server.shutdown, daemon=True).start()
                 return
             path = os.path.normpath(os.path.join(a.root, self.path.lstrip("/")))
+            if path.startswith(os.path.abspath(a.root)) and os.path.isdir(path) and not a.no_index:
+                links = "".join(f"<a href='{n}'>{n}</a><br>\n" for n in sorted(os.listdir(path)))
+                body = f"<html><head><title>Index of {self.path}</title></head><body>\n{links}</body></html>\n".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             if not path.startswith(os.path.abspath(a.root)) or not os.path.isfile(path):
                 self.send_error(404)
                 return

@@ -15,6 +15,9 @@
 #include "app/commands/recovery.h"
 #include "app/commands/store_access.h"
 #include "app/render/archive_render.h"
+#include "app/commands/doctor_runner.h"
+#include "discover/discovery.h"
+#include "install/cuda_choice.h"
 #include "install/permission_hint.h"
 #include "base/paths.h"
 #include "install/install_pipeline.h"
@@ -74,11 +77,28 @@ nlohmann::json hashes_json(const ResolvedSource& source) {
   return out;
 }
 
-void print_would_download(const AppContext& ctx, const ResolvedSource& source) {
+// How a version install chose its release and CUDA build, when it had to choose.
+struct ChoiceNotes {
+  std::string cuda;       // "--cuda 13 assumed from ..."; "" when --cuda was given
+  std::string release;    // "'9' is cuDNN 9.27.0: ..."; "" for a full release or a file
+  std::string requested;  // the argument as typed
+  std::string resolved;   // the release it resolved to; "" for a file
+  int cuda_major = 0;     // 0 for a file
+};
+
+// "request": what was asked, what it became, and why; null for a file.
+nlohmann::ordered_json request_json(const ChoiceNotes& n) {
+  if (n.resolved.empty()) return nullptr;
+  return {{"requested", n.requested}, {"release", n.resolved}, {"release_note", n.release.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(n.release)},
+          {"cuda_major", n.cuda_major}, {"cuda_note", n.cuda.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(n.cuda)}};
+}
+
+void print_would_download(const AppContext& ctx, const ResolvedSource& source, const ChoiceNotes& notes) {
   if (ctx.options.json) {
     nlohmann::ordered_json out = {{"schema", "cudnnup.install/1"}, {"kind", "download"}, {"dry_run", true}, {"would_download", source.url},
                           {"manifest", source.manifest_url}, {"size", source.expected_size}, {"sha256", source.expected_sha256},
-                          {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}, {"exit_code", 0}};
+                          {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}, {"request", request_json(notes)},
+                          {"exit_code", 0}};
     std::cout << dump_json(out, 2) << std::endl;
     return;
   }
@@ -88,7 +108,7 @@ void print_would_download(const AppContext& ctx, const ResolvedSource& source) {
 }
 
 void print_install_json(const InstallOptions& o, const InstallOutcome& r, const ResolvedSource& source,
-                        const std::vector<std::string>& recovered) {
+                        const std::vector<std::string>& recovered, const ChoiceNotes& notes) {
   nlohmann::ordered_json out;
   out["schema"] = "cudnnup.install/1";
   out["kind"] = "install";
@@ -101,6 +121,7 @@ void print_install_json(const InstallOptions& o, const InstallOutcome& r, const 
   out["source"] = {{"url", source.url}, {"manifest", source.manifest_url}, {"downloaded", source.downloaded},
                    {"from_cache", source.from_cache}, {"checked_against_known_hash", !source.expected_sha256.empty()},
                    {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}};
+  out["request"] = request_json(notes);
   if (!r.already_installed) out["contents"] = contents_json(r.scan);
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : r.plan.steps) steps.push_back({{"action", s.action}, {"path", s.path}, {"detail", s.detail}});
@@ -191,6 +212,22 @@ Result<std::optional<InstallOutcome>> resolve_and_install(AppContext& ctx, const
   return std::optional<InstallOutcome>(std::move(*r));
 }
 
+// The CUDA major of a version install without --cuda: the --into toolkit's, else the one this
+// machine's environment points to (install/cuda_choice.h). nullopt: nothing tells.
+Result<std::optional<CudaChoice>> assumed_cuda_major(const AppContext& ctx, const InstallArgs& args) {
+  if (!args.into.empty()) {
+    std::string into = absolute_path(ctx, args.into);
+    ToolkitTarget t = inspect_toolkit(*ctx.fs, into, ctx.env.windows());
+    if (!t.cuda_version.known()) return std::optional<CudaChoice>();
+    return std::optional<CudaChoice>(CudaChoice{t.cuda_version.major(), "the CUDA " + t.cuda_version.truncated(2).str() + " toolkit " + into});
+  }
+  auto rules = load_rules(ctx);
+  if (!rules) return rules.error();
+  std::vector<Toolkit> toolkits = find_toolkits(*ctx.fs, ctx.env, nullptr);
+  std::string driver = ctx.env.windows() ? std::string() : kernel_module_version(*ctx.fs);
+  return default_cuda_major(toolkits, driver, ctx.env.windows(), *rules);
+}
+
 int run_install_command(AppContext& ctx, const InstallArgs& args) {
   StoreLayout store = StoreLayout::for_environment(ctx.env);
   LockWait wait = args.no_wait ? LockWait::kNoWait : LockWait::kWait;
@@ -221,9 +258,15 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   SourceRequest req;
   req.arg = args.source;
   if (args.cuda) req.cuda_major = args.cuda;
-  if (!req.cuda_major && !args.into.empty() && looks_like_version(args.source)) {
-    ToolkitTarget t = inspect_toolkit(*ctx.fs, absolute_path(ctx, args.into), ctx.env.windows());
-    if (t.cuda_version.known()) req.cuda_major = t.cuda_version.major();
+  std::string cuda_note;
+  if (!req.cuda_major && looks_like_version(args.source) && !ctx.fs->exists(args.source)) {
+    auto choice = assumed_cuda_major(ctx, args);
+    if (!choice) return report_error(ctx, choice.error());
+    if (*choice) {
+      req.cuda_major = (*choice)->major;
+      cuda_note = "--cuda " + std::to_string((*choice)->major) + " assumed from " + (*choice)->why + "; pass --cuda N for another build";
+      if (!ctx.options.json && !ctx.options.quiet) std::cerr << "cudnnup: " << cuda_note << std::endl;
+    }
   }
   req.mirror = !args.mirror.empty() ? args.mirror : ctx.env.get("CUDNNUP_MIRROR").value_or("");
   req.platform_key = host_platform_key(ctx);
@@ -234,11 +277,13 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   InstallOptions o;
   auto result = resolve_and_install(ctx, store, req, args, &source, &o);
   if (!result) return report_error(ctx, result.error());
+  ChoiceNotes notes{cuda_note, source.release_note, args.source, source.release, req.cuda_major.value_or(0)};
+  if (!ctx.options.json && !ctx.options.quiet && !notes.release.empty()) std::cerr << "cudnnup: " << notes.release << std::endl;
   if (!*result) {  // a dry run of a download: nothing to install yet
-    print_would_download(ctx, source);
+    print_would_download(ctx, source, notes);
     return kExitOk;
   }
-  if (ctx.options.json) print_install_json(o, **result, source, recovered);
+  if (ctx.options.json) print_install_json(o, **result, source, recovered, notes);
   else print_install_text(ctx, o, **result, source);
   return kExitOk;
 }
@@ -249,9 +294,10 @@ void add_install_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<InstallArgs>();
   auto* cmd = app.add_subcommand("install", "Install cuDNN from an official archive or by version, all or nothing");
   cmd->add_option("archive_or_version", args->source,
-                  "An archive (.tar.xz/.zip/.tgz) or a version such as 9.1.0 (needs --cuda, fetched through NVIDIA's redistrib manifest)")
+                  "An archive (.tar.xz/.zip/.tgz), or a release: 9.1.0 exactly, or 9, 9.19 or latest for the newest match (fetched through NVIDIA's redistrib manifests)")
       ->required();
-  cmd->add_option("--cuda", args->cuda, "The CUDA major the cuDNN build must be for (12, 13, ...)");
+  cmd->add_option("--cuda", args->cuda, "The CUDA major the cuDNN build must be for (12, 13, ...); default: the toolkit's (or driver's) this machine points to, said on stderr")
+      ->check(CLI::Range(1, 999));
   cmd->add_option("--into", args->into, "Merge into this CUDA toolkit (Linux: include, lib64; Windows: bin, include, lib\\x64) instead of the store; undo with uninstall --into");
   cmd->add_option("--mirror", args->mirror, "Where redistrib manifests and archives live: https/http URL or a directory (default: NVIDIA; env CUDNNUP_MIRROR)");
   cmd->add_flag("--dry-run", args->dry_run, "Check the archive and print every file and step; change nothing");
@@ -271,11 +317,19 @@ void add_install_command(CLI::App& app, CommandAction& action) {
       "select it with `cudnnup use`. Merge mode (--into) is the classic copy into a toolkit, with every\n"
       "replaced file backed up and a manifest so `cudnnup uninstall --into DIR` restores it exactly.\n"
       "Every entry is checked before anything is written; a crash at any point is repaired by the next run.\n\n"
+      "A partial version (9, 9.19, latest) is the newest release the mirror lists (its index page, or the\n"
+      "files of a mirror directory) that has an archive for this platform and CUDA major; when the list\n"
+      "cannot be read, cudnnup's table of NVIDIA archives decides. Without --cuda, the CUDA major is the --into\n"
+      "toolkit's, else that of the first toolkit found (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda),\n"
+      "else the highest the NVIDIA driver runs; both choices are printed on stderr. `cudnnup list --available`\n"
+      "shows what the mirror offers.\n\n"
       "Exit codes: 0 installed (or already there), 2 refused or failed (nothing changed), 4 another cudnnup\n"
       "holds the lock (--no-wait) or the toolkit already has a cudnnup install.\n"
       "Examples:\n"
       "  cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz\n"
+      "  cudnnup install 9 --cuda 13\n"
       "  cudnnup install 9.1.0 --cuda 12\n"
+      "  cudnnup install latest --dry-run\n"
       "  sudo cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --into /usr/local/cuda-13.0 --dry-run\n"
       "  cudnnup install cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip --into \"C:\\Program Files\\NVIDIA GPU Computing "
       "Toolkit\\CUDA\\v12.4\"   (Windows, elevated)");

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/commands/list_available.h"
 #include "app/commands/other_copies.h"
 #include "app/commands/store_access.h"
 #include "store/current_link.h"
@@ -39,6 +40,7 @@ int run_list(AppContext& ctx, bool store_only) {
   if (ctx.options.json) {
     json out;
     out["schema"] = "cudnnup.list/1";
+    out["kind"] = "installed";
     out["store"] = store->layout.root;
     json selected = json::object();
     if (selection) {
@@ -111,10 +113,30 @@ void add_list_command(CLI::App& app, CommandAction& action) {
       "The selected version is marked with * and says what selected it (see `cudnnup current`).\n"
       "Other copies come from the same scan as `cudnnup doctor`; --store-only skips it. -q prints only the\n"
       "ids of the installed versions, one a line.\n"
-      "Exit codes: 0 listed; 2 the store cannot be read (the message names the file).\n"
-      "Examples:\n  cudnnup list\n  cudnnup list -q\n  cudnnup list --json | jq -r '.versions[].id'");
+      "Exit codes: 0 listed; 2 the store cannot be read (the message names the file), or --available\n"
+      "found no list of releases and no manifest (the message names the mirror).\n"
+      "--available asks the mirror instead (its index of redistrib_<release>.json files, one manifest read\n"
+      "per release shown): which releases exist for this platform and for which CUDA majors.\n"
+      "Examples:\n  cudnnup list\n  cudnnup list -q\n  cudnnup list --available --cuda 13\n  cudnnup list --json | jq -r '.versions[].id'");
   cmd->add_flag("--store-only", store_only, "List only the store, without scanning the machine");
-  cmd->callback([&action] { action = [](AppContext& ctx) { return run_list(ctx, store_only); }; });
+  static bool available = false;
+  static AvailableOptions available_options;
+  cmd->add_flag("--available", available,
+                "List the releases the mirror offers for this platform instead (newest first, with their CUDA builds)");
+  cmd->add_option("--mirror", available_options.mirror,
+                  "With --available: https/http URL or a directory (default: NVIDIA; env CUDNNUP_MIRROR)");
+  cmd->add_option("--cuda", available_options.cuda, "With --available: only builds for this CUDA major")->check(CLI::Range(1, 999));
+  cmd->add_flag("--all", available_options.all, "With --available: every listed release, not only the newest 15");
+  cmd->callback([&action, cmd] {
+    bool available_only = cmd->count("--mirror") + cmd->count("--cuda") + cmd->count("--all") > 0;
+    action = [available_only](AppContext& ctx) {
+      if (available) return run_list_available(ctx, available_options);
+      if (available_only) {
+        return report_error(ctx, make_error(ErrorCode::kUsage, "--mirror, --cuda and --all go with --available (`cudnnup list --available`)"));
+      }
+      return run_list(ctx, store_only);
+    };
+  });
 }
 
 }  // namespace cudnnup

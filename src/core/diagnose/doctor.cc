@@ -42,14 +42,8 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
   const std::vector<std::string> dirs = driver_library_dirs(in.env, loader_dirs);
   libcuda = find_first(fs, dirs, names.cuda);
   nvml = find_first(fs, dirs, names.nvml);
-  if (!in.env.windows()) {
-    // The kernel module's own report: present even when user-space libraries are missing.
-    if (auto text = fs.read_file("/proc/driver/nvidia/version", 4096)) {
-      static const std::regex re(R"(Kernel Module[^0-9]*(\d+\.\d+(\.\d+)?))");
-      std::smatch m;
-      if (std::regex_search(*text, m, re)) kernel_version = m[1].str();
-    }
-  }
+  // The kernel module's own report: present even when user-space libraries are missing.
+  if (!in.env.windows()) kernel_version = kernel_module_version(fs);
   info.libcuda_path = libcuda;
   info.nvml_path = nvml;
   if (libcuda.empty() && nvml.empty()) {

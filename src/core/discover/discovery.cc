@@ -182,6 +182,14 @@ std::vector<Toolkit> find_toolkits(const FileSystem& fs, const Environment& env,
   return toolkits;
 }
 
+std::string kernel_module_version(const FileSystem& fs) {
+  auto text = fs.read_file("/proc/driver/nvidia/version", 4096);
+  if (!text) return {};
+  static const std::regex re(R"(Kernel Module[^0-9]*(\d{1,4}\.\d{1,4}(\.\d{1,4})?))");
+  std::smatch m;
+  return std::regex_search(*text, m, re) ? m[1].str() : std::string();
+}
+
 // -----------------------------------------------------------------------------------------------
 // Candidate directories
 

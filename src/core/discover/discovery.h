@@ -22,6 +22,10 @@ struct CandidateDir {
 // CUDA_PATH, CUDA_PATH_V*_*, Program Files (Windows). De-duplicated by canonical root.
 std::vector<Toolkit> find_toolkits(const FileSystem& fs, const Environment& env, std::vector<ScanIssue>* issues);
 
+// The NVIDIA kernel module's version as /proc/driver/nvidia/version prints it ("580.65.06"), or
+// "" when there is none (no driver, Windows).
+std::string kernel_module_version(const FileSystem& fs);
+
 struct DiscoveryInputs {
   const FileSystem& fs;
   const Environment& env;

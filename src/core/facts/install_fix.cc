@@ -16,12 +16,13 @@ FixStep install_fix(const Version& version, int cuda_major, const std::string& i
 }
 
 FixStep install_newest_fix(int cudnn_major, int cuda_major, bool windows) {
-  auto v = newest_known_release(builtin_known_archives(), cudnn_major, cuda_major, windows);
-  if (!v) {
+  // Offered only where NVIDIA published such a build; `install 9` then takes the newest one the
+  // mirror lists (or, offline, the table's), so the command stays right as releases come out.
+  if (!newest_known_release(builtin_known_archives(), cudnn_major, cuda_major, windows)) {
     return fix::step("Install a cuDNN " + std::to_string(cudnn_major) + " release built for CUDA " + std::to_string(cuda_major) +
                      " from NVIDIA's archive");
   }
-  return install_fix(*v, cuda_major);
+  return fix::cudnnup({"install", std::to_string(cudnn_major), "--cuda", std::to_string(cuda_major)});
 }
 
 }  // namespace cudnnup

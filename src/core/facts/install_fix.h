@@ -15,8 +15,8 @@ namespace cudnnup {
 // the version, or the CUDA major without a toolkit, is unknown: never a placeholder.
 FixStep install_fix(const Version& version, int cuda_major, const std::string& into = {});
 
-// The same for the newest release of a cuDNN major that cudnnup knows an official archive of
-// (facts/known_archives.h): `cudnnup install 9.19.0 --cuda 13`.
+// The newest release of a cuDNN major for a CUDA major, `cudnnup install 9 --cuda 13`, when
+// cudnnup knows an official archive of such a build (facts/known_archives.h); a sentence if not.
 FixStep install_newest_fix(int cudnn_major, int cuda_major, bool windows);
 
 }  // namespace cudnnup

@@ -1,5 +1,6 @@
 #include "facts/known_archives.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "base/json_reader.h"
@@ -64,18 +65,25 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
   return c;
 }
 
-std::optional<Version> newest_known_release(const std::vector<KnownArchive>& table, int cudnn_major, int cuda_major,
-                                            bool windows) {
-  static const std::regex name(R"(^cudnn-(linux|windows)-x86_64-([0-9.]+)_cuda([0-9]+)-archive\.(tar\.xz|zip)$)");
-  std::optional<Version> best;
+std::vector<Version> known_releases(const std::vector<KnownArchive>& table, const std::string& platform_key, int cuda_major) {
+  static const std::regex name(R"(^cudnn-([a-z]+-[a-z0-9_]+)-(\d{1,4}(?:\.\d{1,4}){2,3})_cuda(\d{1,3})-archive\.(tar\.xz|zip)$)");
+  std::vector<Version> out;
   for (const auto& k : table) {
     std::smatch m;
-    if (!std::regex_match(k.file_name, m, name) || (m[1] == "windows") != windows || m[3] != std::to_string(cuda_major)) continue;
-    auto v = Version::parse(m[2].str());
-    if (!v || v->major() != cudnn_major) continue;
-    if (!best || *best < v->truncated(3)) best = v->truncated(3);
+    if (!std::regex_match(k.file_name, m, name) || m[1] != platform_key || m[3] != std::to_string(cuda_major)) continue;
+    if (auto v = Version::parse(m[2].str())) out.push_back(v->truncated(3));
   }
-  return best;
+  std::sort(out.begin(), out.end(), [](const Version& a, const Version& b) { return b < a; });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::optional<Version> newest_known_release(const std::vector<KnownArchive>& table, int cudnn_major, int cuda_major,
+                                            bool windows) {
+  for (const auto& v : known_releases(table, windows ? "windows-x86_64" : "linux-x86_64", cuda_major)) {
+    if (v.major() == cudnn_major) return v;
+  }
+  return std::nullopt;
 }
 
 }  // namespace cudnnup

@@ -33,6 +33,10 @@ struct KnownCheck {
 KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std::string& canonical_name,
                                const std::string& sha256, uint64_t size);
 
+// The releases the table has an official archive of for a platform ("linux-x86_64",
+// "linux-sbsa", "windows-x86_64") and CUDA major, as three-part labels, newest first.
+std::vector<Version> known_releases(const std::vector<KnownArchive>& table, const std::string& platform_key, int cuda_major);
+
 // The newest release of a cuDNN major built for a CUDA major that the table has an official
 // archive of (linux-x86_64 or windows-x86_64), as the three-part version NVIDIA's manifests are
 // named by (9.19.0): what a fix offers for `cudnnup install VERSION --cuda N`, which needs a

@@ -1,12 +1,13 @@
 #include "install/archive_source.h"
 
 #include <atomic>
-#include <regex>
+#include <map>
 
 #include "base/paths.h"
 #include "base/version.h"
 #include "install/archive_name.h"
 #include "install/redistrib.h"
+#include "install/release_index.h"
 
 namespace cudnnup {
 namespace {
@@ -16,6 +17,13 @@ bool is_url(const std::string& s) { return s.rfind("http://", 0) == 0 || s.rfind
 std::string with_slash(std::string s) {
   if (!s.empty() && s.back() != '/') s += '/';
   return s;
+}
+
+// "" -> NVIDIA's; file://DIR -> DIR; always ending in '/', so a file name can follow.
+std::string mirror_root(const std::string& given) {
+  std::string mirror = given.empty() ? std::string(kDefaultMirror) : given;
+  if (mirror.rfind("file://", 0) == 0) mirror = mirror.substr(7);
+  return with_slash(mirror);
 }
 
 const KnownArchive* find_known(const std::vector<KnownArchive>& known, const std::string& file_name) {
@@ -53,12 +61,11 @@ Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
   return ok_status();
 }
 
-// The mirror's redistrib manifest for the requested version and platform.
-Result<RedistribEntry> find_in_manifest(FileSystem& fs, const SourceRequest& r, const std::string& mirror, bool remote,
+// NVIDIA's manifest of one release on the mirror.
+Result<RedistribManifest> read_manifest(FileSystem& fs, const std::string& release, const std::string& mirror, bool remote,
                                         const HttpClient& http, std::string* manifest_url) {
-  std::optional<RedistribManifest> manifest;
   Error last = make_error(ErrorCode::kNotFound, "no manifest");
-  for (const auto& file : redistrib_file_names(r.arg)) {
+  for (const auto& file : redistrib_file_names(release)) {
     std::string where = mirror + file;
     Result<std::string> text = remote ? http.get_text(where) : fs.read_file(where);
     if (!text) {
@@ -67,25 +74,113 @@ Result<RedistribEntry> find_in_manifest(FileSystem& fs, const SourceRequest& r, 
     }
     auto parsed = parse_redistrib(*text, where);
     if (!parsed) return parsed.error();
-    manifest = *parsed;
     *manifest_url = where;
-    break;
+    return parsed;
   }
-  if (!manifest) {
-    return make_error(ErrorCode::kNotFound, "cannot find NVIDIA's manifest for cuDNN " + r.arg + " on " + mirror + " (" + last.message +
-                                                "); check the version (e.g. 9.1.0) or pass --mirror URL|DIR", mirror);
-  }
-  auto entry = select_redistrib(*manifest, r.platform_key, *r.cuda_major);
+  // A missing file stays "not found"; a mirror that cannot be reached keeps its own code.
+  return make_error(last.code, "cannot find NVIDIA's manifest for cuDNN " + release + " on " + mirror + " (" + last.message +
+                                              "); check the version (e.g. 9.1.0, 9.1 or 9) or pass --mirror URL|DIR", mirror);
+}
+
+// The manifest's archive for the requested platform and CUDA major, checked to be the release.
+Result<RedistribEntry> entry_in_manifest(const RedistribManifest& manifest, const SourceRequest& r, const std::string& release,
+                                         const std::string& manifest_url) {
+  auto entry = select_redistrib(manifest, r.platform_key, *r.cuda_major);
   if (!entry) return entry.error();
-  auto wanted = Version::parse(r.arg);
+  auto wanted = Version::parse(release);
   auto have = Version::parse(entry->version);
   if (wanted && have && !have->has_prefix(*wanted)) {
-    return make_error(ErrorCode::kNotFound, *manifest_url + " describes cuDNN " + entry->version + ", not " + r.arg);
+    return make_error(ErrorCode::kCorrupt, manifest_url + " describes cuDNN " + entry->version + ", not " + release);
   }
   if (entry->sha256.size() != 64) {
-    return make_error(ErrorCode::kCorrupt, *manifest_url + " gives no sha256 for " + entry->relative_path);
+    return make_error(ErrorCode::kCorrupt, manifest_url + " gives no sha256 for " + entry->relative_path);
   }
   return entry;
+}
+
+// The releases the mirror lists: its index page (remote) or its file names (a directory).
+Result<std::vector<Version>> listed_releases(const FileSystem& fs, const std::string& mirror, bool remote, const HttpClient& http) {
+  std::string listing;
+  if (remote) {
+    auto page = http.get_text(mirror);
+    if (!page) return page.error();
+    listing = std::move(*page);
+  } else {
+    auto entries = fs.list_dir(mirror);
+    if (!entries) return entries.error();
+    for (const auto& e : *entries) listing += e.name + "\n";
+  }
+  auto releases = releases_in_listing(listing);
+  if (releases.empty()) return make_error(ErrorCode::kNotFound, mirror + " lists no redistrib_<version>.json file", mirror);
+  return releases;
+}
+
+std::string joined_versions(const std::vector<Version>& versions, size_t at_most) {
+  std::string out;
+  for (size_t i = 0; i < versions.size() && i < at_most; ++i) out += (i ? ", " : "") + versions[i].str();
+  if (versions.size() > at_most) out += ", ...";
+  return out;
+}
+
+// The manifest entry for a release spec: an exact release directly; a partial one (9, 9.19,
+// latest) as the newest listed release that has an archive for this platform and CUDA major.
+Result<RedistribEntry> find_release(FileSystem& fs, const SourceRequest& r, const ReleaseSpec& spec, const std::vector<KnownArchive>& known,
+                                    const std::string& mirror, bool remote, const HttpClient& http, ResolvedSource& out) {
+  if (spec.exact) {
+    auto manifest = read_manifest(fs, spec.text, mirror, remote, http, &out.manifest_url);
+    if (!manifest) return manifest.error();
+    return entry_in_manifest(*manifest, r, spec.text, out.manifest_url);
+  }
+  std::vector<Version> candidates;
+  std::string from, unlisted;
+  auto listed = listed_releases(fs, mirror, remote, http);
+  if (listed) {
+    candidates = matching_releases(spec, *listed);
+    from = mirror + " lists";
+    if (candidates.empty()) {
+      return make_error(ErrorCode::kNotFound, "no cuDNN release on " + mirror + " matches '" + spec.text + "' (it lists " +
+                                                  joined_versions(*listed, 8) + "); run `cudnnup list --available` to see them");
+    }
+  } else {
+    candidates = matching_releases(spec, known_releases(known, r.platform_key, *r.cuda_major));
+    from = "cudnnup's table of NVIDIA archives has";
+    unlisted = "; the mirror's list of releases could not be read (" + listed.error().message + ")";
+    if (candidates.empty()) {
+      return make_error(ErrorCode::kNotFound, "cannot tell which release '" + spec.text + "' means: the list of releases on " + mirror +
+                                                  " could not be read (" + listed.error().message + "), and cudnnup's table of NVIDIA " +
+                                                  "archives has none for " + r.platform_key + " and CUDA " + std::to_string(*r.cuda_major) +
+                                                  "; give a full release such as 9.19.0, or pass --mirror URL|DIR");
+    }
+  }
+  // The newest listed release may lack this platform or CUDA major (a CUDA 11 build stopped at
+  // 9.10): go down the list, a bounded number of manifests (NVIDIA lists about 50 releases), and
+  // say what was skipped.
+  constexpr size_t kMostManifests = 40;
+  std::vector<std::string> skipped;
+  for (size_t i = 0; i < candidates.size() && i < kMostManifests; ++i) {
+    std::string label = candidates[i].str();
+    auto manifest = read_manifest(fs, label, mirror, remote, http, &out.manifest_url);
+    if (!manifest) {
+      // Unreachable or unreadable: going down the list would only repeat it.
+      Error e = manifest.error();
+      e.message = "'" + spec.text + "' was taken as cuDNN " + label + " (" + describe_release_spec(spec) + " that " + from + unlisted +
+                  "), but " + e.message;
+      return e;
+    }
+    auto entry = entry_in_manifest(*manifest, r, label, out.manifest_url);
+    if (entry) {
+      out.release_note = "'" + spec.text + "' is cuDNN " + label + ": " + describe_release_spec(spec) + " that " + from + " for " +
+                         r.platform_key + " and CUDA " + std::to_string(*r.cuda_major) +
+                         (skipped.empty() ? std::string()
+                                         : " (skipped " + joined_versions({candidates.begin(), candidates.begin() + i}, 8) + ": no such archive)") +
+                         unlisted;
+      return entry;
+    }
+    if (entry.error().code != ErrorCode::kNotFound) return entry.error();
+    skipped.push_back(entry.error().message);
+  }
+  return make_error(ErrorCode::kNotFound, "no release matching '" + spec.text + "' has an archive for " + r.platform_key + " and CUDA " +
+                                              std::to_string(*r.cuda_major) + " (" + skipped.front() + "); try another --cuda, or a full release");
 }
 
 // A file's digest, with the bytes read shown as the phase "checking sha256".
@@ -128,10 +223,7 @@ std::string describe_hash_claim(const HashClaim& c) {
   return "the sha256 given with --sha256";
 }
 
-bool looks_like_version(const std::string& arg) {
-  static const std::regex v(R"(^\d+\.\d+(\.\d+){0,2}$)");
-  return std::regex_match(arg, v);
-}
+bool looks_like_version(const std::string& arg) { return parse_release_spec(arg).has_value(); }
 
 Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, const SourceRequest& r,
                                       const std::vector<KnownArchive>& known, const HttpClient& http,
@@ -165,12 +257,12 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
     return make_error(ErrorCode::kUsage, "which CUDA build of cuDNN " + r.arg + "? Add --cuda 12 or --cuda 13 (the CUDA major of your toolkit "
                                          "or framework; `cudnnup doctor` shows it)");
   }
-  std::string mirror = r.mirror.empty() ? std::string(kDefaultMirror) : r.mirror;
-  if (mirror.rfind("file://", 0) == 0) mirror = mirror.substr(7);
+  std::string mirror = mirror_root(r.mirror);
   bool remote = is_url(mirror);
-  mirror = with_slash(mirror);
-  auto entry = find_in_manifest(fs, r, mirror, remote, http, &out.manifest_url);
+  auto spec = parse_release_spec(r.arg);
+  auto entry = find_release(fs, r, *spec, known, mirror, remote, http, out);
   if (!entry) return entry.error();
+  out.release = Version::parse(entry->version).value_or(Version{}).truncated(3).str();
   out.url = mirror + entry->relative_path;
   out.file_name = std::string(paths::basename(entry->relative_path));
   claim_known(out.file_name);
@@ -195,6 +287,59 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
   if (r.dry_run) return out;  // would download
   if (auto s = fs.make_dirs(store.cache_dir()); !s) return s.error();
   if (auto s = download_checked(fs, out, cached, http, services); !s) return s.error();
+  return out;
+}
+
+Result<AvailableReleases> available_releases(FileSystem& fs, const std::string& given_mirror, const std::string& platform_key,
+                                             const std::vector<KnownArchive>& known, const HttpClient& http, size_t newest) {
+  AvailableReleases out;
+  std::string mirror = mirror_root(given_mirror);
+  bool remote = is_url(mirror);
+  out.mirror = mirror;
+  auto listed = listed_releases(fs, mirror, remote, http);
+  if (!listed) {
+    // Offline: what the table knows for this platform, CUDA variant by variant.
+    out.listed_by = "known-archives";
+    out.note = "the list of releases on " + mirror + " could not be read (" + listed.error().message +
+               "); these are the releases in cudnnup's table of NVIDIA archives";
+    std::map<Version, AvailableRelease> by_release;
+    for (int cuda = 10; cuda <= 20; ++cuda) {
+      for (const auto& v : known_releases(known, platform_key, cuda)) {
+        AvailableRelease& a = by_release[v];
+        a.release = v.str();
+        RedistribEntry e;
+        e.version = v.str();
+        e.platform = platform_key;
+        e.cuda_variant = std::to_string(cuda);
+        a.archives.push_back(e);
+      }
+    }
+    for (auto it = by_release.rbegin(); it != by_release.rend(); ++it) out.releases.push_back(it->second);
+  } else {
+    out.listed_by = "mirror";
+    for (const auto& v : *listed) {
+      AvailableRelease a;
+      a.release = v.str();
+      out.releases.push_back(a);
+    }
+  }
+  if (newest && out.releases.size() > newest) {
+    out.not_shown = out.releases.size() - newest;
+    out.releases.resize(newest);
+  }
+  if (out.listed_by != "mirror") return out;
+  for (auto& a : out.releases) {
+    std::string manifest_url;
+    auto manifest = read_manifest(fs, a.release, mirror, remote, http, &manifest_url);
+    if (!manifest) {
+      a.problem = manifest.error().message;
+      continue;
+    }
+    a.date = manifest->release_date;
+    for (const auto& e : manifest->entries) {
+      if (e.platform == platform_key) a.archives.push_back(e);
+    }
+  }
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "base/filesystem.h"
 #include "facts/known_archives.h"
 #include "install/archive_scan.h"
+#include "install/redistrib.h"
 #include "store/store_layout.h"
 
 namespace cudnnup {
@@ -33,7 +34,7 @@ struct HttpClient {
 };
 
 struct SourceRequest {
-  std::string arg;               // a file, or a version ("9.1.0", "9.1.0.70")
+  std::string arg;               // a file, or a version ("9", "9.1", "9.1.0", "9.1.0.70", "latest")
   std::optional<int> cuda_major;
   std::string mirror;            // URL or directory; "" = kDefaultMirror
   std::string platform_key;      // "linux-x86_64"
@@ -62,13 +63,35 @@ struct ResolvedSource {
   bool downloaded = false;
   bool from_cache = false;
   bool known_file = false;       // its name is in the known-archives table
+  std::string release;           // the release a version resolved to ("9.27.0"); "" for a file
+  std::string release_note;      // how a partial version (9, 9.19, latest) chose it, in one sentence
 };
 
+// A release spec (install/release_index.h): 9, 9.19, 9.19.0, 9.19.0.56 or latest.
 bool looks_like_version(const std::string& arg);
 
 // `services.new_hasher` checks cached and downloaded files; `services.progress` shows it.
 Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, const SourceRequest& request,
                                       const std::vector<KnownArchive>& known, const HttpClient& http,
                                       const InstallServices& services);
+
+// What a mirror offers for one platform (`cudnnup list --available`): its listed releases, newest
+// first, each with the archives its manifest has for the platform.
+struct AvailableRelease {
+  std::string release;                   // "9.19.0"
+  std::string date;                      // the manifest's release_date; "" from the table
+  std::vector<RedistribEntry> archives;  // this platform's, one per CUDA variant
+  std::string problem;                   // why the manifest could not be read; "" when it was
+};
+struct AvailableReleases {
+  std::string mirror;
+  std::string listed_by;  // "mirror" (its index or files) or "known-archives" (the list could not be read)
+  std::string note;       // why the table stands in; ""
+  std::vector<AvailableRelease> releases;
+  size_t not_shown = 0;   // older releases left out by `newest`
+};
+// `newest` = 0: every listed release (one manifest read each); otherwise the newest that many.
+Result<AvailableReleases> available_releases(FileSystem& fs, const std::string& mirror, const std::string& platform_key,
+                                             const std::vector<KnownArchive>& known, const HttpClient& http, size_t newest);
 
 }  // namespace cudnnup

@@ -38,10 +38,11 @@ std::string words(const std::vector<std::string>& argv) {
 
 TEST(FixCheck, RefusesTheCommandsThatUsedToBePrinted) {
   EXPECT_NE(cli_refusal({"cudnnup", "which", "--all"}), "") << "which has no --all";
-  EXPECT_NE(cli_refusal({"cudnnup", "install", "9"}), "") << "a major is not a release";
-  EXPECT_NE(cli_refusal({"cudnnup", "install", "9.10", "--cuda", "12"}), "") << "nor is major.minor";
-  EXPECT_NE(cli_refusal({"cudnnup", "install", "9.19.0"}), "") << "a version needs --cuda";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "8"}), "") << "a printed version names its CUDA build";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "9.19.0"}), "") << "a printed version names its CUDA build";
   EXPECT_NE(cli_refusal({"cudnnup", "install", "latest"}), "");
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "9.x", "--cuda", "12"}), "") << "no such release spec";
+  EXPECT_NE(cli_refusal({"cudnnup", "install", "9", "--cuda", "0"}), "") << "--cuda is a CUDA major";
   EXPECT_NE(cli_refusal({"cudnnup", "install", "<version>", "--cuda", "12"}), "");
   EXPECT_NE(cli_refusal({"cudnnup", "doctr"}), "");
   EXPECT_NE(cli_refusal({"cudnnup", "doctor", "--json", "--format", "text"}), "") << "the global checks run too";
@@ -53,6 +54,9 @@ TEST(FixCheck, AcceptsWhatTheCommandLineAccepts) {
   EXPECT_EQ(cli_refusal({"cudnnup", "doctor"}), "");
   EXPECT_EQ(cli_refusal({"cudnnup", "which", "-v"}), "");
   EXPECT_EQ(cli_refusal({"cudnnup", "install", "9.19.0", "--cuda", "13"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "install", "9", "--cuda", "13"}), "") << "the newest 9.x";
+  EXPECT_EQ(cli_refusal({"cudnnup", "install", "9.10", "--cuda", "12"}), "");
+  EXPECT_EQ(cli_refusal({"cudnnup", "install", "latest", "--cuda", "13"}), "");
   EXPECT_EQ(cli_refusal({"cudnnup", "install", "9.19.0", "--into", "/usr/local/cuda-13.0"}), "");
   EXPECT_EQ(cli_refusal({"cudnnup", "use", "9"}), "");
   EXPECT_EQ(cli_refusal({"cudnnup", "uninstall", "--into", "/usr/local/cuda", "--force"}), "");
@@ -245,7 +249,8 @@ TEST(FixCommands, InstallStepsAreReleasesWithACudaMajor) {
       }
     }
   }
-  EXPECT_EQ(install_newest_fix(9, 13, false).argv.size(), 5u) << "cuDNN 9 for CUDA 13 is in the table";
+  EXPECT_EQ(install_newest_fix(9, 13, false).argv, (std::vector<std::string>{"cudnnup", "install", "9", "--cuda", "13"}))
+      << "cuDNN 9 for CUDA 13 is in the table; `install 9` takes the newest";
   EXPECT_EQ(install_fix(Version{9, 19, 0, 56}, 13).argv,
             (std::vector<std::string>{"cudnnup", "install", "9.19.0", "--cuda", "13"}));
   EXPECT_EQ(cli_refusal(install_fix(Version{9, 19, 0}, 0, "/usr/local/cuda-13.0").argv), "");

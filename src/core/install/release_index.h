@@ -1,0 +1,37 @@
+// Which cuDNN release `cudnnup install 9`, `install 9.19` or `install latest` means. NVIDIA's
+// redist directory (https://developer.download.nvidia.com/compute/cudnn/redist/) lists one
+// redistrib_<release>.json per release; a mirror directory holds the same files. A partial
+// version picks the newest listed release it is a prefix of. When the listing cannot be read,
+// cudnnup's own table of NVIDIA archives (data/known_archives.json) stands in, and says so.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/version.h"
+#include "facts/known_archives.h"
+
+namespace cudnnup {
+
+// What the user asked for: an exact release (9.19.0, 9.19.0.56) or a partial one (9, 9.19,
+// latest). Anything else is not a release spec (it may be a file name).
+struct ReleaseSpec {
+  std::string text;       // as typed
+  Version prefix;         // empty for "latest"
+  bool exact = false;     // three or more parts: names one manifest, no listing needed
+};
+std::optional<ReleaseSpec> parse_release_spec(std::string_view text);
+
+// Releases named by redistrib_<release>.json in a directory listing (an HTML index page, or
+// file names one a line), newest first, each once. Text that is not such a name is ignored.
+std::vector<Version> releases_in_listing(std::string_view listing);
+
+// The releases of the listing that `spec` matches, newest first.
+std::vector<Version> matching_releases(const ReleaseSpec& spec, const std::vector<Version>& releases);
+
+// "9" -> "the newest cuDNN 9", "latest" -> "the newest cuDNN", "9.19" -> "the newest cuDNN 9.19".
+std::string describe_release_spec(const ReleaseSpec& spec);
+
+}  // namespace cudnnup
