@@ -19,6 +19,26 @@ FixStep reinstall(const CopyCheckInput& in) {
   return install_fix(in.version, in.built_for, in.copy.form == PackageForm::kToolkitMerged ? in.copy.root : std::string());
 }
 
+// A fix that ends the finding, by the copy's form. Merged into a toolkit: install the release
+// into that toolkit again (every replaced file backed up). A pip wheel: pip reinstalls it. A
+// loose tree reached through the library path (an unpacked archive, a copied folder): install
+// the release into the store, select it and let `cudnnup env` put it first, which takes the
+// broken folder off LD_LIBRARY_PATH (env drops folders that hold only cuDNN), so nothing in this
+// shell loads it any more. `lead` is the sentence before the commands.
+std::vector<FixStep> reinstall_steps(const CopyCheckInput& in, const std::string& lead) {
+  const CudnnCopy& copy = in.copy;
+  if (copy.form == PackageForm::kPipWheel && !copy.package.empty() && copy.package.find(' ') != std::string::npos) {
+    std::string pkg = copy.package.substr(0, copy.package.find(' '));
+    return {fix::run({"pip", "install", "--force-reinstall", pkg + "==" + copy.package.substr(copy.package.find(' ') + 1)})};
+  }
+  FixStep install = reinstall(in);
+  bool loose = copy.form == PackageForm::kArchiveTree || copy.form == PackageForm::kUnknown;
+  if (install.kind != FixKind::kCudnnup || !loose || in.env.windows()) return {fix::step(lead + ":"), install};
+  std::string selection = in.version.truncated(3).str() + "+cuda" + std::to_string(in.built_for);
+  return {fix::step(lead + ", select it, and take this copy off the library path:"), install, fix::cudnnup({"use", selection}),
+          fix::cudnnup_eval({"env"}, "puts the selected copy first and drops " + copy.lib_dir)};
+}
+
 FixStep remove_file(const std::string& path, bool windows) {
   return windows ? fix::step("Delete " + path) : fix::run({"rm", path});
 }
@@ -38,8 +58,13 @@ std::vector<Finding> library_files(const CopyCheckInput& in) {
     f.evidence = {lib.path};
     if (!lib.real_path.empty() && lib.real_path != lib.path) f.evidence.push_back("-> " + lib.real_path);
     for (size_t i = 1; i < lib.problems.size(); ++i) f.evidence.push_back(lib.problems[i]);
-    f.fix = {fix::step("Reinstall this cuDNN copy:"), reinstall(in), fix::step("or remove the broken file:"),
-             remove_file(lib.path, in.env.windows())};
+    // A dangling link or a development link can simply go; a damaged library is needed.
+    if (lib.dangling || dev_only) {
+      f.fix = {fix::step("Reinstall this cuDNN copy:"), reinstall(in), fix::step("or remove the broken file:"),
+               remove_file(lib.path, in.env.windows())};
+    } else {
+      f.fix = reinstall_steps(in, "Reinstall cuDNN " + (in.version.known() ? in.version.str() : std::string("of this copy")));
+    }
     out.push_back(f);
   }
   return out;
@@ -66,11 +91,7 @@ std::vector<Finding> sublibraries_present(const CopyCheckInput& in) {
              "\"Unable to load any of {...}\" or CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED, or another copy's file "
              "is picked up (CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH).";
   f.evidence = missing;
-  f.fix = {fix::step("Reinstall the complete cuDNN " + in.version.str() + ":"), reinstall(in)};
-  if (copy.form == PackageForm::kPipWheel && !copy.package.empty()) {
-    std::string pkg = copy.package.substr(0, copy.package.find(' '));
-    f.fix = {fix::run({"pip", "install", "--force-reinstall", pkg + "==" + copy.package.substr(copy.package.find(' ') + 1)})};
-  }
+  f.fix = reinstall_steps(in, "Reinstall the complete cuDNN " + in.version.str());
   return {f};
 }
 
@@ -110,9 +131,10 @@ std::vector<Finding> header_matches_library(const CopyCheckInput& in) {
              "version errors. Usually an old header left behind by a manual copy.";
   f.evidence = {copy.header_path + ": " + copy.header_version.str(),
                 copy.lib_dir + ": " + copy.library_version.str() + " (" + copy.library_version_source + ")"};
-  f.fix = {fix::step("Reinstall headers and libraries together:"),
-           install_fix(copy.library_version, in.built_for, copy.form == PackageForm::kToolkitMerged ? copy.root : std::string()),
-           fix::step("or remove the stale header files in " + copy.include_dir)};
+  CopyCheckInput library_release = in;
+  library_release.version = copy.library_version;
+  f.fix = reinstall_steps(library_release, "Reinstall headers and libraries of cuDNN " + copy.library_version.truncated(3).str() + " together");
+  f.fix.push_back(fix::step("or remove the stale header files in " + copy.include_dir));
   return {f};
 }
 
