@@ -12,20 +12,6 @@
 namespace cudnnup {
 namespace {
 
-bool is_url(const std::string& s) { return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0; }
-
-std::string with_slash(std::string s) {
-  if (!s.empty() && s.back() != '/') s += '/';
-  return s;
-}
-
-// "" -> NVIDIA's; file://DIR -> DIR; always ending in '/', so a file name can follow.
-std::string mirror_root(const std::string& given) {
-  std::string mirror = given.empty() ? std::string(kDefaultMirror) : given;
-  if (mirror.rfind("file://", 0) == 0) mirror = mirror.substr(7);
-  return with_slash(mirror);
-}
-
 const KnownArchive* find_known(const std::vector<KnownArchive>& known, const std::string& file_name) {
   auto name = parse_archive_name(file_name);
   if (!name) return nullptr;
@@ -61,27 +47,6 @@ Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
   return ok_status();
 }
 
-// NVIDIA's manifest of one release on the mirror.
-Result<RedistribManifest> read_manifest(FileSystem& fs, const std::string& release, const std::string& mirror, bool remote,
-                                        const HttpClient& http, std::string* manifest_url) {
-  Error last = make_error(ErrorCode::kNotFound, "no manifest");
-  for (const auto& file : redistrib_file_names(release)) {
-    std::string where = mirror + file;
-    Result<std::string> text = remote ? http.get_text(where) : fs.read_file(where);
-    if (!text) {
-      last = text.error();
-      continue;
-    }
-    auto parsed = parse_redistrib(*text, where);
-    if (!parsed) return parsed.error();
-    *manifest_url = where;
-    return parsed;
-  }
-  // A missing file stays "not found"; a mirror that cannot be reached keeps its own code.
-  return make_error(last.code, "cannot find NVIDIA's manifest for cuDNN " + release + " on " + mirror + " (" + last.message +
-                                              "); check the version (e.g. 9.1.0, 9.1 or 9) or pass --mirror URL|DIR", mirror);
-}
-
 // The manifest's archive for the requested platform and CUDA major, checked to be the release.
 Result<RedistribEntry> entry_in_manifest(const RedistribManifest& manifest, const SourceRequest& r, const std::string& release,
                                          const std::string& manifest_url) {
@@ -98,23 +63,6 @@ Result<RedistribEntry> entry_in_manifest(const RedistribManifest& manifest, cons
   return entry;
 }
 
-// The releases the mirror lists: its index page (remote) or its file names (a directory).
-Result<std::vector<Version>> listed_releases(const FileSystem& fs, const std::string& mirror, bool remote, const HttpClient& http) {
-  std::string listing;
-  if (remote) {
-    auto page = http.get_text(mirror);
-    if (!page) return page.error();
-    listing = std::move(*page);
-  } else {
-    auto entries = fs.list_dir(mirror);
-    if (!entries) return entries.error();
-    for (const auto& e : *entries) listing += e.name + "\n";
-  }
-  auto releases = releases_in_listing(listing);
-  if (releases.empty()) return make_error(ErrorCode::kNotFound, mirror + " lists no redistrib_<version>.json file", mirror);
-  return releases;
-}
-
 std::string joined_versions(const std::vector<Version>& versions, size_t at_most) {
   std::string out;
   for (size_t i = 0; i < versions.size() && i < at_most; ++i) out += (i ? ", " : "") + versions[i].str();
@@ -124,21 +72,21 @@ std::string joined_versions(const std::vector<Version>& versions, size_t at_most
 
 // The manifest entry for a release spec: an exact release directly; a partial one (9, 9.19,
 // latest) as the newest listed release that has an archive for this platform and CUDA major.
-Result<RedistribEntry> find_release(FileSystem& fs, const SourceRequest& r, const ReleaseSpec& spec, const std::vector<KnownArchive>& known,
-                                    const std::string& mirror, bool remote, const HttpClient& http, ResolvedSource& out) {
+Result<RedistribEntry> find_release(const FileSystem& fs, const SourceRequest& r, const ReleaseSpec& spec, const std::vector<KnownArchive>& known,
+                                    const Mirror& mirror, const HttpClient& http, ResolvedSource& out) {
   if (spec.exact) {
-    auto manifest = read_manifest(fs, spec.text, mirror, remote, http, &out.manifest_url);
+    auto manifest = read_manifest(fs, mirror, spec.text, http, &out.manifest_url);
     if (!manifest) return manifest.error();
     return entry_in_manifest(*manifest, r, spec.text, out.manifest_url);
   }
   std::vector<Version> candidates;
   std::string from, unlisted;
-  auto listed = listed_releases(fs, mirror, remote, http);
+  auto listed = listed_releases(fs, mirror, http);
   if (listed) {
     candidates = matching_releases(spec, *listed);
-    from = mirror + " lists";
+    from = mirror.root + " lists";
     if (candidates.empty()) {
-      return make_error(ErrorCode::kNotFound, "no cuDNN release on " + mirror + " matches '" + spec.text + "' (it lists " +
+      return make_error(ErrorCode::kNotFound, "no cuDNN release on " + mirror.root + " matches '" + spec.text + "' (it lists " +
                                                   joined_versions(*listed, 8) + "); run `cudnnup list --available` to see them");
     }
   } else {
@@ -146,7 +94,7 @@ Result<RedistribEntry> find_release(FileSystem& fs, const SourceRequest& r, cons
     from = "cudnnup's table of NVIDIA archives has";
     unlisted = "; the mirror's list of releases could not be read (" + listed.error().message + ")";
     if (candidates.empty()) {
-      return make_error(ErrorCode::kNotFound, "cannot tell which release '" + spec.text + "' means: the list of releases on " + mirror +
+      return make_error(ErrorCode::kNotFound, "cannot tell which release '" + spec.text + "' means: the list of releases on " + mirror.root +
                                                   " could not be read (" + listed.error().message + "), and cudnnup's table of NVIDIA " +
                                                   "archives has none for " + r.platform_key + " and CUDA " + std::to_string(*r.cuda_major) +
                                                   "; give a full release such as 9.19.0, or pass --mirror URL|DIR");
@@ -159,7 +107,7 @@ Result<RedistribEntry> find_release(FileSystem& fs, const SourceRequest& r, cons
   std::vector<std::string> skipped;
   for (size_t i = 0; i < candidates.size() && i < kMostManifests; ++i) {
     std::string label = candidates[i].str();
-    auto manifest = read_manifest(fs, label, mirror, remote, http, &out.manifest_url);
+    auto manifest = read_manifest(fs, mirror, label, http, &out.manifest_url);
     if (!manifest) {
       // Unreachable or unreadable: going down the list would only repeat it.
       Error e = manifest.error();
@@ -257,20 +205,19 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
     return make_error(ErrorCode::kUsage, "which CUDA build of cuDNN " + r.arg + "? Add --cuda 12 or --cuda 13 (the CUDA major of your toolkit "
                                          "or framework; `cudnnup doctor` shows it)");
   }
-  std::string mirror = mirror_root(r.mirror);
-  bool remote = is_url(mirror);
+  Mirror mirror = mirror_at(r.mirror);
   auto spec = parse_release_spec(r.arg);
-  auto entry = find_release(fs, r, *spec, known, mirror, remote, http, out);
+  auto entry = find_release(fs, r, *spec, known, mirror, http, out);
   if (!entry) return entry.error();
   out.release = Version::parse(entry->version).value_or(Version{}).truncated(3).str();
-  out.url = mirror + entry->relative_path;
+  out.url = mirror.root + entry->relative_path;
   out.file_name = std::string(paths::basename(entry->relative_path));
   claim_known(out.file_name);
   if (!out.expected_size) out.expected_size = entry->size;
   out.hashes.push_back({"mirror-manifest", out.manifest_url, entry->sha256, false});
   claim_command_line();
   if (auto s = settle_hashes(out, out.file_name); !s) return s.error();
-  if (!remote) {
+  if (!mirror.remote) {
     if (!fs.is_file(out.url)) return make_error(ErrorCode::kNotFound, "the mirror directory lacks " + out.url, out.url);
     out.archive_path = out.url;
     return out;
@@ -287,59 +234,6 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
   if (r.dry_run) return out;  // would download
   if (auto s = fs.make_dirs(store.cache_dir()); !s) return s.error();
   if (auto s = download_checked(fs, out, cached, http, services); !s) return s.error();
-  return out;
-}
-
-Result<AvailableReleases> available_releases(FileSystem& fs, const std::string& given_mirror, const std::string& platform_key,
-                                             const std::vector<KnownArchive>& known, const HttpClient& http, size_t newest) {
-  AvailableReleases out;
-  std::string mirror = mirror_root(given_mirror);
-  bool remote = is_url(mirror);
-  out.mirror = mirror;
-  auto listed = listed_releases(fs, mirror, remote, http);
-  if (!listed) {
-    // Offline: what the table knows for this platform, CUDA variant by variant.
-    out.listed_by = "known-archives";
-    out.note = "the list of releases on " + mirror + " could not be read (" + listed.error().message +
-               "); these are the releases in cudnnup's table of NVIDIA archives";
-    std::map<Version, AvailableRelease> by_release;
-    for (int cuda = 10; cuda <= 20; ++cuda) {
-      for (const auto& v : known_releases(known, platform_key, cuda)) {
-        AvailableRelease& a = by_release[v];
-        a.release = v.str();
-        RedistribEntry e;
-        e.version = v.str();
-        e.platform = platform_key;
-        e.cuda_variant = std::to_string(cuda);
-        a.archives.push_back(e);
-      }
-    }
-    for (auto it = by_release.rbegin(); it != by_release.rend(); ++it) out.releases.push_back(it->second);
-  } else {
-    out.listed_by = "mirror";
-    for (const auto& v : *listed) {
-      AvailableRelease a;
-      a.release = v.str();
-      out.releases.push_back(a);
-    }
-  }
-  if (newest && out.releases.size() > newest) {
-    out.not_shown = out.releases.size() - newest;
-    out.releases.resize(newest);
-  }
-  if (out.listed_by != "mirror") return out;
-  for (auto& a : out.releases) {
-    std::string manifest_url;
-    auto manifest = read_manifest(fs, a.release, mirror, remote, http, &manifest_url);
-    if (!manifest) {
-      a.problem = manifest.error().message;
-      continue;
-    }
-    a.date = manifest->release_date;
-    for (const auto& e : manifest->entries) {
-      if (e.platform == platform_key) a.archives.push_back(e);
-    }
-  }
   return out;
 }
 

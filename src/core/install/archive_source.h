@@ -18,20 +18,11 @@
 #include "base/filesystem.h"
 #include "facts/known_archives.h"
 #include "install/archive_scan.h"
+#include "install/mirror.h"
 #include "install/redistrib.h"
 #include "store/store_layout.h"
 
 namespace cudnnup {
-
-constexpr const char* kDefaultMirror = "https://developer.download.nvidia.com/compute/cudnn/redist/";
-
-// Downloads, wired by the app (platform/http_client.h).
-struct HttpClient {
-  std::function<Result<std::string>(const std::string& url)> get_text;
-  // Continues `part_path` when it exists; shows progress through InstallServices::progress.
-  std::function<Status(const std::string& url, const std::string& part_path, uint64_t expected_size, const std::string& label)>
-      download;
-};
 
 struct SourceRequest {
   std::string arg;               // a file, or a version ("9", "9.1", "9.1.0", "9.1.0.70", "latest")
@@ -74,24 +65,5 @@ bool looks_like_version(const std::string& arg);
 Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, const SourceRequest& request,
                                       const std::vector<KnownArchive>& known, const HttpClient& http,
                                       const InstallServices& services);
-
-// What a mirror offers for one platform (`cudnnup list --available`): its listed releases, newest
-// first, each with the archives its manifest has for the platform.
-struct AvailableRelease {
-  std::string release;                   // "9.19.0"
-  std::string date;                      // the manifest's release_date; "" from the table
-  std::vector<RedistribEntry> archives;  // this platform's, one per CUDA variant
-  std::string problem;                   // why the manifest could not be read; "" when it was
-};
-struct AvailableReleases {
-  std::string mirror;
-  std::string listed_by;  // "mirror" (its index or files) or "known-archives" (the list could not be read)
-  std::string note;       // why the table stands in; ""
-  std::vector<AvailableRelease> releases;
-  size_t not_shown = 0;   // older releases left out by `newest`
-};
-// `newest` = 0: every listed release (one manifest read each); otherwise the newest that many.
-Result<AvailableReleases> available_releases(FileSystem& fs, const std::string& mirror, const std::string& platform_key,
-                                             const std::vector<KnownArchive>& known, const HttpClient& http, size_t newest);
 
 }  // namespace cudnnup
