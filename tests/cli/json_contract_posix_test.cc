@@ -237,6 +237,10 @@ void JsonContract::run_install_commands() {
   EXPECT_EQ(available["kind"], "available");
   EXPECT_EQ(available["releases"][0]["release"], "9.19.0");
   capture("list", {"list", "--available", "--mirror", tmp / "no-such-mirror", "--json"}, 0, "cudnnup.list/1");  // the table stands in
+  auto refresh = capture("archive-info", {"archive-info", "--update-known", "--mirror", url, "--dry-run", "--json"}, 0, "cudnnup.archive-info/1");
+  EXPECT_EQ(refresh["kind"], "update-known");
+  EXPECT_EQ(refresh["added"].size(), 1u);
+  capture("archive-info", {"archive-info", "--update-known", "--mirror", tmp / "no-such-mirror", "--json"}, 2, e);
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--dry-run", "--json"}, 0, "cudnnup.uninstall/1");
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 0, "cudnnup.uninstall/1");
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 2, e);

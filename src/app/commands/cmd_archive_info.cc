@@ -4,10 +4,12 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/commands/known_table.h"
 
 #if CUDNNUP_HAVE_INSTALL
 #include "app/commands/doctor_runner.h"
 #include "app/commands/install_services.h"
+#include "app/commands/known_table.h"
 #include "app/render/archive_render.h"
 #include "base/paths.h"
 #include "base/json_text.h"
@@ -20,6 +22,8 @@ struct ArchiveInfoArgs {
   std::string file;
   std::string cuda_dir;
   bool no_machine = false;
+  bool update_known = false;
+  UpdateKnownOptions update;
 };
 
 #if CUDNNUP_HAVE_INSTALL
@@ -54,7 +58,9 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   if (!identity && scan) {
     if (auto top = parse_archive_name(scan->top_dir + ".tar.xz")) identity = *top;
   }
-  KnownCheck known = check_known_archive(builtin_known_archives(), identity ? identity->canonical_name : std::string(paths::basename(args.file)),
+  auto table = known_archives_for(ctx);
+  if (!table) return report_error(ctx, table.error());
+  KnownCheck known = check_known_archive(*table, identity ? identity->canonical_name : std::string(paths::basename(args.file)),
                                          *sha, info->size);
   std::optional<Report> report;
   if (!args.no_machine && scan) {
@@ -74,6 +80,7 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   if (ctx.options.json) {
     nlohmann::ordered_json out;
     out["schema"] = "cudnnup.archive-info/1";
+    out["kind"] = "archive";
     out["archive"] = archive_identity_json(name, args.file, info->size, *sha);
     out["known"] = known_json(known);
     if (scan) {
@@ -132,7 +139,11 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
 void add_archive_info_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<ArchiveInfoArgs>();
   auto* cmd = app.add_subcommand("archive-info", "Say what a cuDNN archive is, whether it is whole and genuine, and whether it suits this machine");
-  cmd->add_option("file", args->file, "A cuDNN archive: .tar.xz, .tgz, .tar or .zip")->type_name("FILE")->required();
+  cmd->add_option("file", args->file, "A cuDNN archive: .tar.xz, .tgz, .tar or .zip")->type_name("FILE");
+  cmd->add_flag("--update-known", args->update_known,
+                "Instead: read every manifest the mirror lists and keep the archives cudnnup's built-in table lacks (in the store)");
+  cmd->add_option("--mirror", args->update.mirror, "With --update-known: https/http URL or a directory (default: NVIDIA; env CUDNNUP_MIRROR)");
+  cmd->add_flag("--dry-run", args->update.dry_run, "With --update-known: say what would be added, write nothing");
   cmd->add_option("--cuda-dir", args->cuda_dir, "Judge the CUDA match against this toolkit (default: every toolkit found)")
       ->type_name("DIR");
   cmd->add_flag("--no-machine", args->no_machine, "Do not inspect this machine (no toolkit/driver/GPU checks)");
@@ -141,11 +152,29 @@ void add_archive_info_command(CLI::App& app, CommandAction& action) {
       "archive's folder, links that escape, hard links, device files, duplicates, truncation, bombs.\n"
       "Checks the header version, the library set for the major version and each library's ELF/PE\n"
       "header, and the sha256 against NVIDIA's published hashes (data/known_archives.json).\n\n"
-      "Exit codes: 0 sound and suitable, 1 damaged, not genuine or unsuitable, 2 cannot read it.\n"
-      "Example:\n  cudnnup archive-info ~/Downloads/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
-  cmd->callback([&action, args] {
+      "--update-known reads the redistrib manifest of every release the mirror lists and writes the\n"
+      "archives the built-in table lacks (releases newer than this build) to known_archives.json in the\n"
+      "store, which install and archive-info then check against too. The built-in rows always win: a\n"
+      "mirror whose hash differs from one of them is reported (exit 1) and not written.\n\n"
+      "Exit codes: 0 sound and suitable (or refreshed), 1 damaged, not genuine or unsuitable (or a mirror\n"
+      "disagreed with the built-in table), 2 cannot read it (or the mirror).\n"
+      "Examples:\n  cudnnup archive-info ~/Downloads/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz\n"
+      "  cudnnup archive-info --update-known --dry-run");
+  cmd->callback([&action, args, cmd] {
 #if CUDNNUP_HAVE_INSTALL
-    action = [args](AppContext& ctx) { return run_archive_info(ctx, *args); };
+    action = [args, cmd](AppContext& ctx) {
+      if (args->update_known) {
+        if (!args->file.empty()) return report_error(ctx, make_error(ErrorCode::kUsage, "--update-known takes no FILE"));
+        return run_update_known(ctx, args->update);
+      }
+      if (cmd->count("--mirror") || cmd->count("--dry-run")) {
+        return report_error(ctx, make_error(ErrorCode::kUsage, "--mirror and --dry-run go with --update-known"));
+      }
+      if (args->file.empty()) {
+        return report_error(ctx, make_error(ErrorCode::kUsage, "archive-info needs a FILE (`cudnnup archive-info FILE`), or --update-known"));
+      }
+      return run_archive_info(ctx, *args);
+    };
 #else
     action = [](AppContext& ctx) {
       return report_error(ctx, make_error(ErrorCode::kUnsupported,

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "app/commands/install_services.h"
+#include "app/commands/known_table.h"
 #include "app/commands/recovery.h"
 #include "app/commands/store_access.h"
 #include "app/render/archive_render.h"
@@ -202,7 +203,9 @@ Result<std::optional<InstallOutcome>> resolve_and_install(AppContext& ctx, const
                                                           const InstallArgs& args, ResolvedSource* source, InstallOptions* o) {
   auto progress = progress_for(ctx);
   InstallServices services = install_services(progress ? progress->get() : nullptr);
-  auto resolved = resolve_source(*ctx.fs, store, req, builtin_known_archives(), http_client(services.progress), services);
+  auto known = known_archives_for(ctx);
+  if (!known) return known.error();
+  auto resolved = resolve_source(*ctx.fs, store, req, *known, http_client(services.progress), services);
   if (!resolved) return resolved.error();
   *source = std::move(*resolved);
   if (source->archive_path.empty()) return std::optional<InstallOutcome>();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands/install_services.h"
+#include "app/commands/known_table.h"
 #include "app/render/archive_render.h"
 #include "base/json_text.h"
 #include "facts/machines.h"
@@ -35,7 +36,9 @@ int run_list_available(AppContext& ctx, const AvailableOptions& options) {
   std::string platform = archive_platform_key_for(host_machine(), ctx.env.windows());
   auto progress = progress_for(ctx);
   auto http = http_client(progress ? progress->get() : nullptr);
-  auto found = available_releases(*ctx.fs, mirror, platform, builtin_known_archives(), http, options.all ? 0 : kNewestShown);
+  auto known = known_archives_for(ctx);
+  if (!known) return report_error(ctx, known.error());
+  auto found = available_releases(*ctx.fs, mirror, platform, *known, http, options.all ? 0 : kNewestShown);
   if (!found) return report_error(ctx, found.error());
   if (ctx.options.json) {
     nlohmann::ordered_json releases = nlohmann::ordered_json::array();

@@ -37,16 +37,20 @@ const std::vector<KnownArchive>& builtin_known_archives() {
 
 KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std::string& canonical_name,
                                const std::string& sha256, uint64_t size) {
+  // A refreshed row is only as good as the mirror it was read from: said so, never "NVIDIA's".
+  auto claim = [](const KnownArchive& k) {
+    return k.refreshed ? std::string("the sha256 that `archive-info --update-known` read") : std::string("NVIDIA's published sha256");
+  };
   KnownCheck c;
   for (const auto& k : table) {
     if (k.file_name != canonical_name) continue;
     c.entry = k;
     if (k.sha256 == sha256 && (k.size == 0 || k.size == size)) {
       c.match = KnownMatch::kMatches;
-      c.message = "The archive matches NVIDIA's published sha256 for " + k.file_name + " (" + k.source + ").";
+      c.message = "The archive matches " + claim(k) + " for " + k.file_name + " (" + k.source + ").";
     } else {
       c.match = KnownMatch::kMismatch;
-      c.message = "The archive does NOT match NVIDIA's published sha256 for " + k.file_name + " (expected " + k.sha256 +
+      c.message = "The archive does NOT match " + claim(k) + " for " + k.file_name + " (expected " + k.sha256 +
                   (k.size ? ", " + std::to_string(k.size) + " bytes" : "") +
                   "): it is damaged, incomplete, or not the official archive; download it again.";
     }

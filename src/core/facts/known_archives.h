@@ -17,6 +17,7 @@ struct KnownArchive {
   std::string sha256;
   uint64_t size = 0;  // 0 when the source did not record it
   std::string source;
+  bool refreshed = false;  // read from a mirror's manifest by `archive-info --update-known`, not built in
 };
 
 Result<std::vector<KnownArchive>> parse_known_archives(const std::string& json_text);

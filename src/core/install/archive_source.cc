@@ -25,7 +25,7 @@ const KnownArchive* find_known(const std::vector<KnownArchive>& known, const std
 // else --sha256. Any claim that disagrees with the one used is an error naming both.
 Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
   HashClaim* used = nullptr;
-  for (const char* source : {"known-archives", "mirror-manifest", "command-line"}) {
+  for (const char* source : {"known-archives", "refreshed-known-archives", "mirror-manifest", "command-line"}) {
     for (auto& c : out.hashes) {
       if (!used && c.source == source) used = &c;
     }
@@ -167,6 +167,7 @@ Status download_checked(FileSystem& fs, ResolvedSource& out, const std::string& 
 
 std::string describe_hash_claim(const HashClaim& c) {
   if (c.source == "known-archives") return "NVIDIA's published sha256 (" + c.where + ")";
+  if (c.source == "refreshed-known-archives") return "the sha256 that `archive-info --update-known` read from " + c.where;
   if (c.source == "mirror-manifest") return "the mirror's manifest (" + c.where + ")";
   return "the sha256 given with --sha256";
 }
@@ -179,7 +180,7 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
   ResolvedSource out;
   auto claim_known = [&](const std::string& file_name) {
     if (const KnownArchive* k = find_known(known, file_name)) {
-      out.hashes.push_back({"known-archives", k->source, k->sha256, false});
+      out.hashes.push_back({k->refreshed ? "refreshed-known-archives" : "known-archives", k->source, k->sha256, false});
       out.known_file = true;
       if (k->size) out.expected_size = k->size;
     }

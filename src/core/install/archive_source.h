@@ -35,7 +35,8 @@ struct SourceRequest {
 
 // One statement of what the archive's sha256 is.
 struct HashClaim {
-  std::string source;  // "known-archives" (NVIDIA's published), "mirror-manifest", "command-line"
+  std::string source;  // "known-archives" (NVIDIA's published), "refreshed-known-archives" (archive-info
+                       // --update-known), "mirror-manifest", "command-line"
   std::string where;   // the URL it was published at, the manifest's URL, or "--sha256"
   std::string sha256;
   bool used = false;   // the one the archive is checked against

@@ -19,6 +19,8 @@ struct StoreLayout {
   std::string journal_dir() const { return root + "/journal"; }
   std::string lock_file() const { return root + "/lock"; }
   std::string cache_dir() const { return root + "/cache"; }
+  // Rows of NVIDIA archives read from a mirror's manifests (`archive-info --update-known`).
+  std::string refreshed_known_archives() const { return root + "/known_archives.json"; }
   static constexpr const char* kManifestName = "cudnnup-manifest.json";
 };
 
