@@ -28,6 +28,14 @@ struct ArchiveInfoArgs {
 
 #if CUDNNUP_HAVE_INSTALL
 
+// A scan that stopped gives an error value, worded to follow "cudnnup: error: "; as a line of its
+// own it needs a subject.
+std::string unread_sentence(const Error& e) {
+  std::string m = e.message;
+  if (!m.empty() && m.back() == '.') m.pop_back();
+  return "Reading the archive stopped: " + m + ".";
+}
+
 const char* mark(const Style& st, const std::string& status) {
   static std::string s;
   s = status == "ok" ? st.ok() : status == "error" ? st.bad() : status == "warning" ? st.warn() : st.info();
@@ -86,7 +94,7 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
     if (scan) {
       out["contents"] = contents_json(*scan);
     } else {
-      out["contents"] = {{"ok", false}, {"errors", {scan.error().message}}};
+      out["contents"] = {{"ok", false}, {"errors", {unread_sentence(scan.error())}}};
     }
     if (identity && !name) out["identified_from"] = "top_dir";
     out["suitability"] = suitability_json(suits);
@@ -99,26 +107,29 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   Style st{ctx.color};
   std::cout << st.bold(std::string(paths::basename(args.file))) << "\n";
   if (identity) {
-    std::cout << "  cuDNN " << identity->version.str() << " for CUDA " << identity->cuda_variant << ", "
-              << identity->platform_key() << (identity->era == ArchiveEra::kLegacy ? " (legacy archive)" : "");
-    if (!name) std::cout << " — read from the top folder; the file name is not NVIDIA's";
-    else if (!name->canonical) std::cout << " — NVIDIA's name is " << name->canonical_name;
-    std::cout << "\n";
+    std::cout << "  " << (name ? "The file name says" : "The top folder says") << " cuDNN " << identity->version.str() << " for CUDA "
+              << identity->cuda_variant << " on " << identity->platform_key()
+              << (identity->era == ArchiveEra::kLegacy ? " (a legacy archive)" : "");
+    if (!name) std::cout << "; the file name is not NVIDIA's";
+    else if (!name->canonical) std::cout << "; NVIDIA's name for it is " << name->canonical_name;
+    std::cout << ".\n";
   } else {
-    std::cout << "  " << st.warn() << " the name is not an official cuDNN archive name\n";
+    std::cout << "  " << st.warn() << " The file name is not an official cuDNN archive name.\n";
   }
-  std::cout << "  " << human_bytes(info->size) << ", sha256 " << *sha << "\n";
+  std::cout << "  The file is " << human_bytes(info->size) << "; its sha256 is " << *sha << ".\n";
   std::cout << "  " << (known.match == KnownMatch::kMatches ? st.ok() : known.match == KnownMatch::kMismatch ? st.bad() : st.info())
             << " " << known.message << "\n";
   if (!scan) {
-    std::cout << "  " << st.bad() << " " << scan.error().message << "\n";
+    std::cout << "  " << st.bad() << " " << unread_sentence(scan.error()) << "\n";
   } else {
     const ContentReport& r = scan->report;
     int libs = 0;
     for (const auto& l : r.libraries) libs += !l.is_link;
-    std::cout << "  " << (r.ok() ? st.ok() : st.bad()) << " " << scan->items.size() << " entries under " << scan->top_dir << "/, "
-              << human_bytes(scan->unpacked_bytes) << " unpacked; header " << (r.header_version.known() ? r.header_version.str() : "?")
-              << "; " << libs << " library files (" << (r.platform == ArchivePlatform::kWindows ? "PE" : "ELF") << " " << r.machine << ")\n";
+    std::cout << "  " << (r.ok() ? st.ok() : st.bad()) << " The archive holds " << scan->items.size() << " entries under "
+              << scan->top_dir << "/ (" << human_bytes(scan->unpacked_bytes) << " unpacked), "
+              << (r.header_version.known() ? "its header says cuDNN " + r.header_version.str() : std::string("it has no cuDNN version header"))
+              << ", and it has " << libs << " library " << (libs == 1 ? "file" : "files") << " ("
+              << (r.platform == ArchivePlatform::kWindows ? "PE" : "ELF") << (r.machine.empty() ? "" : " " + r.machine) << ").\n";
     for (const auto& e : r.errors) std::cout << "  " << st.bad() << " " << e << "\n";
     for (const auto& w : r.warnings) std::cout << "  " << st.warn() << " " << w << "\n";
   }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "facts/rules.h"
+
 namespace cudnnup {
 
 using nlohmann::json;
@@ -19,32 +21,25 @@ std::string human_bytes(uint64_t n) {
   return buf;
 }
 
-std::vector<SuitabilityCheck> check_suitability(const ArchiveName& id, const ContentReport& contents, bool host_windows,
-                                                const Report* report, const std::string& toolkit_root) {
-  std::vector<SuitabilityCheck> out;
-  bool archive_windows = id.platform == ArchivePlatform::kWindows;
-  if (archive_windows != host_windows || id.platform == ArchivePlatform::kMacos) {
-    out.push_back({"platform", "error", std::string("the archive is for ") + archive_platform_name(id.platform) + ", this machine runs " +
-                                            (host_windows ? "Windows" : "Linux")});
-  } else {
-    out.push_back({"platform", "ok", std::string("built for ") + archive_platform_name(id.platform) + ", like this machine"});
-  }
-  const std::string host(host_machine().name);
-  std::string machine = contents.machine.empty() ? archive_arch_machine(id.arch) : contents.machine;
-  if (machine != host) {
-    out.push_back({"architecture", "error", "the libraries are built for " + machine + ", this machine is " + host});
-  } else if (id.arch == ArchiveArch::kAarch64Jetson) {
-    out.push_back({"architecture", "warning", "linux-aarch64 archives are for Jetson (Tegra); servers use linux-sbsa"});
-  } else {
-    out.push_back({"architecture", "ok", "built for " + machine});
-  }
-  if (!report) return out;
+namespace {
 
-  // Toolkits: the archive's CUDA major must match the toolkit it is used with.
+const char* platform_words(ArchivePlatform p) {
+  switch (p) {
+    case ArchivePlatform::kLinux: return "Linux";
+    case ArchivePlatform::kWindows: return "Windows";
+    case ArchivePlatform::kMacos: return "macOS";
+    case ArchivePlatform::kUnknown: break;
+  }
+  return "an unknown platform";
+}
+
+void check_toolkit(const ArchiveName& id, const Report& report, const std::string& toolkit_root,
+                   std::vector<SuitabilityCheck>& out) {
+  // The archive's CUDA major must match the toolkit it is used with.
   bool any_match = false;
   std::vector<std::string> seen;
   int first_major = 0;
-  for (const auto& t : report->toolkits) {
+  for (const auto& t : report.toolkits) {
     bool chosen = toolkit_root.empty() || t.root == toolkit_root;
     for (const auto& a : t.aliases) chosen |= a == toolkit_root;
     if (!chosen) continue;
@@ -52,38 +47,69 @@ std::vector<SuitabilityCheck> check_suitability(const ArchiveName& id, const Con
     if (!first_major) first_major = t.version.major();
     any_match |= t.version.major() == id.cuda_major;
   }
+  const std::string cuda = std::to_string(id.cuda_major);
   if (seen.empty()) {
-    out.push_back({"toolkit", "unknown", toolkit_root.empty() ? "no CUDA toolkit found; the store install works without one"
-                                                              : "no CUDA toolkit found at " + toolkit_root});
+    out.push_back({"toolkit", "unknown", toolkit_root.empty() ? "No CUDA toolkit was found; an install into cudnnup's store works without one."
+                                                              : "No CUDA toolkit was found at " + toolkit_root + "."});
   } else if (any_match) {
-    out.push_back({"toolkit", "ok", "a CUDA " + std::to_string(id.cuda_major) + " toolkit is here"});
+    out.push_back({"toolkit", "ok", "A CUDA " + cuda + " toolkit is installed here."});
   } else {
     std::string list;
     for (const auto& s : seen) list += (list.empty() ? "" : ", ") + s;
     out.push_back({"toolkit", toolkit_root.empty() ? "warning" : "error",
-                   "the archive is built for CUDA " + std::to_string(id.cuda_major) + " but the toolkit here is " + list +
-                       "; the matching archive is the _cuda" + std::to_string(first_major) + " one"});
+                   "The archive is built for CUDA " + cuda + ", but the toolkit here is " + list + "; the matching archive is the _cuda" +
+                       std::to_string(first_major) + " one."});
   }
-  // Driver: it must support the archive's CUDA major.
-  const DriverInfo& d = report->driver;
+}
+
+void check_driver_and_gpus(const ArchiveName& id, const DriverInfo& d, std::vector<SuitabilityCheck>& out) {
+  const std::string cuda = std::to_string(id.cuda_major);
   if (!d.present) {
-    out.push_back({"driver", "warning", "no NVIDIA driver found: the archive can be installed, but nothing can use it on this machine"});
+    out.push_back({"driver", "warning", "No NVIDIA driver was found: the archive can be installed, but nothing can use it on this machine."});
   } else if (d.cuda_version.known() && d.cuda_version.major() < id.cuda_major) {
-    out.push_back({"driver", "error", "the driver " + d.version_text + " supports CUDA up to " + d.cuda_version.str() +
-                                          "; a CUDA " + std::to_string(id.cuda_major) + " build needs a newer driver"});
+    out.push_back({"driver", "error", "The driver " + d.version_text + " supports CUDA up to " + d.cuda_version.str() + ", but a CUDA " +
+                                          cuda + " build needs a newer driver."});
   } else {
-    out.push_back({"driver", "ok", "driver " + d.version_text + (d.cuda_version.known() ? " supports CUDA " + d.cuda_version.str() : "")});
+    out.push_back({"driver", "ok", "The driver " + d.version_text +
+                                       (d.cuda_version.known() ? " supports CUDA " + d.cuda_version.str() + "." : " is installed.")});
   }
-  // GPUs: CUDA 13 builds and cuDNN >= 9.11 need compute capability 7.5 (data/rules.json, with its sources).
-  Version floor = (id.cuda_major >= 13 || id.version >= Version{9, 11}) ? Version{7, 5} : Version{5, 0};
+  // The lowest compute capability this release supports (data/rules.json, with its sources).
+  const ComputeCapabilityRule* floor = builtin_rules().compute_capability_rule_for(id.version, id.cuda_major);
   for (const auto& g : d.gpus) {
-    if (g.compute_capability.known() && g.compute_capability < floor) {
-      out.push_back({"gpu", "error", "GPU " + std::to_string(g.index) + " (" + g.name + ") has compute capability " +
-                                         g.compute_capability.str() + "; this cuDNN needs " + floor.str() + " or newer"});
+    const std::string gpu = "GPU " + std::to_string(g.index) + " (" + g.name + ") has compute capability " + g.compute_capability.str();
+    if (floor && g.compute_capability.known() && g.compute_capability < floor->min_cc) {
+      out.push_back({"gpu", "error", gpu + ", but this cuDNN needs " + floor->min_cc.str() + " or newer (" +
+                                         floor->source.substr(0, floor->source.find_first_of(" ;")) + ")."});
     } else {
-      out.push_back({"gpu", "ok", "GPU " + std::to_string(g.index) + " (" + g.name + ", compute capability " + g.compute_capability.str() + ")"});
+      out.push_back({"gpu", "ok", gpu + (floor ? ", which this cuDNN supports." : ".")});
     }
   }
+}
+
+}  // namespace
+
+std::vector<SuitabilityCheck> check_suitability(const ArchiveName& id, const ContentReport& contents, bool host_windows,
+                                                const Report* report, const std::string& toolkit_root) {
+  std::vector<SuitabilityCheck> out;
+  bool archive_windows = id.platform == ArchivePlatform::kWindows;
+  const std::string host_os = host_windows ? "Windows" : "Linux";
+  if (archive_windows != host_windows || id.platform == ArchivePlatform::kMacos) {
+    out.push_back({"platform", "error", std::string("The archive is for ") + platform_words(id.platform) + ", but this machine runs " + host_os + "."});
+  } else {
+    out.push_back({"platform", "ok", std::string("The archive is for ") + platform_words(id.platform) + ", like this machine."});
+  }
+  const std::string host(host_machine().name);
+  std::string machine = contents.machine.empty() ? archive_arch_machine(id.arch) : contents.machine;
+  if (machine != host) {
+    out.push_back({"architecture", "error", "The libraries are built for " + machine + ", but this machine is " + host + "."});
+  } else if (id.arch == ArchiveArch::kAarch64Jetson) {
+    out.push_back({"architecture", "warning", "This is a linux-aarch64 archive, which is for Jetson (Tegra); servers use the linux-sbsa archives."});
+  } else {
+    out.push_back({"architecture", "ok", "The libraries are built for " + machine + ", like this machine."});
+  }
+  if (!report) return out;
+  check_toolkit(id, *report, toolkit_root, out);
+  check_driver_and_gpus(id, report->driver, out);
   return out;
 }
 

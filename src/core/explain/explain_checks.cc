@@ -8,6 +8,7 @@
 #include "base/paths.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
+#include "facts/rules.h"
 
 namespace cudnnup {
 namespace {
@@ -383,33 +384,70 @@ CheckResult driver_too_old(const MachineView& m, const Variables& vars, const Ch
   return unknown(here + "; whether that is enough depends on the CUDA runtime the program bundles.");
 }
 
-CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const CheckParams& params) {
+// The lowest compute capability each cuDNN release supports is data (rules.json,
+// cudnn_min_compute_capability, with its sources); the catalogue names no thresholds. The cuDNN
+// judged is the one the message names (PyTorch's "cuDNN version 91900"), else the copies here.
+struct CcFloor {
+  Version cudnn;
+  int cuda_major = 0;
+  std::string what;  // "cuDNN 9.19.0" or a copy's description
+  const ComputeCapabilityRule* rule = nullptr;
+};
+
+std::vector<CcFloor> cc_floors(const Report& r, const Variables& vars) {
+  const Rules& rules = builtin_rules();
+  std::vector<CcFloor> out;
+  if (Version found = var_version(vars, "found"); found.known() && found.major() >= 7) {
+    int cuda = var_int(vars, "cuda_major");
+    out.push_back({found, cuda, "cuDNN " + found.str(), rules.compute_capability_rule_for(found, cuda)});
+    return out;
+  }
+  for (const auto& c : r.copies) {
+    Version v = copy_version(c);
+    if (!v.known()) continue;
+    out.push_back({v, c.cuda_major, describe(c), rules.compute_capability_rule_for(v, c.cuda_major)});
+  }
+  return out;
+}
+
+// The first URL of a rule's sources, for evidence that stays one line.
+std::string first_source(const std::string& sources) { return sources.substr(0, sources.find_first_of(" ;")); }
+
+std::string gpu_words(const Gpu& g) { return g.name + " (compute capability " + g.compute_capability.str() + ")"; }
+
+CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const CheckParams&) {
   const Report& r = *m.report;
-  auto p = params.find("min_cc");
-  auto min_cc = Version::parse(p == params.end() ? "" : p->second);
-  if (!min_cc) return unknown("No minimum compute capability given.");
   if (const Finding* f = finding_for_major(r, finding_id::kCudnnGpuUnsupported, 0)) return holds(f->title + ".");
   if (r.driver.gpus.empty()) return unknown("No GPU information (no driver, or it was not asked).");
-  std::vector<const Gpu*> below;
-  for (const auto& g : r.driver.gpus) {
-    if (g.compute_capability.known() && g.compute_capability < *min_cc) below.push_back(&g);
-  }
-  if (below.empty()) {
-    return ruled_out("Every GPU here has compute capability " + min_cc->str() + " or higher (" + r.driver.gpus.front().name + ": " +
-                     r.driver.gpus.front().compute_capability.str() + ").");
-  }
-  const std::string gpu = below.front()->name + " (compute capability " + below.front()->compute_capability.str() + ")";
-  auto from = params.find("cudnn_from");
-  if (from == params.end()) return holds(gpu + " is below " + min_cc->str() + ".");
-  auto threshold = Version::parse(from->second);
-  Version found = var_version(vars, "found");
-  if (threshold && found.known() && found >= *threshold) return holds(gpu + " is below " + min_cc->str() + ", which cuDNN " + found.str() + " requires.");
-  for (const auto& c : r.copies) {
-    if (threshold && copy_version(c).known() && copy_version(c) >= *threshold) {
-      return holds(gpu + " is below " + min_cc->str() + ", which " + describe(c) + " requires (cuDNN " + from->second + "+).");
+  std::vector<CcFloor> floors = cc_floors(r, vars);
+  const CcFloor* strictest_here = nullptr;
+  for (const auto& f : floors) {
+    if (!f.rule) continue;
+    if (!strictest_here || f.rule->min_cc > strictest_here->rule->min_cc) strictest_here = &f;
+    for (const auto& g : r.driver.gpus) {
+      if (!g.compute_capability.known() || g.compute_capability >= f.rule->min_cc) continue;
+      return holds(gpu_words(g) + " is below " + f.rule->min_cc.str() + ", the lowest compute capability " + f.what +
+                   " supports (" + first_source(f.rule->source) + ").");
     }
   }
-  return unknown(gpu + " is below " + min_cc->str() + "; it matters for builds with cuDNN " + from->second + " or newer.");
+  if (strictest_here) {
+    return ruled_out("Every GPU here has compute capability " + strictest_here->rule->min_cc.str() + " or higher, which " +
+                     strictest_here->what + " needs (" + gpu_words(r.driver.gpus.front()) + ").");
+  }
+  // No cuDNN to judge: compare with the strictest floor of any release cudnnup knows.
+  const ComputeCapabilityRule* strictest = nullptr;
+  for (const auto& rule : builtin_rules().compute_capability) {
+    if (!strictest || rule.min_cc > strictest->min_cc) strictest = &rule;
+  }
+  if (!strictest) return unknown("cudnnup knows no compute capability floor.");
+  for (const auto& g : r.driver.gpus) {
+    if (g.compute_capability.known() && g.compute_capability < strictest->min_cc) {
+      return unknown(gpu_words(g) + " is below " + strictest->min_cc.str() + ", which cuDNN " + strictest->cudnn_first.str() +
+                     " and newer require; whether that matters depends on the cuDNN the program loads.");
+    }
+  }
+  return ruled_out("Every GPU here has compute capability " + strictest->min_cc.str() +
+                   " or higher, enough for every cuDNN release cudnnup knows (" + gpu_words(r.driver.gpus.front()) + ").");
 }
 
 // Doctor looks for zlibwapi.dll on Windows (core/windows_dll_checks.h: next to each cuDNN

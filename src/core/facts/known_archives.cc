@@ -64,8 +64,7 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
       return c;
     }
   }
-  c.message = "The archive is not in cudnnup's table of known archives: its contents were checked, its origin "
-              "cannot be.";
+  c.message = "The archive is not in cudnnup's table of NVIDIA's archives, so where it comes from cannot be checked.";
   return c;
 }
 

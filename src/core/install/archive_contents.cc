@@ -69,15 +69,15 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
   // 1. The top folder agrees with the name.
   if (name) {
     if (name->era == ArchiveEra::kLegacy) {
-      if (top_dir != "cuda") r.errors.push_back("the name says a legacy archive, whose files sit under 'cuda/', but the top folder is '" + top_dir + "/'");
+      if (top_dir != "cuda") r.errors.push_back("The name says a legacy archive, whose files sit under 'cuda/', but the top folder is '" + top_dir + "/'.");
     } else if (top_dir != name->expected_top_dir()) {
       auto inner = parse_archive_name(top_dir + name->extension);
       if (!inner.ok()) {
-        r.warnings.push_back("the top folder '" + top_dir + "/' does not name the archive (expected '" + name->expected_top_dir() + "/')");
+        r.warnings.push_back("The top folder '" + top_dir + "/' does not name the archive (expected '" + name->expected_top_dir() + "/').");
       } else {
-        if (!(inner->version == name->version)) r.errors.push_back("the file name says cuDNN " + name->version.str() + " but the top folder says " + inner->version.str());
-        if (inner->platform_key() != name->platform_key()) r.errors.push_back("the file name says " + name->platform_key() + " but the top folder says " + inner->platform_key());
-        if (inner->cuda_variant != name->cuda_variant) r.errors.push_back("the file name says CUDA " + name->cuda_variant + " but the top folder says CUDA " + inner->cuda_variant);
+        if (!(inner->version == name->version)) r.errors.push_back("The file name says cuDNN " + name->version.str() + " but the top folder says " + inner->version.str() + ".");
+        if (inner->platform_key() != name->platform_key()) r.errors.push_back("The file name says " + name->platform_key() + " but the top folder says " + inner->platform_key() + ".");
+        if (inner->cuda_variant != name->cuda_variant) r.errors.push_back("The file name says CUDA " + name->cuda_variant + " but the top folder says CUDA " + inner->cuda_variant + ".");
       }
     }
   }
@@ -93,10 +93,10 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
     }
   }
   if (!r.header_version.known()) {
-    r.errors.push_back("no include/cudnn_version.h (or cudnn.h with CUDNN_MAJOR) in the archive: it is not a complete cuDNN archive");
+    r.errors.push_back("The archive has no include/cudnn_version.h (nor a cudnn.h with CUDNN_MAJOR), so it is not a complete cuDNN archive.");
   } else if (name && !(name->version.truncated(3) == r.header_version)) {
-    r.errors.push_back("the file name says cuDNN " + name->version.str() + " but include/" + paths::basename(r.header_path).data() +
-                       " says " + r.header_version.str());
+    r.errors.push_back("The file name says cuDNN " + name->version.str() + ", but include/" + paths::basename(r.header_path).data() +
+                       " says " + r.header_version.str() + ".");
   }
 
   // 3. Libraries: names, formats, machines.
@@ -117,14 +117,14 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
     if (lib.major) majors.insert(lib.major);
     if (!lib.is_link) {
       if (item.size == 0) {
-        r.errors.push_back(item.rel + " is empty (0 bytes): a broken download or unpack");
+        r.errors.push_back(item.rel + " is empty (0 bytes): the download or the unpacking broke off.");
       } else {
         lib.format = sniff_binary(item.head, &lib.machine);
         bool is_import_or_static = file->kind == CudnnFileKind::kStatic || file->kind == CudnnFileKind::kImport;
         if (shared && lib.format != BinaryFormat::kElf && lib.format != BinaryFormat::kPe) {
-          r.errors.push_back(item.rel + " is not a shared library (neither ELF nor PE header)");
+          r.errors.push_back(item.rel + " is not a shared library (it has neither an ELF nor a PE header).");
         } else if (is_import_or_static && lib.format != BinaryFormat::kArStatic && lib.format != BinaryFormat::kPe) {
-          r.errors.push_back(item.rel + " is not a static or import library (no '!<arch>' header)");
+          r.errors.push_back(item.rel + " is not a static or import library (it has no '!<arch>' header).");
         }
         if (lib.format == BinaryFormat::kElf) formats.insert("elf");
         if (lib.format == BinaryFormat::kPe) formats.insert("pe");
@@ -134,28 +134,28 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
     if (shared) shared_components.insert(lib.component);
     r.libraries.push_back(lib);
   }
-  if (formats.size() > 1) r.errors.push_back("the archive mixes Linux (ELF) and Windows (PE) libraries");
+  if (formats.size() > 1) r.errors.push_back("The archive mixes Linux (ELF) and Windows (PE) libraries.");
   if (formats.count("elf")) r.platform = ArchivePlatform::kLinux;
   if (formats.count("pe") && !formats.count("elf")) r.platform = ArchivePlatform::kWindows;
-  if (machines.size() > 1) r.errors.push_back("the libraries are built for several machines: " + *machines.begin() + " and " + *machines.rbegin());
+  if (machines.size() > 1) r.errors.push_back("The libraries are built for several machines: " + *machines.begin() + " and " + *machines.rbegin() + ".");
   if (!machines.empty()) r.machine = *machines.begin();
   if (majors.size() > 1) {
-    r.errors.push_back("the archive mixes cuDNN " + std::to_string(*majors.begin()) + " and " +
-                       std::to_string(*majors.rbegin()) + " libraries");
+    r.errors.push_back("The archive mixes cuDNN " + std::to_string(*majors.begin()) + " and " +
+                       std::to_string(*majors.rbegin()) + " libraries.");
   }
   if (!majors.empty()) r.library_major = *majors.rbegin();
-  if (r.libraries.empty()) r.errors.push_back("the archive holds no cuDNN libraries (libcudnn*.so* or cudnn*.dll)");
+  if (r.libraries.empty()) r.errors.push_back("The archive holds no cuDNN libraries (libcudnn*.so* or cudnn*.dll).");
 
   if (name && r.platform != ArchivePlatform::kUnknown && name->platform != r.platform) {
-    r.errors.push_back(std::string("wrong platform: the file name says ") + archive_platform_name(name->platform) +
-                       " but the libraries are " + (r.platform == ArchivePlatform::kLinux ? "Linux ELF" : "Windows PE") + " files");
+    r.errors.push_back(std::string("The archive is for the wrong platform: the file name says ") + archive_platform_name(name->platform) +
+                       ", but the libraries are " + (r.platform == ArchivePlatform::kLinux ? "Linux ELF" : "Windows PE") + " files.");
   }
   if (name && !r.machine.empty() && archive_arch_machine(name->arch) != r.machine) {
-    r.errors.push_back("wrong architecture: the file name says " + std::string(archive_arch_name(name->arch)) +
-                       " but the libraries are built for " + r.machine);
+    r.errors.push_back("The archive is for the wrong architecture: the file name says " + std::string(archive_arch_name(name->arch)) +
+                       ", but the libraries are built for " + r.machine + ".");
   }
   if (r.header_version.known() && r.library_major && r.library_major != r.header_version.major()) {
-    r.errors.push_back("the header says cuDNN " + r.header_version.str() + " but the libraries are major " + std::to_string(r.library_major));
+    r.errors.push_back("The header says cuDNN " + r.header_version.str() + ", but the libraries are of major " + std::to_string(r.library_major) + ".");
   }
 
   // 4. The library set expected for this major.
@@ -164,13 +164,13 @@ ContentReport check_contents(const std::vector<ArchiveItem>& items, const std::s
       if (!shared_components.count(c)) r.missing.push_back(c);
     }
     for (const auto& c : r.missing) {
-      r.errors.push_back("the " + (c == "cudnn" ? std::string("shim library (libcudnn / cudnn64_N)") : "'" + c + "' sub-library") +
-                         " of cuDNN " + std::to_string(r.header_version.major()) + " is missing");
+      r.errors.push_back("The " + (c == "cudnn" ? std::string("shim library (libcudnn / cudnn64_N)") : "'" + c + "' sub-library") +
+                         " of cuDNN " + std::to_string(r.header_version.major()) + " is missing.");
     }
     auto names = known_cudnn_components(r.header_version.major());
     std::set<std::string> known(names.begin(), names.end());
     for (const auto& c : shared_components) {
-      if (!known.count(c)) r.warnings.push_back("unknown cuDNN sub-library '" + c + "' (newer than cudnnup knows?)");
+      if (!known.count(c)) r.warnings.push_back("The archive holds a cuDNN sub-library cudnnup does not know, '" + c + "' (perhaps newer than cudnnup).");
     }
   }
   return r;

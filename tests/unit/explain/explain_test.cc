@@ -582,6 +582,72 @@ TEST(ExplainRanking, GpuBelowTheFloorOfNewCudnn) {
   EXPECT_EQ(top(rep, "pytorch.cudnn_error_status").verdict, Verdict::kHolds);
 }
 
+// The real messages of a cuDNN build that dropped the GPU's architecture (tests/data/explain):
+// on a machine with such a GPU, gpu_cc_below is the first cause; with a new GPU it is ruled out.
+// The floors come from data/rules.json (cudnn_min_compute_capability), not from the catalogue.
+std::string log_text(const std::string& name) {
+  for (const auto& c : load_logs()) {
+    if (c.name == name) return c.text;
+  }
+  ADD_FAILURE() << name << " is not in " << logs_dir();
+  return {};
+}
+
+TEST(ExplainRanking, CudnnThatDroppedTheGpuIsTheFirstCause) {
+  struct Case {
+    const char* log;
+    const char* id;
+    Gpu old_gpu;
+    Version cudnn;
+    int cuda_major;
+    const char* floor;
+  };
+  const Case cases[] = {
+      // PyTorch names the cuDNN it loaded (91900 = 9.19.0): the copies here do not matter.
+      {"pytorch_cudnn_sm_below_75.log", "pytorch.cudnn_drops_gpu_compute_capability",
+       Gpu{0, "Tesla P100-PCIE-16GB", Version{6, 0}, 16ull << 30}, Version{9, 1, 0}, 12, "7.5"},
+      // cuDNN 8.9 (and every 9.x) dropped Kepler; JAX only says initialisation failed.
+      {"jax_dnn_init_kepler.log", "jax.dnn_library_initialization_failed", Gpu{0, "Tesla K80", Version{3, 7}, 12ull << 30},
+       Version{8, 9, 7}, 12, "5.0"},
+      // A bare status: the floor of the copy here, cuDNN 9.13 for CUDA 12.
+      {"pymdnet_arch_mismatch_nvs315.log", "cudnn.status", Gpu{0, "NVIDIA GeForce GTX 1070", Version{6, 1}, 8ull << 30},
+       Version{9, 13, 0}, 12, "7.5"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.log);
+    std::string text = log_text(c.log);
+    Report r = linux_report();
+    r.driver.gpus = {c.old_gpu};
+    r.copies.push_back(make_copy("/venv/nvidia/cudnn/lib", c.cudnn, {"venv env /venv"}, c.cudnn.major() == 9 ? kAll9 : std::vector<std::string>{"cudnn"}, c.cuda_major));
+    MachineView m{&r, nullptr};
+    auto rep = explain_text(text, catalogue(), m);
+    const auto& t = top(rep, c.id);
+    EXPECT_EQ(t.check, "gpu_cc_below");
+    EXPECT_EQ(t.verdict, Verdict::kHolds);
+    EXPECT_NE(t.evidence.find(c.old_gpu.name), std::string::npos) << t.evidence;
+    EXPECT_NE(t.evidence.find("below " + std::string(c.floor)), std::string::npos) << t.evidence;
+
+    Report fresh = linux_report();  // an H200, compute capability 9.0
+    fresh.copies = r.copies;
+    MachineView n{&fresh, nullptr};
+    auto ok = explain_text(text, catalogue(), n);
+    const RankedCause* below = cause(ok, c.id, "gpu_cc_below");
+    ASSERT_NE(below, nullptr);
+    EXPECT_EQ(below->verdict, Verdict::kDoesNotHold) << below->evidence;
+  }
+}
+
+TEST(ExplainRanking, WithoutACudnnToJudgeAnOldGpuIsOnlyPossible) {
+  Report r = linux_report();
+  r.driver.gpus = {Gpu{0, "Tesla V100-SXM2-32GB", Version{7, 0}, 32ull << 30}};
+  MachineView m{&r, nullptr};
+  auto rep = explain_text("RuntimeError: CUDA error: no kernel image is available for execution on the device", catalogue(), m);
+  const RankedCause* below = cause(rep, "cuda.no_kernel_image", "gpu_cc_below");
+  ASSERT_NE(below, nullptr);
+  EXPECT_EQ(below->verdict, Verdict::kUnknown) << below->evidence;
+  EXPECT_NE(below->evidence.find("7.5"), std::string::npos) << "the strictest floor cudnnup knows: " << below->evidence;
+}
+
 TEST(ExplainRanking, WithoutAMachineEverythingIsUnknownButStillOrdered) {
   MachineView none;
   auto rep = explain_text(kShimMessage, catalogue(), none);
