@@ -132,19 +132,30 @@ EnvCause env_cause(const FileSystem& fs, const Environment& env, const MappedFil
   return cause;
 }
 
-// `export VAR='...'` without the given entries (or `unset VAR`).
+// `export VAR='...'` without the given entries (or `unset VAR`). Every other entry stays exactly,
+// an empty one (the current directory, to ld.so) included; when only empty entries would stay,
+// the variable is unset and the note says that the empty entry goes too.
 FixStep env_fix(const Environment& env, const std::string& variable, const std::set<size_t>& drop) {
-  std::vector<std::string> entries = variable == "LD_PRELOAD" ? preload_words(env) : env.get_list(variable);
-  std::string kept, dropped;
+  const bool preload = variable == "LD_PRELOAD";
+  std::vector<std::string> entries = preload ? preload_words(env) : env.get_list(variable);
+  std::vector<std::string> kept;
+  std::string dropped;
+  bool only_empty_kept = true;
   for (size_t i = 0; i < entries.size(); ++i) {
-    std::string shown = entries[i].empty() ? std::string("(empty entry = current directory)") : entries[i];
     if (drop.count(i)) {
-      dropped += (dropped.empty() ? "" : ", ") + shown;
+      dropped += (dropped.empty() ? "" : ", ") + (entries[i].empty() ? std::string("the empty entry (the current directory)") : entries[i]);
     } else {
-      kept += (kept.empty() ? "" : variable == "LD_PRELOAD" ? " " : ":") + entries[i];
+      kept.push_back(entries[i]);
+      only_empty_kept = only_empty_kept && entries[i].empty();
     }
   }
-  return kept.empty() ? fix::unset_env(variable, "drops " + dropped) : fix::set_env(variable, kept, "drops " + dropped);
+  if (only_empty_kept) {
+    bool empty_goes_too = !kept.empty();
+    return fix::unset_env(variable, "drops " + dropped + (empty_goes_too ? " and the empty entry (the current directory) left beside it" : ""));
+  }
+  std::string value;
+  for (size_t i = 0; i < kept.size(); ++i) value += (i ? (preload ? " " : ":") : "") + kept[i];
+  return fix::set_env(variable, value, "drops " + dropped);
 }
 
 // `cudnnup which ... -v`: every candidate of the target and why it won or lost.

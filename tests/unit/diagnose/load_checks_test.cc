@@ -110,7 +110,25 @@ TEST(LoadChecks, AnEmptyEntryIsTheCurrentDirectory) {
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", ":/usr/local/cuda/lib64"}}, "/home/u/build"), r);
   const Finding* f = find(findings, "env.redirects_cudnn");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH='/usr/local/cuda/lib64'   # drops (empty entry = current directory)");
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0],
+            "export LD_LIBRARY_PATH='/usr/local/cuda/lib64'   # drops the empty entry (the current directory)");
+}
+
+// Dropping one entry keeps every other exactly, an empty one included; when only an empty entry
+// would be left, the variable goes and the note says the empty entry goes with it.
+TEST(LoadChecks, TheFixKeepsTheOtherEntriesExactlyAndSaysWhenTheEmptyOneGoesToo) {
+  MemoryFileSystem fs;
+  Report r;
+  r.copies = {add_copy(fs, "/opt/old/lib", 14), add_copy(fs, kSystem, 19)};
+  auto trailing = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/old/lib:"}}, "/home/u"), r);
+  const Finding* f = find(trailing, "env.redirects_cudnn");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0],
+            "unset LD_LIBRARY_PATH   # drops /opt/old/lib and the empty entry (the current directory) left beside it");
+  auto middle = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/old/lib::/opt/x"}}, "/home/u"), r);
+  f = find(middle, "env.redirects_cudnn");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH=':/opt/x'   # drops /opt/old/lib");
 }
 
 TEST(LoadChecks, ASubLibraryFromAnotherCopyIsAnErrorAboutTheVariable) {
