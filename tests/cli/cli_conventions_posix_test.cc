@@ -195,6 +195,9 @@ TEST_F(Conventions, VerifyWithoutArgumentsVerifiesTheSelectedVersionAndSaysSo) {
   EXPECT_EQ(global["lib_dir"], store() + "/versions/9.19.0.56+cuda13/lib");
   auto nothing = nlohmann::json::parse(cli("verify --json", {{"CUDNNUP_HOME", tmp / "empty-store"}}).out);
   EXPECT_TRUE(nothing["chosen_by"] == "default" || nothing["schema"] == "cudnnup.error/1") << nothing.dump(1);
+  auto system = nlohmann::json::parse(cli("verify --json", {{"CUDNNUP_VERSION", "system"}}).out);
+  EXPECT_EQ(system["chosen_by"], "default") << "system: no store version, the usual places";
+  EXPECT_NE(system.value("chosen_because", "").find("system is selected"), std::string::npos) << system.dump(1);
   auto broken = cli("verify", {{"CUDNNUP_VERSION", "8.1"}});
   EXPECT_EQ(broken.exit_code, 2) << "a selection that does not resolve is an error, not another copy";
 }

@@ -170,6 +170,20 @@ void JsonContract::run_version_commands() {
   capture("env", {"env", "--json"}, 0, "cudnnup.env/1");
   capture("env", {"env", "--persist", "--json"}, 2, e);  // Windows only
   capture("exec", {"--json", "exec", "no-such-program-here"}, 127, e);
+  // `system` (no cudnnup version) and --unset, globally and for a directory, and what the
+  // readers print under `system`.
+  auto system = capture("use", {"use", "system", "--json"}, 0, "cudnnup.use/1");
+  EXPECT_EQ(system["kind"], "system");
+  EXPECT_EQ(system["previous"], "9.19.0.56+cuda13");
+  EXPECT_EQ(capture("current", {"current", "--json"}, 0, "cudnnup.current/1")["kind"], "system");
+  EXPECT_EQ(capture("list", {"list", "--store-only", "--json"}, 0, "cudnnup.list/1")["selected"]["spec"], "system");
+  EXPECT_EQ(capture("env", {"env", "--json"}, 0, "cudnnup.env/1")["kind"], "system");
+  EXPECT_EQ(capture("use", {"use", "--unset", "--json"}, 0, "cudnnup.use/1")["kind"], "unset");
+  auto local_system = capture("use", {"use", "--local", "system", "--json"}, 0, "cudnnup.use/1", tmp / "proj");
+  EXPECT_EQ(local_system["scope"], "local");
+  EXPECT_EQ(capture("use", {"use", "--local", "--unset", "--json"}, 0, "cudnnup.use/1", tmp / "proj")["kind"], "unset");
+  capture("use", {"use", "--unset", "9.19", "--json"}, 2, e);
+  ASSERT_EQ(capture("use", {"use", "9.19", "--json"}, 0, "cudnnup.use/1")["changed"], true);
   // link: a toolkit whose own cuDNN is moved aside (dry run: nothing changes).
   std::string cuda = tmp / "cuda-12.4";
   install_stub_set("v9.1.0", cuda + "/lib64", true);
@@ -241,8 +255,12 @@ void JsonContract::run_install_commands() {
   EXPECT_EQ(refresh["kind"], "update-known");
   EXPECT_EQ(refresh["added"].size(), 1u);
   capture("archive-info", {"archive-info", "--update-known", "--mirror", tmp / "no-such-mirror", "--json"}, 2, e);
-  capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--dry-run", "--json"}, 0, "cudnnup.uninstall/1");
-  capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 0, "cudnnup.uninstall/1");
+  // The global default may go: the removal clears it.
+  capture("use", {"use", "9.19.0.99", "--json"}, 0, "cudnnup.use/1");
+  auto planned = capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--dry-run", "--json"}, 0, "cudnnup.uninstall/1");
+  EXPECT_EQ(planned["cleared_global_default"], "9.19.0.99+cuda13");
+  auto removed = capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 0, "cudnnup.uninstall/1");
+  EXPECT_EQ(removed["cleared_global_default"], "9.19.0.99+cuda13");
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 2, e);
   write_text(store() + "/cache/" + kTop + ".tar.xz.part", "partial");
   auto dry = capture("cache clean", {"cache", "clean", "--dry-run", "--json"}, 0, "cudnnup.cache/1");

@@ -11,6 +11,7 @@
 
 #include "base/paths.h"
 #include "platform/process.h"
+#include "support/archive_builder.h"
 #include "support/fixture_libs.h"
 #include "support/tree_snapshot.h"
 
@@ -138,6 +139,122 @@ TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
   ASSERT_EQ(cli("use --undo").exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(store() + "/current"));
   EXPECT_EQ(cli("current").exit_code, 2);
+}
+
+// `use system` and `use --unset`, globally and with --local: logged, undoable, no-ops log nothing,
+// and what the readers say under each.
+TEST_F(VersionsCli, UseSystemAndUnsetAreLoggedAndUndoable) {
+  auto history_size = [&] { return nlohmann::json::parse(cli("--json use --history").out)["history"].size(); };
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  auto system = cli("use system");
+  ASSERT_EQ(system.exit_code, 0) << system.err;
+  EXPECT_NE(system.out.find("this machine's own cuDNN copies"), std::string::npos) << system.out;
+  EXPECT_FALSE(std::filesystem::is_symlink(store() + "/current")) << "no store version is the default";
+  EXPECT_EQ(cli("current --bare").out, "system\n");
+  auto current = cli("current");
+  EXPECT_EQ(current.exit_code, 0);
+  EXPECT_NE(current.out.find("the global default"), std::string::npos) << current.out;
+  auto list = nlohmann::json::parse(cli("--json list --store-only").out);
+  EXPECT_EQ(list["global_default"], "system");
+  EXPECT_TRUE(list["selected"]["version"].is_null());
+  for (const auto& v : list["versions"]) EXPECT_EQ(v["selected"], false);
+  EXPECT_EQ(history_size(), 2u);
+  EXPECT_NE(cli("use system").out.find("already system; nothing changed"), std::string::npos);
+  EXPECT_EQ(history_size(), 2u) << "a no-op is not logged";
+
+  ASSERT_EQ(cli("use --undo").exit_code, 0);
+  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n");
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").filename().string(), kV919) << "`current` is back";
+
+  ASSERT_EQ(cli("use --unset").exit_code, 0);
+  EXPECT_FALSE(std::filesystem::is_symlink(store() + "/current"));
+  EXPECT_EQ(cli("current").exit_code, 2) << "nothing selected, unlike system";
+  EXPECT_NE(cli("use --unset").out.find("There is no global default; nothing changed"), std::string::npos);
+  ASSERT_EQ(cli("use --undo").exit_code, 0);
+  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n");
+
+  // A pin that says system stops the search: the outer pin (9.14) does not apply below it.
+  ASSERT_EQ(cli("use --local 9.14", tmp / "proj").exit_code, 0);
+  ASSERT_EQ(cli("use --local system", tmp / "proj/sub").exit_code, 0);
+  EXPECT_EQ(read_file_bytes(tmp / "proj/sub/.cudnn-version"), "system\n");
+  EXPECT_EQ(cli("current --bare", tmp / "proj/sub").out, "system\n");
+  EXPECT_EQ(cli("current --bare", tmp / "proj").out, std::string(kV914) + "\n");
+  auto removed = cli("use --local --unset", tmp / "proj/sub");
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "proj/sub/.cudnn-version"));
+  EXPECT_EQ(cli("current --bare", tmp / "proj/sub").out, std::string(kV914) + "\n") << "the outer pin applies again";
+  EXPECT_NE(cli("use --local --unset", tmp / "proj/sub").out.find("nothing changed"), std::string::npos);
+  ASSERT_EQ(cli("use --undo").exit_code, 0);
+  EXPECT_EQ(read_file_bytes(tmp / "proj/sub/.cudnn-version"), "system\n") << "undo puts the pin back";
+  auto history = nlohmann::json::parse(cli("--json use --history").out)["history"];
+  EXPECT_EQ(history.size(), 9u) << "every change but the three no-ops: " << history.dump(1);
+  EXPECT_EQ(history[1]["to"], "system");
+  EXPECT_EQ(history[3]["to"], nullptr) << "--unset";
+
+  EXPECT_EQ(cli("use --unset 9.1").exit_code, 2) << "--unset takes no version";
+  EXPECT_EQ(cli("use --undo --unset").exit_code, 2);
+}
+
+// Under `system`, env and exec take the store's directories out and nothing else: a program
+// then loads the machine's own copy that comes first.
+TEST_F(VersionsCli, EnvAndExecUnderSystemTakeOutOnlyTheStore) {
+  ASSERT_EQ(cli("use system").exit_code, 0);
+  auto j = nlohmann::json::parse(cli("--json env").out);
+  EXPECT_EQ(j["kind"], "system");
+  EXPECT_EQ(j["variables"]["LD_LIBRARY_PATH"], tmp / "other/lib" + ":" + tmp / "toolkit/lib64") << j.dump(1);
+  EXPECT_FALSE(j["variables"].contains("CUDNN_PATH")) << "not set, so not touched";
+  auto code = cli("env --shell bash", {}, {{"CUDNN_PATH", lib_of(kV914) + "/.."}});
+  EXPECT_NE(code.out.find("unset CUDNN_PATH;"), std::string::npos) << code.out;
+  std::string probe = std::string(CUDNNUP_FIXTURE_DIR) + "/print_cudnn_version";
+  auto loaded = cli("exec -- '" + probe + "'");
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  EXPECT_EQ(loaded.out, "90100\n") << "the machine's own copy first, the store's 9.14 taken out";
+  auto chosen = cli("exec --version system -- '" + probe + "'", {}, {{"CUDNNUP_VERSION", "9.19"}});
+  EXPECT_EQ(chosen.out, "90100\n") << "--version system beats CUDNNUP_VERSION";
+  EXPECT_EQ(cli("exec -- '" + probe + "'", {}, {{"CUDNNUP_VERSION", "9.19"}}).out, "91900\n");
+  // --hook prints nothing under system: the hook restores what it saved.
+  auto hook = cli("env --shell bash --hook --previous 9.19.0.56+cuda13");
+  EXPECT_EQ(hook.exit_code, 0);
+  EXPECT_EQ(hook.out, "");
+  EXPECT_EQ(hook.err, "cudnnup: cuDNN back to this machine's own copies (system, the global default)\n");
+  EXPECT_EQ(cli("env --previous 9.19").exit_code, 2) << "--previous goes with --hook";
+}
+
+// The global default may be uninstalled, the last version too: the default is cleared (a logged
+// change) and `current` goes. A version a pin file selects where uninstall runs is refused.
+TEST_F(VersionsCli, UninstallClearsTheGlobalDefaultAndTheLastVersionCanGo) {
+  ASSERT_EQ(cli("use 9.19").exit_code, 0);
+  auto before = disk_tree(store());
+  auto dry = cli(std::string("uninstall ") + kV919 + " --dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("It would clear the global default (" + std::string(kV919) + ")"), std::string::npos) << dry.out;
+  EXPECT_EQ(tree_changes(before, disk_tree(store())), "") << "--dry-run changes nothing";
+
+  auto removed = cli(std::string("uninstall ") + kV919);
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_NE(removed.out.find("was the global default; now there is none"), std::string::npos) << removed.out;
+  EXPECT_FALSE(std::filesystem::exists(store() + "/versions/" + kV919));
+  EXPECT_FALSE(std::filesystem::is_symlink(store() + "/current"));
+  auto history = nlohmann::json::parse(cli("--json use --history").out);
+  EXPECT_TRUE(history["global"].is_null());
+  EXPECT_EQ(history["history"].back()["from"], kV919);
+  EXPECT_TRUE(history["history"].back()["to"].is_null());
+  auto undo = cli("use --undo");
+  EXPECT_EQ(undo.exit_code, 2) << "the version is gone: " << undo.err;
+  EXPECT_NE(undo.err.find("no longer installed"), std::string::npos) << undo.err;
+
+  ASSERT_EQ(cli("use --local 9.1", tmp / "proj").exit_code, 0);
+  auto pinned = cli(std::string("uninstall ") + kV91, tmp / "proj/sub");
+  EXPECT_EQ(pinned.exit_code, 4) << pinned.err;
+  EXPECT_NE(pinned.err.find("cudnnup use --local --unset"), std::string::npos) << pinned.err;
+  EXPECT_TRUE(std::filesystem::exists(store() + "/versions/" + kV91));
+  ASSERT_EQ(cli(std::string("uninstall ") + kV91).exit_code, 0) << "elsewhere the pin does not apply";
+
+  ASSERT_EQ(cli("use 9.14").exit_code, 0);
+  auto last = cli(std::string("uninstall ") + kV914);
+  ASSERT_EQ(last.exit_code, 0) << "the last version, and the global default: " << last.err;
+  EXPECT_EQ(cli("list -q").out, "");
+  EXPECT_EQ(nlohmann::json::parse(cli("--json use --history").out)["global"], nullptr);
 }
 
 // Evaluates `cudnnup env` in a real shell and reads what a child process of that shell sees.
@@ -458,6 +575,18 @@ TEST_F(LinkedToolkitCli, UndoBackToNoDefaultIsRefusedAndForceSaysWhatDangles) {
   auto said = named_links(forced.err);
   EXPECT_EQ(said.total, dangling.size()) << forced.err;
   for (const auto& link : said.links) EXPECT_TRUE(dangling.count(link)) << link;
+}
+
+TEST_F(LinkedToolkitCli, UseSystemAndUnsetAreRefusedWhileLinksWouldDangle) {
+  for (const std::string& args : {std::string("use system"), std::string("use --unset")}) {
+    auto refused = expect_refused(args);
+    EXPECT_EQ(named_links(refused.err).total, 17u) << "without `current` every link dangles: " << refused.err;
+  }
+  auto forced = cli("use system --force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(dangling_links(), toolkit_links()) << "every link dangles, as --force was told";
+  ASSERT_EQ(cli("use --undo").exit_code, 0);
+  EXPECT_TRUE(dangling_links().empty()) << "the undo points `current` at 9.19 again";
 }
 
 TEST_F(LinkedToolkitCli, UninstallOfTheLinkedVersionIsRefusedEvenWithForce) {

@@ -120,9 +120,12 @@ TEST_F(HostileStore, UninstallTakesOnlyNamesOfInstalledVersions) {
 }
 
 TEST_F(HostileStore, TheSelectedVersionIsProtectedHoweverItIsSpelled) {
+  // Selected where uninstall runs, by a pin file (removing the global default is allowed: it
+  // clears the default).
+  write_text(tmp / "proj/.cudnn-version", "9.19\n");
   for (const std::string& arg : std::vector<std::string>{kSelected, kSelected + "/", "./" + kSelected, "./" + kSelected + "//", "9.19"}) {
-    auto r = expect_refused({"uninstall", arg}, 4);
-    EXPECT_NE(r.err.find("selected"), std::string::npos) << arg << ": " << r.err;
+    auto r = expect_refused({"uninstall", arg}, 4, tmp / "proj");
+    EXPECT_NE(r.err.find("selected here"), std::string::npos) << arg << ": " << r.err;
   }
   // The other one goes, by the name tab completion writes.
   auto r = run({"uninstall", kOther + "/"});

@@ -9,6 +9,7 @@
 #include "app/cli/terminal_stream.h"
 #include "app/commands/store_access.h"
 #include "shell/shell_env.h"
+#include "shell/shell_quote.h"
 #include "base/json_text.h"
 
 namespace cudnnup {
@@ -19,11 +20,76 @@ using nlohmann::json;
 struct EnvOptions {
   std::string shell;
   std::string version;
-  bool hook = false;  // called by the `cudnnup init` hook: no selection is not an error
+  bool hook = false;     // called by the `cudnnup init` hook: no selection is not an error
+  std::string previous;  // with --hook: the version the hook applied last ("" for none)
   bool persist = false;
   bool unpersist = false;
   bool dry_run = false;
 };
+
+// The hook's one line on stderr per change of what applies, unless CUDNNUP_HOOK_QUIET or -q.
+void announce(const AppContext& ctx, const std::string& line) {
+  auto quiet = ctx.env.get(kHookQuietVar);
+  if (ctx.options.quiet || (quiet && !quiet->empty() && *quiet != "0")) return;
+  std::cerr << "cudnnup: " << line << std::endl;
+}
+
+// The bash, zsh and fish hooks save and restore the variables themselves (cmd_init.cc) and keep
+// the version they applied in a shell variable; PowerShell's hook only applies.
+bool hook_tracks_versions(Shell shell) { return shell == Shell::kBash || shell == Shell::kZsh || shell == Shell::kFish; }
+
+// `system` applies (no store version): the store's directories taken out of the variables.
+int print_system_env(AppContext& ctx, const StoreSnapshot& store, const SelectionRequest& request, Shell shell) {
+  EnvPlan plan = system_environment_for(ctx, store);
+  if (ctx.options.json) {
+    json vars = json::object();
+    for (const auto& c : plan.changes) vars[c.name] = c.value ? json(*c.value) : json(nullptr);
+    json out = {{"schema", "cudnnup.env/1"}, {"kind", "system"}, {"version", nullptr},
+                {"source", selection_source_name(request.source)}, {"origin", request.origin},
+                {"variables", vars}, {"removed", plan.removed}, {"notes", plan.notes}};
+    std::cout << dump_json(out, 2) << std::endl;
+    return kExitOk;
+  }
+  RenderOptions render;
+  render.header = "cuDNN system: this machine's own copies, no cudnnup version ";
+  render.header_detail = "(" + request.describe() + ")";
+  auto code = render_environment(plan, shell, render);
+  if (!code) return report_error(ctx, code.error());
+  write_raw_stdout(*code);
+  return kExitOk;
+}
+
+// `env --hook`: assignments only (no comments), led for the tracking hooks by the applied
+// version in _CUDNNUP_ACTIVE; nothing at all when no store version applies, which tells those
+// hooks to put the user's own values back. One line on stderr when what applies changed.
+int print_hook_env(AppContext& ctx, const StoreSnapshot& store, const SelectionRequest& request, Shell shell,
+                   const std::string& previous) {
+  if (request.source == SelectionSource::kNone || request.system()) {
+    if (!previous.empty()) {
+      announce(ctx, std::string("cuDNN back to this machine's own copies") +
+                        (request.system() ? " (system, " + request.short_origin() + ")" : ""));
+    }
+    return kExitOk;
+  }
+  auto selection = resolve_request(request, store.installed, store.layout);
+  if (!selection) return report_error(ctx, selection.error());
+  EnvPlan plan = environment_for(ctx, store, *selection);
+  RenderOptions render;
+  render.comments = false;
+  auto code = render_environment(plan, shell, render);
+  if (!code) return report_error(ctx, code.error());
+  std::string text = *code;
+  if (hook_tracks_versions(shell)) {
+    auto marker = shell_set_variable(shell, kHookActiveVar, selection->id.id);
+    if (!marker) return report_error(ctx, marker.error());
+    text = *marker + text;
+  }
+  write_raw_stdout(text);
+  if (hook_tracks_versions(shell) && previous != selection->id.id) {
+    announce(ctx, "cuDNN " + selection->id.id + " (" + request.short_origin() + ")");
+  }
+  return kExitOk;
+}
 
 int run_env(AppContext& ctx, const EnvOptions& opt) {
   if (opt.persist || opt.unpersist) {
@@ -32,6 +98,7 @@ int run_env(AppContext& ctx, const EnvOptions& opt) {
     return run_env_persist(ctx, p);
   }
   if (opt.dry_run) return report_error(ctx, make_error(ErrorCode::kUsage, "--dry-run goes with --persist or --unpersist"));
+  if (!opt.previous.empty() && !opt.hook) return report_error(ctx, make_error(ErrorCode::kUsage, "--previous goes with --hook"));
   std::string shell_text = opt.shell.empty() ? (ctx.env.windows() ? "pwsh" : "bash") : opt.shell;
   auto shell = parse_shell(shell_text);
   if (!shell) {
@@ -42,18 +109,18 @@ int run_env(AppContext& ctx, const EnvOptions& opt) {
   if (!store) return report_error(ctx, store.error());
   std::optional<std::string> command_line;
   if (!opt.version.empty()) command_line = opt.version;
-  if (opt.hook) {
-    // A shell with no selection here stays as it is, quietly; a broken selection still says why.
-    auto request = selection_request(ctx, *store, command_line);
-    if (request && request->source == SelectionSource::kNone) return kExitOk;
-  }
-  auto selection = selected_version(ctx, *store, command_line);
+  auto request = selection_request(ctx, *store, command_line);
+  if (!request) return report_error(ctx, request.error());
+  if (opt.hook && !ctx.options.json) return print_hook_env(ctx, *store, *request, *shell, opt.previous);
+  if (request->system()) return print_system_env(ctx, *store, *request, *shell);
+  auto selection = resolve_request(*request, store->installed, store->layout);
   if (!selection) return report_error(ctx, selection.error());
   EnvPlan plan = environment_for(ctx, *store, *selection);
   if (ctx.options.json) {
     json vars = json::object();
     for (const auto& c : plan.changes) vars[c.name] = c.value ? json(*c.value) : json(nullptr);
     json out = {{"schema", "cudnnup.env/1"},
+                {"kind", "version"},
                 {"version", selection->id.id},
                 {"source", selection_source_name(selection->request.source)},
                 {"origin", selection->request.origin},
@@ -64,9 +131,8 @@ int run_env(AppContext& ctx, const EnvOptions& opt) {
     return kExitOk;
   }
   // Shell code is written byte for byte (the terminal filter would change what a value holds):
-  // its safety is the escaper's (shell/shell_quote.h). The hook evals it with no comments at all.
+  // its safety is the escaper's (shell/shell_quote.h).
   RenderOptions render;
-  render.comments = !opt.hook;
   render.header = "cuDNN ";
   render.header_detail = selection->id.id + " (" + selection->request.describe() + ")";
   auto code = render_environment(plan, *shell, render);
@@ -86,6 +152,10 @@ void add_env_command(CLI::App& app, CommandAction& action) {
       "anything with libcudnn files and nothing else), and sets CUDNN_PATH and CUDNN_HOME.\n"
       "Dirs that hold another cuDNN next to other libraries (a CUDA toolkit's lib64) are kept after\n"
       "the selected dir, with a comment saying so.\n"
+      "Under system (`cudnnup use system`) it takes only the store's dirs out and unsets CUDNN_PATH and\n"
+      "CUDNN_HOME where they name a store version; the `cudnnup init` hook instead puts back the values\n"
+      "it saved. Under --hook one line on stderr says what applies when it changed, unless\n"
+      "CUDNNUP_HOOK_QUIET=1.\n"
       "--persist (Windows): puts the selected version's bin dir first in your user PATH in the registry\n"
       "(HKCU\\Environment\\Path, REG_EXPAND_SZ; every other entry kept as written, an earlier cudnnup\n"
       "entry replaced, no 1024-character cut as with setx), then tells Windows (WM_SETTINGCHANGE).\n"
@@ -95,6 +165,7 @@ void add_env_command(CLI::App& app, CommandAction& action) {
       "--persist off Windows, registry error.\n"
       "Examples:\n"
       "  eval \"$(cudnnup env --shell bash)\"\n"
+      "  eval \"$(cudnnup env --shell bash --version system)\"\n"
       "  cudnnup env --shell fish | source\n"
       "  cudnnup env --shell pwsh | Out-String | Invoke-Expression\n"
       "  cudnnup env --shell cmd > %TEMP%\\cudnn.cmd && %TEMP%\\cudnn.cmd\n"
@@ -103,7 +174,10 @@ void add_env_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--shell", opt.shell, "bash, zsh, fish, pwsh or cmd (default: bash; pwsh on Windows)")
       ->check(CLI::IsMember(std::vector<std::string>{"bash", "zsh", "fish", "pwsh", "cmd"}));
   cmd->add_option("--version", opt.version, "Use this version spec instead of the selection");
-  cmd->add_flag("--hook", opt.hook, "Print nothing (exit 0) when no version is selected; used by `cudnnup init`");
+  cmd->add_flag("--hook", opt.hook,
+                "For the `cudnnup init` hook: no comments; nothing at all (exit 0) when no version or system applies");
+  cmd->add_option("--previous", opt.previous,
+                  "With --hook: the version the hook applied last; one line on stderr when that changes");
   cmd->add_flag("--persist", opt.persist,
                 "Windows: put the selected version's bin dir in your user PATH (registry) for every new program");
   cmd->add_flag("--unpersist", opt.unpersist, "Windows: remove cudnnup's entries from your user PATH (registry)");

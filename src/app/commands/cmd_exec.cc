@@ -23,9 +23,16 @@ int run_exec(AppContext& ctx, const ExecOptions& opt) {
   if (!store) return report_error(ctx, store.error());
   std::optional<std::string> command_line;
   if (!opt.version.empty()) command_line = opt.version;
-  auto selection = selected_version(ctx, *store, command_line);
-  if (!selection) return report_error(ctx, selection.error());
-  EnvPlan plan = environment_for(ctx, *store, *selection);
+  auto request = selection_request(ctx, *store, command_line);
+  if (!request) return report_error(ctx, request.error());
+  EnvPlan plan;
+  if (request->system()) {
+    plan = system_environment_for(ctx, *store);  // the machine's own copies: the store's dirs taken out
+  } else {
+    auto selection = resolve_request(*request, store->installed, store->layout);
+    if (!selection) return report_error(ctx, selection.error());
+    plan = environment_for(ctx, *store, *selection);
+  }
   // The loader model's warnings (what a program would really load) go to stderr; the command's
   // own output stays untouched.
   for (const auto& n : plan.notes) {
@@ -45,11 +52,14 @@ void add_exec_command(CLI::App& app, CommandAction& action) {
   auto* cmd = app.add_subcommand("exec", "Run a command with the selected cuDNN first in its library path");
   cmd->footer(
       "The command gets the environment `cudnnup env` prints. Without --version the usual selection\n"
-      "applies ($CUDNNUP_VERSION, .cudnn-version, global default). Everything from COMMAND on is the\n"
-      "command's own, options included; `--` before it is optional.\n"
+      "applies ($CUDNNUP_VERSION, .cudnn-version, global default); `--version system` runs it on this\n"
+      "machine's own copies, with the store's directories taken out. Everything from COMMAND on is the\n"
+      "command's own, options included; `--` before it is optional. This is the way for scripts: the\n"
+      "shell hook of `cudnnup init` acts at the prompt, not at a `cd` inside a script.\n"
       "Exit codes: the command's own; 2 when nothing is selected or the version is not installed;\n"
       "127 no such command, 126 it cannot be run (as a shell says).\n"
-      "Examples:\n  cudnnup exec python train.py --epochs 3\n  cudnnup exec --version 8.9 -- ./legacy_app");
+      "Examples:\n  cudnnup exec python train.py --epochs 3\n  cudnnup exec --version 8.9 -- ./legacy_app\n"
+      "  cudnnup exec --version system -- python train.py");
   cmd->add_option("--version", opt.version, "Version spec to use instead of the selection (9.1, 8+cuda12)");
   cmd->add_option("COMMAND", opt.command, "The command and its arguments")->type_name("COMMAND");
   cmd->positionals_at_end();  // the first word of COMMAND ends cudnnup's options

@@ -19,6 +19,8 @@ using nlohmann::json;
 int run_list(AppContext& ctx, bool store_only) {
   auto store = read_store(ctx);
   if (!store) return report_error(ctx, store.error());
+  auto request = selection_request(ctx, *store);
+  bool system = request && request->system();
   auto selection = selected_version(ctx, *store);
   auto current = read_current(*ctx.fs, store->layout);
   std::optional<std::string> current_id = current ? *current : std::nullopt;
@@ -46,6 +48,9 @@ int run_list(AppContext& ctx, bool store_only) {
     if (selection) {
       selected = {{"version", selection->id.id}, {"spec", selection->request.spec},
                   {"source", selection_source_name(selection->request.source)}, {"origin", selection->request.origin}};
+    } else if (system) {
+      selected = {{"version", nullptr}, {"spec", request->spec}, {"source", selection_source_name(request->source)},
+                  {"origin", request->origin}};
     } else {
       selected = {{"version", nullptr}, {"error", selection.error().message}};
     }
@@ -89,7 +94,11 @@ int run_list(AppContext& ctx, bool store_only) {
     if (!notes.empty()) std::cout << "   " << notes;
     std::cout << "\n";
   }
-  if (!selection) std::cout << "Selection: " << selection.error().message << "\n";
+  if (system) {
+    std::cout << "Selection: system (" << request->describe() << "): no cudnnup version, this machine's own copies\n";
+  } else if (!selection) {
+    std::cout << "Selection: " << selection.error().message << "\n";
+  }
   if (!store_only) {
     if (!scan_error.empty()) {
       std::cout << "Other copies: the scan failed: " << scan_error << "\n";

@@ -18,8 +18,9 @@ namespace {
 using nlohmann::json;
 
 struct UseOptions {
-  std::string spec;
+  std::string spec;  // a version spec or "system"
   bool local = false;
+  bool unset = false;
   bool undo = false;
   bool history = false;
   bool force = false;
@@ -39,7 +40,8 @@ Status check_linked_toolkits(const AppContext& ctx, const StoreSnapshot& store, 
     return ok_status();
   }
   return make_error(ErrorCode::kConflict,
-                    std::string(version ? "cuDNN " + *version + " lacks files" : "without a global default, `current` is gone and so are files") +
+                    std::string(version ? "cuDNN " + *version + " lacks files"
+                                              : "without a global default version (none, or system), `current` is gone and so are files") +
                         " that linked toolkits point to; these links would dangle:" + list +
                         "\nUndo the link first (`cudnnup link --undo --into CUDA_DIR`), or pass --force to switch anyway");
 }
@@ -104,7 +106,9 @@ int run_undo(AppContext& ctx, bool force) {
   print_repairs(ctx, locked->repairs);
   StoreSnapshot& store = locked->store;
   if (const HistoryEntry* last = store.state.last_undoable(); last && last->action == "use") {
-    if (auto s = check_linked_toolkits(ctx, store, last->from, force); !s) return report_error(ctx, s.error());
+    // Back to `system` is, for the links, back to no `current` at all.
+    std::optional<std::string> back = last->from && *last->from != kSystemSelection ? last->from : std::nullopt;
+    if (auto s = check_linked_toolkits(ctx, store, back, force); !s) return report_error(ctx, s.error());
   }
   std::string link_problem;
   auto undone = undo_last_change(*ctx.fs, store.layout, store.state, store.installed, utc_now_iso(), &link_problem);
@@ -122,90 +126,154 @@ int run_undo(AppContext& ctx, bool force) {
   return kExitOk;
 }
 
+// What `use` is asked to select: a store version, `system`, or nothing (--unset).
+struct UseTarget {
+  std::string kind;                  // "change" (a version), "system", "unset": the JSON kind
+  std::optional<StoreVersionId> id;  // kind "change"
+  std::string spec;                  // kind "change": as typed
+  // What state.json's global default or the pin file will hold: the id (global) or the spec (pin
+  // file), "system", or nullopt (none).
+  std::optional<std::string> recorded(bool local) const {
+    if (kind == "unset") return std::nullopt;
+    if (kind == "system") return std::string(kSystemSelection);
+    return local ? spec : id->id;
+  }
+};
+
+// The outcome of one change, for both scopes.
+struct UseOutcome {
+  json out;
+  std::string text;
+  bool changed = true;
+  std::string link_problem;
+  SelectionSource made = SelectionSource::kGlobal;
+};
+
+Result<UseOutcome> use_local(AppContext& ctx, StoreSnapshot& store, const UseTarget& target) {
+  UseOutcome r;
+  r.made = SelectionSource::kPinFile;
+  std::string pin = paths::join(ctx.env.cwd, kPinFileName);
+  std::string shown = shown_path(ctx, pin);
+  std::optional<std::string> want = target.recorded(/*local=*/true);
+  Result<std::optional<std::string>> existing = std::optional<std::string>();
+  if (ctx.fs->exists(pin)) {
+    if (!ctx.fs->is_file(pin)) {
+      return make_error(ErrorCode::kUsage, shown + " is not a regular file; move it away by hand", pin);
+    }
+    existing = pin_file_spec(*ctx.fs, pin);  // unreadable or malformed: replaced (or removed) on purpose
+  }
+  r.changed = !existing || *existing != want;
+  if (r.changed) {
+    if (auto s = set_pin_file(*ctx.fs, store.layout, store.state, pin, want, utc_now_iso()); !s) return s.error();
+  }
+  r.out = {{"scope", "local"}, {"pin_file", pin}};
+  if (target.kind == "change") {
+    r.out["spec"] = target.spec;
+    r.out["version"] = target.id->id;
+    r.text = r.changed ? "Wrote " + shown + " (" + target.spec + "): cuDNN " + target.id->id + " is selected in this directory and below.\n"
+                       : shown + " already says " + target.spec + " (cuDNN " + target.id->id + "); nothing changed.\n";
+  } else if (target.kind == "system") {
+    r.text = r.changed ? "Wrote " + shown + " (system): this directory and below use this machine's own cuDNN copies, no "
+                         "cudnnup version.\n"
+                       : shown + " already says system; nothing changed.\n";
+  } else {
+    r.text = r.changed ? "Removed " + shown + ".\n" : "There is no " + shown + "; nothing changed.\n";
+  }
+  return r;
+}
+
+Result<UseOutcome> use_global(AppContext& ctx, StoreSnapshot& store, const UseTarget& target, bool force) {
+  UseOutcome r;
+  std::optional<std::string> want = target.recorded(/*local=*/false);
+  std::optional<std::string> want_link = target.id ? std::optional<std::string>(target.id->id) : std::nullopt;
+  if (auto s = check_linked_toolkits(ctx, store, want_link, force); !s) return s.error();
+  std::optional<std::string> previous = store.state.global;
+  auto link = read_current(*ctx.fs, store.layout);
+  r.changed = previous != want || !link || *link != want_link;
+  if (r.changed) {
+    if (auto s = set_global_default(*ctx.fs, store.layout, store.state, want, utc_now_iso(), &r.link_problem); !s) return s.error();
+  }
+  r.out = {{"scope", "global"}, {"previous", previous ? json(*previous) : json(nullptr)}, {"current_link", store.layout.current_link()}};
+  if (target.kind == "change") {
+    r.out["version"] = target.id->id;
+    r.text = r.changed ? "cuDNN " + target.id->id + " is now the global default (" + shown_path(ctx, store.layout.current_link()) +
+                             " -> " + shown_path(ctx, store.layout.version_dir(target.id->id)) + ").\n"
+                       : "cuDNN " + target.id->id + " is already the global default; nothing changed.\n";
+  } else if (target.kind == "system") {
+    r.text = r.changed ? "The global default is now system: no cudnnup version, programs load this machine's own cuDNN copies.\n"
+                       : "The global default is already system; nothing changed.\n";
+  } else {
+    r.text = r.changed ? "Removed the global default (it was " + previous.value_or("none") + "); outside pinned directories no "
+                         "version is selected.\n"
+                       : "There is no global default; nothing changed.\n";
+  }
+  return r;
+}
+
+// The target of `use SPEC` / `use --unset`, checked against what is installed.
+Result<UseTarget> use_target(const UseOptions& opt, const std::vector<StoreVersionId>& installed) {
+  if (opt.unset) return UseTarget{"unset", std::nullopt, {}};
+  if (is_system_selection(opt.spec)) return UseTarget{"system", std::nullopt, {}};
+  auto spec = VersionSpec::parse(opt.spec);
+  if (!spec) return spec.error();
+  auto id = resolve_spec(*spec, installed);
+  if (!id) return id.error();
+  return UseTarget{"change", *id, spec->text};
+}
+
 int run_use(AppContext& ctx, const UseOptions& opt) {
   if (opt.history) return run_history(ctx);
   if (opt.undo) {
-    if (!opt.spec.empty() || opt.local) {
-      return report_error(ctx, make_error(ErrorCode::kUsage, "--undo takes no VERSION and no --local; it reverts the last change"));
+    if (!opt.spec.empty() || opt.local || opt.unset) {
+      return report_error(ctx, make_error(ErrorCode::kUsage, "--undo takes no VERSION, --local or --unset; it reverts the last change"));
     }
     return run_undo(ctx, opt.force);
   }
-  if (opt.spec.empty()) {
+  if (opt.unset && !opt.spec.empty()) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "--unset takes no VERSION: `cudnnup use --unset` removes the global "
+                                                           "default, `cudnnup use --local --unset` this directory's pin file"));
+  }
+  if (opt.spec.empty() && !opt.unset) {
     return report_error(ctx, make_error(ErrorCode::kUsage,
                                         "say which version: `cudnnup use 9.19` (global), `cudnnup use --local 9.19` "
-                                        "(this directory), or `cudnnup use --undo`"));
+                                        "(this directory), `cudnnup use system` (this machine's own copies), "
+                                        "`cudnnup use --unset`, or `cudnnup use --undo`"));
   }
-  auto spec = VersionSpec::parse(opt.spec);
-  if (!spec) return report_error(ctx, spec.error());
-
   // Check before taking the lock, so a bad or uninstalled version leaves the disk untouched
   // (taking the lock creates the store dir and its lock file); checked again under the lock.
   if (auto peek = read_store(ctx); !peek) {
     return report_error(ctx, peek.error());
-  } else if (auto id = resolve_spec(*spec, peek->installed); !id) {
-    return report_error(ctx, id.error());
+  } else if (auto t = use_target(opt, peek->installed); !t) {
+    return report_error(ctx, t.error());
   }
   auto locked = lock_store(ctx);
   if (!locked) return report_error(ctx, locked.error());
   print_repairs(ctx, locked->repairs);
   StoreSnapshot& store = locked->store;
-  auto id = resolve_spec(*spec, store.installed);
-  if (!id) return report_error(ctx, id.error());
+  auto target = use_target(opt, store.installed);
+  if (!target) return report_error(ctx, target.error());
+  auto done = opt.local ? use_local(ctx, store, *target) : use_global(ctx, store, *target, opt.force);
+  if (!done) return report_error(ctx, done.error());
 
-  json out;
-  std::string text;
-  std::string link_problem;
-  SelectionSource made;
   // Asking for what is already so changes nothing and adds no history entry (nothing to undo).
-  bool changed = true;
-  if (opt.local) {
-    std::string pin = paths::join(ctx.env.cwd, kPinFileName);
-    auto existing = ctx.fs->is_file(pin) ? read_pin_file(*ctx.fs, pin) : Result<std::string>(std::string());
-    changed = !existing || *existing != spec->text;
-    if (changed) {
-      if (auto s = set_pin_file(*ctx.fs, store.layout, store.state, pin, spec->text, utc_now_iso()); !s) {
-        return report_error(ctx, s.error());
-      }
-    }
-    made = SelectionSource::kPinFile;
-    out = {{"scope", "local"}, {"pin_file", pin}, {"spec", spec->text}, {"version", id->id}};
-    text = changed ? "Wrote " + shown_path(ctx, pin) + " (" + spec->text + "): cuDNN " + id->id +
-                         " is selected in this directory and below.\n"
-                   : shown_path(ctx, pin) + " already says " + spec->text + " (cuDNN " + id->id + "); nothing changed.\n";
-  } else {
-    if (auto s = check_linked_toolkits(ctx, store, id->id, opt.force); !s) return report_error(ctx, s.error());
-    std::optional<std::string> previous = store.state.global;
-    auto link = read_current(*ctx.fs, store.layout);
-    changed = previous != id->id || !link || *link != id->id;
-    if (changed) {
-      if (auto s = set_global_default(*ctx.fs, store.layout, store.state, id->id, utc_now_iso(), &link_problem); !s) {
-        return report_error(ctx, s.error());
-      }
-    }
-    made = SelectionSource::kGlobal;
-    out = {{"scope", "global"}, {"version", id->id}, {"previous", previous ? json(*previous) : json(nullptr)},
-           {"current_link", store.layout.current_link()}};
-    text = changed ? "cuDNN " + id->id + " is now the global default (" + shown_path(ctx, store.layout.current_link()) +
-                         " -> " + shown_path(ctx, store.layout.version_dir(id->id)) + ").\n"
-                   : "cuDNN " + id->id + " is already the global default; nothing changed.\n";
-  }
+  json& out = done->out;
   out["schema"] = "cudnnup.use/1";
-  out["kind"] = "change";
-  out["changed"] = changed;
-  out["seq"] = changed ? json(store.state.history.back().seq) : json(nullptr);
+  out["kind"] = target->kind;
+  out["changed"] = done->changed;
+  out["seq"] = done->changed ? json(store.state.history.back().seq) : json(nullptr);
   out["repairs"] = locked->repairs;
-  out["link_problem"] = link_problem.empty() ? json(nullptr) : json(link_problem);
-  auto over = override_here(ctx, store, made);
+  out["link_problem"] = done->link_problem.empty() ? json(nullptr) : json(done->link_problem);
+  auto over = override_here(ctx, store, done->made);
   out["overridden_by"] = over ? json{{"source", selection_source_name(over->source)}, {"origin", over->origin}, {"spec", over->spec}}
                               : json(nullptr);
   if (ctx.options.json) {
     std::cout << dump_json(out, 2) << std::endl;
-  } else {
-    if (!ctx.options.quiet) std::cout << text;
-    print_link_problem(link_problem);
-    if (over) std::cout << "Note: here it is overridden: " << over->spec << " is " << over->describe() << ".\n";
-    if (changed && !ctx.options.quiet) std::cout << "Undo with `cudnnup use --undo`.\n";
+    return kExitOk;
   }
+  if (!ctx.options.quiet) std::cout << done->text;
+  print_link_problem(done->link_problem);
+  if (over && !ctx.options.quiet) std::cout << "Note: here it is overridden: " << over->spec << " is " << over->describe() << ".\n";
+  if (done->changed && !ctx.options.quiet) std::cout << "Undo with `cudnnup use --undo`.\n";
   return kExitOk;
 }
 
@@ -216,15 +284,21 @@ void add_use_command(CLI::App& app, CommandAction& action) {
   auto* cmd = app.add_subcommand("use", "Choose the cuDNN version: globally, or for this directory with --local");
   cmd->footer(
       "VERSION may be partial and picks the highest installed match: 9, 9.1, 9.1.0.70, +cuda12, 9.1+cuda12.\n"
+      "`system` means no cudnnup version: programs load this machine's own cuDNN copies (the shell hook\n"
+      "puts your own LD_LIBRARY_PATH and the rest back). --unset removes the global default, or with\n"
+      "--local this directory's .cudnn-version.\n"
       "Which version applies (first wins): `cudnnup exec --version`, $CUDNNUP_VERSION, the nearest\n"
       ".cudnn-version file from here up, the global default. See it with `cudnnup current`.\n"
-      "Every change is logged: `cudnnup use --history`, and `cudnnup use --undo` reverts the last one.\n"
+      "Every change is logged: `cudnnup use --history`, and `cudnnup use --undo` reverts the last one;\n"
+      "asking for what is already so changes nothing and logs nothing.\n"
       "Toolkits linked with `cudnnup link` follow the switch; one that would be left with dangling links\n"
       "is refused (exit 4) unless --force.\n"
       "Exit codes: 0 done, 2 bad or uninstalled version, 4 store locked, changed by hand, or links would dangle.\n"
-      "Examples:\n  cudnnup use 9.19\n  cudnnup use --local 8.9+cuda12\n  cudnnup use --undo");
-  cmd->add_option("VERSION", opt.spec, "Version spec (9, 9.1, 9.1.0.70, +cuda12, 9.1+cuda12)");
+      "Examples:\n  cudnnup use 9.19\n  cudnnup use --local 8.9+cuda12\n  cudnnup use system\n  cudnnup use --local system\n"
+      "  cudnnup use --unset\n  cudnnup use --local --unset\n  cudnnup use --undo");
+  cmd->add_option("VERSION", opt.spec, "Version spec (9, 9.1, 9.1.0.70, +cuda12, 9.1+cuda12), or system");
   cmd->add_flag("--local", opt.local, "Write ./.cudnn-version instead of the global default");
+  cmd->add_flag("--unset", opt.unset, "Remove the global default (with --local: ./.cudnn-version)");
   cmd->add_flag("--undo", opt.undo, "Revert the last change (global default or pin file)");
   cmd->add_flag("--history", opt.history, "Show the change log");
   cmd->add_flag("--force", opt.force, "Switch even when links of a linked toolkit (`cudnnup link`) would dangle");

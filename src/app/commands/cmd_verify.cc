@@ -169,6 +169,9 @@ Result<PickedCopy> pick_copy(AppContext& ctx, const VerifyOptions& opt) {
   if (request->source == SelectionSource::kNone) {
     return PickedCopy{"", "default", "no version is selected (`cudnnup use`), so the first copy in the usual places"};
   }
+  if (request->system()) {
+    return PickedCopy{"", "default", "system is selected (" + request->describe() + "), so the first copy in the usual places"};
+  }
   auto selection = selected_version(ctx, *store);
   if (!selection) return selection.error();
   return PickedCopy{VersionDirs::of(selection->dir, ctx.env.windows()).loader_dir(), "selection",

@@ -57,15 +57,16 @@ Result<Selection> selected_version(const AppContext& ctx, const StoreSnapshot& s
   return resolve_request(*request, store.installed, store.layout);
 }
 
-Result<std::optional<std::string>> active_version(AppContext& ctx) {
+Result<ActiveVersion> active_version(AppContext& ctx) {
   auto store = read_store(ctx);
   if (!store) return store.error();
-  auto selection = selected_version(ctx, *store);
-  if (!selection) {
-    if (selection.error().code == ErrorCode::kNotFound) return std::optional<std::string>();
-    return selection.error();
-  }
-  return std::optional<std::string>(selection->id.id);
+  auto request = selection_request(ctx, *store);
+  if (!request) return request.error();
+  ActiveVersion out{*request, std::nullopt};
+  auto selection = resolve_request(*request, store->installed, store->layout);
+  if (selection) out.id = selection->id.id;
+  else if (selection.error().code != ErrorCode::kNotFound) return selection.error();
+  return out;
 }
 
 std::string utc_now_iso() {
@@ -95,6 +96,13 @@ EnvPlan environment_for(const AppContext& ctx, const StoreSnapshot& store, const
   EnvPlan plan = plan_environment(*ctx.fs, ctx.env, inputs);
   check_plan_with_loader(ctx, selection, plan);
   return plan;
+}
+
+EnvPlan system_environment_for(const AppContext& ctx, const StoreSnapshot& store) {
+  EnvInputs inputs;
+  for (const auto& id : store.installed) inputs.other_version_dirs.push_back(store.layout.version_dir(id.id));
+  inputs.other_version_dirs.push_back(store.layout.current_link());
+  return plan_system_environment(*ctx.fs, ctx.env, inputs);
 }
 
 void check_plan_with_loader(const AppContext& ctx, const Selection& selection, EnvPlan& plan) {

@@ -41,10 +41,15 @@ Result<SelectionRequest> selection_request(const AppContext& ctx, const StoreSna
 Result<Selection> selected_version(const AppContext& ctx, const StoreSnapshot& store,
                                    const std::optional<std::string>& command_line = std::nullopt);
 
-// For `cudnnup uninstall`: the version id selected in this context (CUDNNUP_VERSION, pin file or
-// global default), nullopt when nothing is selected or the selection does not resolve.
-// Uninstall should refuse this one and the global default (StoreSnapshot::state.global).
-Result<std::optional<std::string>> active_version(AppContext& ctx);
+// For `cudnnup uninstall`: the selection in this context (CUDNNUP_VERSION, pin file or global
+// default) and the version id it resolves to (nullopt when nothing is selected, `system` is, or the
+// selection does not resolve). Uninstall refuses a version selected here other than by the global
+// default, and clears the global default when it removes that version.
+struct ActiveVersion {
+  SelectionRequest request;
+  std::optional<std::string> id;
+};
+Result<ActiveVersion> active_version(AppContext& ctx);
 
 // Now, UTC, ISO 8601 ("2026-11-30T00:21:02Z"), for the history.
 std::string utc_now_iso();
@@ -62,6 +67,10 @@ namespace cudnnup {
 // `other_copy_dirs` (e.g. lib dirs of copies the doctor found) are removed from the search lists.
 EnvPlan environment_for(const AppContext& ctx, const StoreSnapshot& store, const Selection& selection,
                         const std::vector<std::string>& other_copy_dirs = {});
+
+// The environment under `system` (shell/shell_env.h plan_system_environment): every store
+// version and `current` taken out of the search lists.
+EnvPlan system_environment_for(const AppContext& ctx, const StoreSnapshot& store);
 
 // Checks a plan with the loader model (loader/which.h): when a plain program started with the
 // planned variables would not get the selected copy (an LD_PRELOAD, an empty LD_LIBRARY_PATH

@@ -146,21 +146,84 @@ VersionDirs VersionDirs::of(const std::string& version_dir, bool windows) {
   return d;
 }
 
+namespace {
+
+// The identities (see identities() above) of every lib/include/bin dir of the given versions.
+std::set<std::string> version_subdirs(const FileSystem& fs, const std::vector<std::string>& version_dirs, bool windows) {
+  std::set<std::string> out;
+  for (const auto& dir : version_dirs) {
+    VersionDirs d = VersionDirs::of(dir, windows);
+    for (const auto& p : {d.lib, d.include, d.bin}) {
+      if (p.empty()) continue;
+      auto ids = identities(fs, p);
+      out.insert(ids.begin(), ids.end());
+    }
+  }
+  return out;
+}
+
+// Under `system`: `var` without the entries in `store`; a change only when one was there.
+void plan_list_without(const FileSystem& fs, const Environment& env, const std::string& var,
+                       const std::set<std::string>& store, EnvPlan& plan) {
+  auto value = env.get(var);
+  if (!value) return;
+  std::vector<std::string> kept;
+  bool removed = false;
+  for (const std::string& entry : env.get_list(var)) {
+    if (!entry.empty() && intersects(identities(fs, entry), store)) {
+      plan.removed.push_back(var + ": " + entry + " (a cudnnup store version)");
+      removed = true;
+      continue;
+    }
+    kept.push_back(entry);
+  }
+  if (!removed) return;
+  // Nothing left: unset, since an empty CPATH or LIBRARY_PATH would name the working directory.
+  if (kept.empty()) plan.changes.push_back({var, std::nullopt});
+  else plan.changes.push_back({var, join(kept, std::string(1, env.list_separator()))});
+}
+
+const char* const kLinkTimeVar = "LIBRARY_PATH";
+const char* const kHeaderVar = "CPATH";
+const char* const kRootVars[] = {"CUDNN_PATH", "CUDNN_HOME"};
+
+const char* loader_variable(bool windows) { return windows ? "PATH" : "LD_LIBRARY_PATH"; }
+
+}  // namespace
+
+std::vector<std::string> environment_variable_names(bool windows) {
+  return {loader_variable(windows), kLinkTimeVar, kHeaderVar, kRootVars[0], kRootVars[1]};
+}
+
+EnvPlan plan_system_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs) {
+  bool windows = env.windows();
+  std::set<std::string> store = version_subdirs(fs, inputs.other_version_dirs, windows);
+  EnvPlan plan;
+  for (const char* var : {loader_variable(windows), kLinkTimeVar, kHeaderVar}) plan_list_without(fs, env, var, store, plan);
+  std::set<std::string> roots;
+  for (const auto& dir : inputs.other_version_dirs) {
+    auto ids = identities(fs, dir);
+    roots.insert(ids.begin(), ids.end());
+  }
+  for (const char* var : kRootVars) {
+    auto value = env.get(var);
+    if (value && !value->empty() && intersects(identities(fs, *value), roots)) {
+      plan.removed.push_back(std::string(var) + ": " + *value + " (a cudnnup store version)");
+      plan.changes.push_back({var, std::nullopt});
+    }
+  }
+  return plan;
+}
+
 EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs) {
   bool windows = env.windows();
   VersionDirs selected = VersionDirs::of(inputs.version_dir, windows);
 
-  std::set<std::string> others;
+  std::set<std::string> others = version_subdirs(fs, inputs.other_version_dirs, windows);
   auto add_other = [&](const std::string& dir) {
     auto ids = identities(fs, dir);
     others.insert(ids.begin(), ids.end());
   };
-  for (const auto& dir : inputs.other_version_dirs) {
-    VersionDirs d = VersionDirs::of(dir, windows);
-    for (const auto& p : {d.lib, d.include, d.bin}) {
-      if (!p.empty()) add_other(p);
-    }
-  }
   for (const auto& dir : inputs.other_copy_dirs) add_other(dir);
   // Never remove the selected version through an alias of it (`current` may point at it).
   for (const auto& p : {selected.lib, selected.include, selected.bin}) {
@@ -169,11 +232,10 @@ EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const Env
   }
 
   EnvPlan plan;
-  plan_list(fs, env, windows ? "PATH" : "LD_LIBRARY_PATH", selected.loader_dir(), ListKind::kLoader, others, plan);
-  plan_list(fs, env, "LIBRARY_PATH", selected.lib, ListKind::kLinkTime, others, plan);
-  plan_list(fs, env, "CPATH", selected.include, ListKind::kHeaders, others, plan);
-  plan.changes.push_back({"CUDNN_PATH", selected.root});
-  plan.changes.push_back({"CUDNN_HOME", selected.root});
+  plan_list(fs, env, loader_variable(windows), selected.loader_dir(), ListKind::kLoader, others, plan);
+  plan_list(fs, env, kLinkTimeVar, selected.lib, ListKind::kLinkTime, others, plan);
+  plan_list(fs, env, kHeaderVar, selected.include, ListKind::kHeaders, others, plan);
+  for (const char* var : kRootVars) plan.changes.push_back({var, selected.root});
   return plan;
 }
 

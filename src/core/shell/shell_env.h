@@ -51,6 +51,24 @@ struct EnvInputs {
 
 EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs);
 
+// The environment under `system` (no cudnnup version: the machine's own copies): the store's
+// directories (`inputs.other_version_dirs`: every store version and `current`) are taken out of
+// the search lists (a list left with no entry is unset), and CUDNN_PATH/CUDNN_HOME are unset
+// where they name one of those versions.
+// Nothing else is touched, other cuDNN copies included: they are the machine's own. Only the
+// variables that change are in `changes`. `inputs.version_dir` is not used.
+EnvPlan plan_system_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs);
+
+// The shell variable (not exported) in which the bash, zsh and fish hooks of `cudnnup init` keep
+// the version they applied: `cudnnup env --hook` prints its assignment, the hook passes it back
+// as --previous. And the environment variable that silences the hook's line on stderr.
+inline constexpr const char* kHookActiveVar = "_CUDNNUP_ACTIVE";
+inline constexpr const char* kHookQuietVar = "CUDNNUP_HOOK_QUIET";
+
+// Every variable the plans set, in their order: LD_LIBRARY_PATH (PATH on Windows), LIBRARY_PATH,
+// CPATH, CUDNN_PATH, CUDNN_HOME. The `cudnnup init` hooks save and restore exactly these.
+std::vector<std::string> environment_variable_names(bool windows);
+
 // Shell code that applies the plan: `export`/`set -gx`/`$env:`/`set "..."` lines, every value
 // through the shell's escaper (shell/shell_quote.h), and comments that cannot end early. A value
 // the shell cannot hold (a path with a line break) is an error naming it, and nothing is printed.

@@ -64,11 +64,35 @@ Result<std::string> shell_quote(Shell shell, std::string_view value) {
   return std::string(value);
 }
 
-Result<std::string> shell_assign(Shell shell, std::string_view name, const std::optional<std::string>& value) {
+namespace {
+
+Status check_variable_name(std::string_view name) {
   for (char c : name) {
     bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     if (!ok) return make_error(ErrorCode::kInternal, "not a variable name: " + terminal_safe(name));
   }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::string> shell_set_variable(Shell shell, std::string_view name, const std::string& value) {
+  if (auto s = check_variable_name(name); !s) return s.error();
+  auto q = shell_quote(shell, value);
+  if (!q) return q.error();
+  std::string n(name);
+  switch (shell) {
+    case Shell::kBash:
+    case Shell::kZsh: return n + "=" + *q + ";\n";
+    case Shell::kFish: return "set -g " + n + " " + *q + ";\n";
+    case Shell::kPwsh: return "$global:" + n + " = " + *q + "\n";
+    case Shell::kCmd: return "set \"" + n + "=" + *q + "\"\n";
+  }
+  return std::string();
+}
+
+Result<std::string> shell_assign(Shell shell, std::string_view name, const std::optional<std::string>& value) {
+  if (auto s = check_variable_name(name); !s) return s.error();
   std::string n(name);
   if (!value) {
     switch (shell) {

@@ -28,6 +28,11 @@ Result<std::string> shell_quote(Shell shell, std::string_view value);
 // `name` must be a plain variable name (letters, digits, '_'), which cudnnup's own names are.
 Result<std::string> shell_assign(Shell shell, std::string_view name, const std::optional<std::string>& value);
 
+// A whole line that sets a shell variable of this shell only, not exported: `NAME='value';`
+// (bash, zsh), `set -g NAME 'value';` (fish), `$global:NAME = 'value'` (PowerShell), and for cmd,
+// which has no other kind, `set "NAME=value"`. `name` as for shell_assign.
+Result<std::string> shell_set_variable(Shell shell, std::string_view name, const std::string& value);
+
 // A comment line: "# text" ("REM text" for cmd), with the text made inert. `fixed` is cudnnup's
 // own wording, `foreign` the machine text that follows it.
 std::string shell_comment(Shell shell, std::string_view fixed, std::string_view foreign = {});

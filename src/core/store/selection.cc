@@ -22,6 +22,8 @@ std::string shown_line(const std::string& line) {
 
 }  // namespace
 
+bool is_system_selection(std::string_view text) { return trim(text) == kSystemSelection; }
+
 const char* selection_source_name(SelectionSource source) {
   switch (source) {
     case SelectionSource::kCommandLine: return "command-line";
@@ -39,6 +41,17 @@ std::string SelectionRequest::describe() const {
     case SelectionSource::kEnvironment: return std::string("set by the ") + kVersionEnvVar + " environment variable";
     case SelectionSource::kPinFile: return "set by " + origin;
     case SelectionSource::kGlobal: return "the global default, recorded in " + origin;
+    case SelectionSource::kNone: return "nothing selected";
+  }
+  return {};
+}
+
+std::string SelectionRequest::short_origin() const {
+  switch (source) {
+    case SelectionSource::kCommandLine: return "from --version";
+    case SelectionSource::kEnvironment: return std::string("from ") + kVersionEnvVar;
+    case SelectionSource::kPinFile: return "from " + origin;
+    case SelectionSource::kGlobal: return "the global default";
     case SelectionSource::kNone: return "nothing selected";
   }
   return {};
@@ -77,10 +90,11 @@ Result<std::string> read_pin_file(const FileSystem& fs, const std::string& path)
     std::string line(trim(std::string_view(bytes).substr(pos, end - pos)));
     pos = end + 1;
     if (line.empty() || line[0] == '#') continue;
+    if (is_system_selection(line)) return line;
     if (auto spec = VersionSpec::parse(line); !spec) {
       return make_error(ErrorCode::kUsage,
                         "the pin file " + path + " " + shown_line(line) + ", which is not a cuDNN version spec; " +
-                            "write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION)",
+                            "write one like 9.19 or 9.1+cuda12 (cudnnup use --local VERSION), or system",
                         path);
     }
     return line;
@@ -107,7 +121,8 @@ Result<SelectionRequest> find_request(const FileSystem& fs, const Environment& e
   } else if (state.global) {
     request = {SelectionSource::kGlobal, *state.global, layout.state_file()};
   }
-  if (request.source == SelectionSource::kCommandLine || request.source == SelectionSource::kEnvironment) {
+  if ((request.source == SelectionSource::kCommandLine || request.source == SelectionSource::kEnvironment) &&
+      !request.system()) {
     if (auto spec = VersionSpec::parse(request.spec); !spec) {
       return make_error(ErrorCode::kUsage, spec.error().message + " (" + request.describe() + ")");
     }
@@ -122,6 +137,10 @@ Result<Selection> resolve_request(const SelectionRequest& request, const std::ve
                                          : "choose one with `cudnnup use VERSION` (installed: " +
                                                describe_installed(installed) + ")";
     return make_error(ErrorCode::kNotFound, std::string("no cuDNN version is selected: ") + hint);
+  }
+  if (request.system()) {
+    return make_error(ErrorCode::kNotFound, std::string("no cudnnup version applies: ") + kSystemSelection + " is selected (" +
+                                                request.describe() + "), so programs load this machine's own cuDNN copies");
   }
   auto spec = VersionSpec::parse(request.spec);
   if (!spec) return make_error(ErrorCode::kUsage, spec.error().message + " (" + request.describe() + ")", request.origin);

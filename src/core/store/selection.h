@@ -4,6 +4,8 @@
 //   2. the CUDNNUP_VERSION environment variable (empty counts as unset)
 //   3. the nearest `.cudnn-version` pin file, from the working directory up to the root
 //   4. the global default in the store's state.json (`cudnnup use VERSION`)
+// Each of them may also say `system` (`cudnnup use system`): no cudnnup version, the machine's
+// own copies. A pin file that says so ends the search upward like any other pin file.
 #pragma once
 
 #include <optional>
@@ -24,17 +26,23 @@ const char* selection_source_name(SelectionSource source);  // "command-line", "
 
 inline constexpr const char* kPinFileName = ".cudnn-version";
 inline constexpr const char* kVersionEnvVar = "CUDNNUP_VERSION";
+// The selection that means "no cudnnup version: this machine's own copies" (pyenv's `system`).
+inline constexpr const char* kSystemSelection = "system";
+bool is_system_selection(std::string_view text);
 
 struct SelectionRequest {
   SelectionSource source = SelectionSource::kNone;
   std::string spec;    // as written there
   std::string origin;  // "--version", "CUDNNUP_VERSION", the pin file's path, state.json's path
   std::string describe() const;  // "set by CUDNNUP_VERSION", "set by /p/.cudnn-version", ...
+  // The short form for one line of the shell hook: "from /p/.cudnn-version", "the global default".
+  std::string short_origin() const;
+  bool system() const { return source != SelectionSource::kNone && is_system_selection(spec); }
 };
 
 // The nearest pin file at or above `dir`, or nullopt.
 std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string& dir);
-// The spec in a pin file: its first line that is neither empty nor a # comment. The pin file
+// The spec in a pin file (or `system`): its first line that is neither empty nor a # comment. The pin file
 // must be a regular file (or a link to one) of at most kMaxPinFileBytes; a FIFO or device is
 // refused without opening it for long. An unreadable, oversized, empty or malformed pin file is
 // an error naming the file (kPermission / kUsage) that never repeats text from it other than a
@@ -55,8 +63,9 @@ struct Selection {
   std::string dir;  // versions/<id>
 };
 
-// Resolves a request against what is installed. Fails (kNotFound) when nothing is selected or the
-// selected spec is not installed; the message names where the request came from.
+// Resolves a request against what is installed. Fails (kNotFound) when nothing is selected, when
+// `system` is (no store version applies: callers that can do without one check request.system()
+// first), or when the selected spec is not installed; the message names where the request came from.
 Result<Selection> resolve_request(const SelectionRequest& request, const std::vector<StoreVersionId>& installed,
                                   const StoreLayout& layout);
 

@@ -19,8 +19,11 @@ constexpr size_t kMaxStateBytes = 64 << 20;  // far above 200 entries of the lon
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
-bool is_version_id(const std::optional<std::string>& v) { return !v || StoreVersionId::parse(*v).has_value(); }
-bool is_spec(const std::optional<std::string>& v) { return !v || VersionSpec::parse(*v).ok(); }
+// A selection recorded in the state: a version id (or spec, for pin files), or `system`.
+bool is_version_id(const std::optional<std::string>& v) {
+  return !v || *v == kSystemSelection || StoreVersionId::parse(*v).has_value();
+}
+bool is_spec(const std::optional<std::string>& v) { return !v || *v == kSystemSelection || VersionSpec::parse(*v).ok(); }
 
 bool is_pin_path(const std::string& p) {
   std::string suffix = std::string("/") + kPinFileName;
@@ -46,6 +49,11 @@ std::string entry_problem(const HistoryEntry& e) {
 }
 
 }  // namespace
+
+std::optional<std::string> StoreState::global_version() const {
+  if (!global || *global == kSystemSelection) return std::nullopt;
+  return global;
+}
 
 HistoryEntry& StoreState::record(HistoryEntry entry) {
   // Never past kMaxSeq (a state file cannot make it overflow: the reader caps it).

@@ -25,6 +25,7 @@ struct HistoryEntry {
   int64_t seq = 0;     // 1, 2, ...: at most kMaxSeq
   std::string time;    // UTC, ISO 8601, supplied by the app
   std::string action;  // "use" (global default), "use-local" (pin file), "undo"
+  // A version id ("use") or a spec ("use-local"), or "system"; nullopt where there was nothing.
   std::optional<std::string> from;
   std::optional<std::string> to;
   std::string path;    // use-local, and the undo of one: the pin file written
@@ -42,7 +43,11 @@ struct LinkedToolkit {
 };
 
 struct StoreState {
-  std::optional<std::string> global;  // version id, e.g. "9.19.0.56+cuda13"
+  // The global default: a version id ("9.19.0.56+cuda13"), "system" (`cudnnup use system`: no
+  // cudnnup version, the machine's own copies), or nullopt (none chosen, `cudnnup use --unset`).
+  std::optional<std::string> global;
+  // `global` when it names a store version, which `current` then points at; else nullopt.
+  std::optional<std::string> global_version() const;
   std::vector<HistoryEntry> history;  // oldest first, at most kMaxHistory entries
   int64_t next_seq = 1;
   std::vector<LinkedToolkit> links;

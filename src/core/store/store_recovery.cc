@@ -13,9 +13,10 @@ bool ours(const FileSystem& fs, const std::string& path) {
 
 // `current` disagrees with state.json's global default.
 bool current_behind(const FileSystem& fs, const StoreLayout& layout, const StoreState& state) {
-  if (!state.global || !fs.is_dir(layout.version_dir(*state.global))) return false;
+  auto id = state.global_version();
+  if (!id || !fs.is_dir(layout.version_dir(*id))) return false;
   auto now = read_current(fs, layout);
-  return now && *now != state.global;
+  return now && *now != id;
 }
 
 // The newest entry, when it is a pin file change that was interrupted: finished or dropped by
@@ -65,7 +66,7 @@ Result<std::vector<std::string>> recover_store(FileSystem& fs, const StoreLayout
   if (!settled) return settled.error();
   if (!settled->empty()) repairs.push_back(*settled);
   if (current_behind(fs, layout, state)) {
-    if (auto s = switch_current(fs, layout, *state.global); s) {
+    if (auto s = switch_current(fs, layout, *state.global_version()); s) {
       repairs.push_back("pointed " + layout.current_link() + " at " + *state.global + " again, as state.json says");
     } else {
       // Environment-only mode (links impossible here): state.json stays the truth.

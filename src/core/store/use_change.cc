@@ -15,19 +15,34 @@ Result<std::optional<std::string>> current_pin(const FileSystem& fs, const std::
   return std::optional<std::string>(*spec);
 }
 
-Status apply_global(FileSystem& fs, const StoreLayout& layout, StoreState& state, HistoryEntry entry,
-                    std::string* link_problem) {
-  StoreState next = state;
-  next.global = entry.to;
-  next.record(std::move(entry));
-  if (auto s = save_state(fs, layout, next); !s) return s;
-  state = std::move(next);
-  Status link = state.global ? switch_current(fs, layout, *state.global) : remove_current(fs, layout);
+// With `link_problem`, a `current` that cannot be switched or removed is reported there instead
+// of failing the change (environment-only mode).
+Status link_status(Status link, std::string* link_problem) {
   if (!link && link_problem) {
     *link_problem = link.error().message;
     return ok_status();
   }
   return link;
+}
+
+Status apply_global(FileSystem& fs, const StoreLayout& layout, StoreState& state, HistoryEntry entry,
+                    std::string* link_problem) {
+  StoreState next = state;
+  next.global = entry.to;
+  next.record(std::move(entry));
+  if (auto id = next.global_version()) {
+    // To a version: state.json first, then `current`; recovery finishes a switch cut short.
+    if (auto s = save_state(fs, layout, next); !s) return s;
+    state = std::move(next);
+    return link_status(switch_current(fs, layout, *id), link_problem);
+  }
+  // To no version (none, or `system`): `current` goes first, then state.json. Cut short in
+  // between, state.json still names the old version and recovery points `current` at it again,
+  // so readers see the old selection or the new one, never `current` without a version.
+  if (auto s = link_status(remove_current(fs, layout), link_problem); !s) return s;
+  if (auto s = save_state(fs, layout, next); !s) return s;
+  state = std::move(next);
+  return ok_status();
 }
 
 // A pin file change in three steps, so that a crash at any point is finished or undone by the
@@ -103,7 +118,7 @@ Result<HistoryEntry> undo_last_change(FileSystem& fs, const StoreLayout& layout,
   HistoryEntry undo{0, time, "undo", target.to, target.from, target.path, target.seq, false};
 
   if (target.action == "use") {
-    if (target.from) {
+    if (target.from && *target.from != kSystemSelection) {
       bool present = false;
       for (const auto& id : installed) present = present || id.id == *target.from;
       if (!present) {

@@ -67,6 +67,42 @@ TEST(ShellEnv, WindowsUsesPathAndBin) {
   EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "<absent>");
 }
 
+// Under `system` only the store's own directories go, and CUDNN_PATH/CUDNN_HOME when they name a
+// store version; the machine's copies stay, and a variable without store entries is not touched.
+TEST(ShellEnv, SystemTakesOutOnlyTheStore) {
+  MemoryFileSystem fs;
+  fs.add_file("/s/versions/A/lib/libcudnn.so.9");
+  fs.add_file("/s/versions/B/lib/libcudnn.so.9");
+  fs.add_symlink("/s/current", "/s/versions/B");
+  fs.add_file("/opt/cudnn8/lib/libcudnn.so.8");  // the machine's own copy
+  Environment env;
+  env.vars["LD_LIBRARY_PATH"] = "/s/versions/A/lib:/opt/cudnn8/lib::/s/current/lib:/x y";
+  env.vars["CPATH"] = "/usr/include";
+  env.vars["CUDNN_PATH"] = "/s/versions/A";
+  env.vars["CUDNN_HOME"] = "/opt/cudnn8";
+  EnvInputs in{"", {"/s/versions/A", "/s/versions/B", "/s/current"}, {}};
+  EnvPlan plan = plan_system_environment(fs, env, in);
+  EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "/opt/cudnn8/lib::/x y");
+  EXPECT_EQ(value_of(plan, "CPATH"), "<absent>") << "nothing of the store in it: left alone";
+  EXPECT_EQ(value_of(plan, "LIBRARY_PATH"), "<absent>") << "unset stays unset";
+  EXPECT_EQ(value_of(plan, "CUDNN_PATH"), "<unset>");
+  EXPECT_EQ(value_of(plan, "CUDNN_HOME"), "<absent>");
+  EXPECT_EQ(plan.removed.size(), 3u);  // A/lib, current/lib, CUDNN_PATH
+}
+
+// The hooks save and restore exactly the variables the plans set.
+TEST(ShellEnv, TheVariableNamesAreThoseThePlanSets) {
+  MemoryFileSystem fs;
+  for (bool windows : {false, true}) {
+    Environment env;
+    if (windows) env.os = OsKind::kWindows;
+    EnvPlan plan = plan_environment(fs, env, EnvInputs{"/s/versions/A", {}, {}});
+    std::vector<std::string> names;
+    for (const auto& c : plan.changes) names.push_back(c.name);
+    EXPECT_EQ(names, environment_variable_names(windows));
+  }
+}
+
 TEST(ShellEnv, RendersQuotedForEachShell) {
   EnvPlan plan;
   plan.changes.push_back({"CUDNN_PATH", std::string("/a b/it's")});

@@ -153,6 +153,48 @@ TEST_F(SelectionTest, NothingSelected) {
   EXPECT_NE(s.error().message.find("no cuDNN version is selected"), std::string::npos);
 }
 
+// `system` (no cudnnup version: the machine's own copies) can come from each source; a pin file
+// that says so ends the search upward like any pin, and resolving it is not a version.
+TEST_F(SelectionTest, SystemFromEverySourceAndAPinThatSaysItStopsTheSearch) {
+  fs.add_file("/home/u/.cudnn-version", "9.1\n");
+  fs.add_file("/home/u/proj/.cudnn-version", "# the machine's own cuDNN here\nsystem\n");
+  auto request = find_request(fs, env, state, layout);
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  EXPECT_TRUE(request->system());
+  EXPECT_EQ(request->source, SelectionSource::kPinFile);
+  EXPECT_EQ(request->origin, "/home/u/proj/.cudnn-version") << "the nearer pin wins, the outer 9.1 is never read";
+  EXPECT_EQ(request->short_origin(), "from /home/u/proj/.cudnn-version");
+  auto resolved = select();
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(resolved.error().message.find("this machine's own cuDNN copies"), std::string::npos) << resolved.error().message;
+
+  env.vars["CUDNNUP_VERSION"] = "9.19";
+  EXPECT_FALSE(find_request(fs, env, state, layout)->system()) << "the environment beats the pin";
+  env.vars["CUDNNUP_VERSION"] = " system ";
+  fs.add_file("/home/u/proj/.cudnn-version", "9.1\n");
+  auto by_env = find_request(fs, env, state, layout);
+  ASSERT_TRUE(by_env.ok());
+  EXPECT_TRUE(by_env->system());
+  EXPECT_EQ(by_env->source, SelectionSource::kEnvironment);
+  auto by_command_line = find_request(fs, env, state, layout, std::string("system"));
+  ASSERT_TRUE(by_command_line.ok());
+  EXPECT_TRUE(by_command_line->system());
+  EXPECT_EQ(by_command_line->source, SelectionSource::kCommandLine);
+
+  env.vars.erase("CUDNNUP_VERSION");
+  ASSERT_TRUE(fs.remove("/home/u/proj/.cudnn-version").ok());
+  ASSERT_TRUE(fs.remove("/home/u/.cudnn-version").ok());
+  state.global = "system";
+  auto global = find_request(fs, env, state, layout);
+  ASSERT_TRUE(global.ok());
+  EXPECT_TRUE(global->system());
+  EXPECT_EQ(global->short_origin(), "the global default");
+  EXPECT_EQ(state.global_version(), std::nullopt) << "no version for `current` to point at";
+  state.global.reset();
+  EXPECT_FALSE(find_request(fs, env, state, layout)->system()) << "nothing selected is not system";
+}
+
 TEST_F(SelectionTest, WindowsPathsWalkUpToTheDrive) {
   env.os = OsKind::kWindows;
   env.cwd = "C:/Users/u/proj/sub";

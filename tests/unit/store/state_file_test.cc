@@ -68,5 +68,30 @@ TEST(StateFile, NonUtf8PathsSurviveTheRoundTrip) {
   EXPECT_EQ(back->history.at(0).path, e.path);
 }
 
+// `system` is a selection the state records (`cudnnup use system`, `use --local system`) and
+// reads back; anything else that is not a version stays a damaged file.
+TEST(StateFile, SystemIsRecordedAndReadBack) {
+  MemoryFileSystem fs;
+  fs.add_dir(kLayout.root);
+  StoreState state;
+  state.global = "system";
+  state.record(HistoryEntry{0, "t1", "use", std::string("9.19.0.56+cuda13"), std::string("system"), "", 0, false});
+  state.record(HistoryEntry{0, "t2", "use-local", std::nullopt, std::string("system"), "/p/.cudnn-version", 0, false});
+  auto saved = save_state(fs, kLayout, state);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  auto back = load_state(fs, kLayout);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->global, "system");
+  EXPECT_EQ(back->global_version(), std::nullopt);
+  ASSERT_EQ(back->history.size(), 2u);
+  EXPECT_EQ(back->history[0].to, "system");
+  EXPECT_EQ(back->history[1].to, "system");
+
+  fs.add_file(kLayout.state_file(), R"({"global": "sistem", "history": []})");
+  auto bad = load_state(fs, kLayout);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ErrorCode::kCorrupt);
+}
+
 }  // namespace
 }  // namespace cudnnup

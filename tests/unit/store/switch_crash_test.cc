@@ -64,7 +64,8 @@ View recover_and_read(MemoryFileSystem& fs, int crash) {
   EXPECT_FALSE(fs.exists(state_temp_path(kLayout))) << "crash " << crash;
   EXPECT_FALSE(fs.exists(pin_temp_path(kPin))) << "crash " << crash;
   EXPECT_TRUE(v.state.history.empty() || !v.state.history.back().pending) << "crash " << crash;
-  EXPECT_EQ(v.global, v.link) << "crash " << crash << ": state.json and `current` disagree";
+  // `current` points at the global default when that is a version; under `system` or none there is none.
+  EXPECT_EQ(v.state.global_version(), v.link) << "crash " << crash << ": state.json and `current` disagree";
   return v;
 }
 
@@ -103,6 +104,45 @@ TEST(SwitchCrash, UseGlobal) {
         // The interrupted change never counts: undo goes back one completed change.
         EXPECT_EQ(s.global, completed ? std::optional<std::string>(kOld) : std::nullopt) << crash;
         EXPECT_EQ(*read_current(fs, kLayout), s.global) << crash;
+      });
+}
+
+// To no version (`use system`, `use --unset`, an undo back to none): `current` goes, and a crash
+// at any point leaves the old default with its `current` or the new one without.
+void check_change_to_no_version(const std::optional<std::string>& to) {
+  at_every_crash(
+      [](MemoryFileSystem& fs, StoreState& s) { ASSERT_TRUE(set_global_default(fs, kLayout, s, kOld, "t1").ok()); },
+      [&](MemoryFileSystem& fs, StoreState& s) { return set_global_default(fs, kLayout, s, to, "t2"); },
+      [&](MemoryFileSystem& fs, const View& v, bool finished, int crash) {
+        ASSERT_TRUE(v.global == kOld || v.global == to) << crash;
+        bool completed = v.global == to;
+        if (finished) {
+          EXPECT_TRUE(completed) << crash;
+        }
+        EXPECT_EQ(v.state.history.back().to, completed ? to : std::optional<std::string>(kOld)) << crash;
+        if (!completed) return;
+        StoreState s = v.state;
+        auto undone = undo_last_change(fs, kLayout, s, installed(fs), "t3");
+        ASSERT_TRUE(undone.ok()) << crash << ": " << undone.error().message;
+        EXPECT_EQ(s.global, kOld) << crash;
+        EXPECT_EQ(*read_current(fs, kLayout), kOld) << crash << ": the undo points `current` at it again";
+      });
+}
+
+TEST(SwitchCrash, UseSystem) { check_change_to_no_version(std::string(kSystemSelection)); }
+TEST(SwitchCrash, UseUnset) { check_change_to_no_version(std::nullopt); }
+
+TEST(SwitchCrash, UseUndoBackToNoDefault) {
+  at_every_crash(
+      [](MemoryFileSystem& fs, StoreState& s) { ASSERT_TRUE(set_global_default(fs, kLayout, s, kOld, "t1").ok()); },
+      [](MemoryFileSystem& fs, StoreState& s) {
+        return undo_last_change(fs, kLayout, s, installed(fs), "t2").ok() ? ok_status() : Status(make_error(ErrorCode::kIo, "crashed"));
+      },
+      [](MemoryFileSystem&, const View& v, bool finished, int crash) {
+        ASSERT_TRUE(v.global == kOld || v.global == std::nullopt) << crash;
+        if (finished) {
+          EXPECT_EQ(v.global, std::nullopt) << crash;
+        }
       });
 }
 
