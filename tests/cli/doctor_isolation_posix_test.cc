@@ -101,7 +101,7 @@ TEST_F(DoctorIsolation, SecondCopyInTheCurrentDirectoryThroughAnEmptyEntry) {
 // other (cudnn.shadowed) and the same fix applies. Warnings only: exit code 0. The build before
 // the fix dropped empty entries, so B's copy was neither predicted nor listed.
 TEST_F(DoctorIsolation, TheCopyAnEmptyEntryReachesIsListedAndTheEntryIsTheFinding) {
-  const std::string empty = "(empty entry = current directory)";
+  const std::string empty = "the empty entry (the current directory)";
   for (const std::string& llp : {":" + a_, tmp_ / "x::" + a_}) {
     json r = doctor({{"LD_LIBRARY_PATH", llp}}, b_);
     expect_healthy(r, b_, "9.14.0", 12);
