@@ -262,13 +262,14 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   req.arg = args.source;
   if (args.cuda) req.cuda_major = args.cuda;
   std::string cuda_note;
-  if (!req.cuda_major && looks_like_version(args.source) && !ctx.fs->exists(args.source)) {
+  if (!req.cuda_major && looks_like_version(args.source) && !ctx.fs->is_file(args.source)) {
     auto choice = assumed_cuda_major(ctx, args);
     if (!choice) return report_error(ctx, choice.error());
     if (*choice) {
       req.cuda_major = (*choice)->major;
       cuda_note = "--cuda " + std::to_string((*choice)->major) + " assumed from " + (*choice)->why + "; pass --cuda N for another build";
-      if (!ctx.options.json && !ctx.options.quiet) std::cerr << "cudnnup: " << cuda_note << std::endl;
+      // Said even with -q: it is a choice made for the user, not progress.
+      if (!ctx.options.json) std::cerr << "cudnnup: " << cuda_note << std::endl;
     }
   }
   req.mirror = !args.mirror.empty() ? args.mirror : ctx.env.get("CUDNNUP_MIRROR").value_or("");

@@ -3,6 +3,7 @@
 #if CUDNNUP_HAVE_INSTALL
 
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/exit_codes.h"
@@ -22,17 +23,28 @@ Result<std::vector<KnownArchive>> known_archives_for(const AppContext& ctx) {
 int run_update_known(AppContext& ctx, const UpdateKnownOptions& options) {
   std::string given = !options.mirror.empty() ? options.mirror : ctx.env.get("CUDNNUP_MIRROR").value_or("");
   Mirror mirror = mirror_at(given);
-  auto progress = progress_for(ctx);
-  auto refresh = refresh_known_archives(*ctx.fs, mirror, builtin_known_archives(), http_client(progress ? progress->get() : nullptr));
-  progress.reset();
-  if (!refresh) return report_error(ctx, refresh.error());
   StoreLayout store = StoreLayout::for_environment(ctx.env);
   std::string path = store.refreshed_known_archives();
+  // Under the store's lock from reading the earlier rows to writing the new file, so two
+  // refreshes cannot lose each other's rows.
+  std::optional<LockedStore> locked;
   if (!options.dry_run) {
-    // Under the store's lock, written whole and renamed into place: a reader sees the old table
-    // or the new one.
-    auto locked = lock_store(ctx);
-    if (!locked) return report_error(ctx, locked.error());
+    auto l = lock_store(ctx);
+    if (!l) return report_error(ctx, l.error());
+    locked.emplace(std::move(*l));
+  }
+  auto table = known_archives_for(ctx);
+  if (!table) return report_error(ctx, table.error());
+  std::vector<KnownArchive> earlier;
+  for (const auto& k : *table) {
+    if (k.refreshed) earlier.push_back(k);
+  }
+  auto progress = progress_for(ctx);
+  auto refresh = refresh_known_archives(*ctx.fs, mirror, builtin_known_archives(), earlier, http_client(progress ? progress->get() : nullptr));
+  progress.reset();
+  if (!refresh) return report_error(ctx, refresh.error());
+  if (!options.dry_run) {
+    // Written whole and renamed into place: a reader sees the old table or the new one.
     std::string tmp = path + ".tmp";
     if (auto s = ctx.fs->write_file(tmp, refreshed_known_archives_json(refresh->rows, mirror.root), /*sync=*/true); !s) {
       return report_error(ctx, s.error());
@@ -42,7 +54,7 @@ int run_update_known(AppContext& ctx, const UpdateKnownOptions& options) {
   int code = refresh->conflicts.empty() ? kExitOk : kExitProblems;
   if (ctx.options.json) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const auto& r : refresh->rows) rows.push_back({{"file_name", r.file_name}, {"sha256", r.sha256}, {"size", r.size}, {"source", r.source}});
+    for (const auto& r : refresh->added) rows.push_back({{"file_name", r.file_name}, {"sha256", r.sha256}, {"size", r.size}, {"source", r.source}});
     nlohmann::ordered_json out = {{"schema", "cudnnup.archive-info/1"}, {"kind", "update-known"}, {"mirror", mirror.root},
                                   {"file", path}, {"dry_run", options.dry_run}, {"manifests", refresh->manifests},
                                   {"already_known", refresh->already_known}, {"added", rows}, {"conflicts", refresh->conflicts},
@@ -53,10 +65,10 @@ int run_update_known(AppContext& ctx, const UpdateKnownOptions& options) {
   for (const auto& p : refresh->problems) std::cerr << "cudnnup: warning: " << p << std::endl;
   for (const auto& c : refresh->conflicts) std::cerr << "cudnnup: " << c << std::endl;
   std::cout << "Read " << refresh->manifests << " manifests on " << mirror.root << ": " << refresh->already_known
-            << " archives are in cudnnup's built-in table, " << refresh->rows.size() << " are not";
+            << " archives were known already, " << refresh->added.size() << " are new";
   if (options.dry_run) std::cout << " (nothing was written: --dry-run).\n";
-  else std::cout << "; those are now in " << path << ".\n";
-  for (const auto& r : refresh->rows) std::cout << "  " << r.file_name << "\n";
+  else std::cout << "; " << path << " now holds " << refresh->rows.size() << " rows.\n";
+  for (const auto& r : refresh->added) std::cout << "  " << r.file_name << "\n";
   if (!refresh->conflicts.empty()) {
     std::cout << refresh->conflicts.size() << " archives on this mirror differ from NVIDIA's published hashes (above); the "
               << "published ones are kept. Check where this mirror's files come from.\n";

@@ -68,7 +68,9 @@ int run_list_available(AppContext& ctx, const AvailableOptions& options) {
     return kExitOk;
   }
   if (!found->note.empty()) std::cerr << "cudnnup: " << found->note << std::endl;
-  std::cout << "cuDNN releases on " << found->mirror << " for " << platform
+  std::cout << (found->listed_by == "mirror" ? "cuDNN releases on " + found->mirror
+                                              : "cuDNN releases in cudnnup's table of NVIDIA archives (the mirror's list could not be read)")
+            << " for " << platform
             << (options.cuda ? " and CUDA " + std::to_string(options.cuda) : std::string()) << ":\n";
   size_t shown = 0;
   for (const auto& r : found->releases) {

@@ -73,7 +73,7 @@ std::vector<Version> known_releases(const std::vector<KnownArchive>& table, cons
   std::vector<Version> out;
   for (const auto& k : table) {
     std::smatch m;
-    if (!std::regex_match(k.file_name, m, name) || m[1] != platform_key || m[3] != std::to_string(cuda_major)) continue;
+    if (k.refreshed || !std::regex_match(k.file_name, m, name) || m[1] != platform_key || m[3] != std::to_string(cuda_major)) continue;
     if (auto v = Version::parse(m[2].str())) out.push_back(v->truncated(3));
   }
   std::sort(out.begin(), out.end(), [](const Version& a, const Version& b) { return b < a; });

@@ -35,7 +35,8 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
                                const std::string& sha256, uint64_t size);
 
 // The releases the table has an official archive of for a platform ("linux-x86_64",
-// "linux-sbsa", "windows-x86_64") and CUDA major, as three-part labels, newest first.
+// "linux-sbsa", "windows-x86_64") and CUDA major, as three-part labels, newest first. Only rows
+// NVIDIA published: a refreshed row is a mirror's word, never a stand-in for NVIDIA's list.
 std::vector<Version> known_releases(const std::vector<KnownArchive>& table, const std::string& platform_key, int cuda_major);
 
 // The newest release of a cuDNN major built for a CUDA major that the table has an official

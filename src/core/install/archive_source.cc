@@ -1,9 +1,13 @@
 #include "install/archive_source.h"
 
+#include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <map>
 
 #include "base/paths.h"
+#include "base/strings.h"
+#include "base/relative_path.h"
 #include "base/version.h"
 #include "install/archive_name.h"
 #include "install/redistrib.h"
@@ -36,7 +40,11 @@ Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
   out.expected_from = describe_hash_claim(*used);
   for (const auto& c : out.hashes) {
     if (c.sha256 == used->sha256) continue;
-    std::string fix = c.source == "mirror-manifest"
+    // The advice is about the claim that is least trusted of the two.
+    std::string fix = used->source == "refreshed-known-archives"
+                          ? "the rows `archive-info --update-known` wrote into the store disagree: delete known_archives.json there, or "
+                            "refresh it from NVIDIA's own mirror"
+                      : c.source == "mirror-manifest"
                           ? "the mirror does not serve NVIDIA's archive: use another mirror (or NVIDIA's own) and check where this one came from"
                           : "check where the value came from";
     return make_error(c.source == "command-line" ? ErrorCode::kUsage : ErrorCode::kCorrupt,
@@ -47,7 +55,9 @@ Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
   return ok_status();
 }
 
-// The manifest's archive for the requested platform and CUDA major, checked to be the release.
+// The manifest's archive for the requested platform and CUDA major, checked to be the release:
+// its path stays below the mirror, and its file name is that release's archive for this platform
+// and CUDA major (the install then checks the contents against the name).
 Result<RedistribEntry> entry_in_manifest(const RedistribManifest& manifest, const SourceRequest& r, const std::string& release,
                                          const std::string& manifest_url) {
   auto entry = select_redistrib(manifest, r.platform_key, *r.cuda_major);
@@ -56,6 +66,17 @@ Result<RedistribEntry> entry_in_manifest(const RedistribManifest& manifest, cons
   auto have = Version::parse(entry->version);
   if (wanted && have && !have->has_prefix(*wanted)) {
     return make_error(ErrorCode::kCorrupt, manifest_url + " describes cuDNN " + entry->version + ", not " + release);
+  }
+  if (auto s = check_relative_path(entry->relative_path); !s) {
+    return make_error(ErrorCode::kCorrupt, manifest_url + " gives the archive path '" + entry->relative_path +
+                                               "', which does not stay below the mirror (" + s.error().message + ")");
+  }
+  auto name = parse_archive_name(paths::basename(entry->relative_path));
+  if (!name || !wanted || !name->version.has_prefix(*wanted) || name->platform_key() != r.platform_key ||
+      name->cuda_major != *r.cuda_major) {
+    return make_error(ErrorCode::kCorrupt, manifest_url + " points cuDNN " + release + " for " + r.platform_key + " and CUDA " +
+                                               std::to_string(*r.cuda_major) + " at " + entry->relative_path +
+                                               ", which is not that release's archive");
   }
   if (entry->sha256.size() != 64) {
     return make_error(ErrorCode::kCorrupt, manifest_url + " gives no sha256 for " + entry->relative_path);
@@ -101,34 +122,41 @@ Result<RedistribEntry> find_release(const FileSystem& fs, const SourceRequest& r
     }
   }
   // The newest listed release may lack this platform or CUDA major (a CUDA 11 build stopped at
-  // 9.10): go down the list, a bounded number of manifests (NVIDIA lists about 50 releases), and
-  // say what was skipped.
+  // 9.10), or its manifest may be missing or unusable: go down the list, a bounded number of
+  // manifests (NVIDIA lists about 50 releases), and say what was skipped. A mirror that cannot be
+  // reached stops the walk: older releases would only repeat it.
   constexpr size_t kMostManifests = 40;
-  std::vector<std::string> skipped;
+  std::vector<std::string> skipped;  // "9.20.0 (why)"
+  std::vector<std::string> details;  // the whole reason of each
   for (size_t i = 0; i < candidates.size() && i < kMostManifests; ++i) {
     std::string label = candidates[i].str();
     auto manifest = read_manifest(fs, mirror, label, http, &out.manifest_url);
-    if (!manifest) {
-      // Unreachable or unreadable: going down the list would only repeat it.
-      Error e = manifest.error();
-      e.message = "'" + spec.text + "' was taken as cuDNN " + label + " (" + describe_release_spec(spec) + " that " + from + unlisted +
-                  "), but " + e.message;
-      return e;
-    }
-    auto entry = entry_in_manifest(*manifest, r, label, out.manifest_url);
+    Result<RedistribEntry> entry = manifest ? entry_in_manifest(*manifest, r, label, out.manifest_url) : manifest.error();
     if (entry) {
       out.release_note = "'" + spec.text + "' is cuDNN " + label + ": " + describe_release_spec(spec) + " that " + from + " for " +
                          r.platform_key + " and CUDA " + std::to_string(*r.cuda_major) +
-                         (skipped.empty() ? std::string()
-                                         : " (skipped " + joined_versions({candidates.begin(), candidates.begin() + i}, 8) + ": no such archive)") +
-                         unlisted;
+                         (skipped.empty() ? std::string() : " (skipped " + join(skipped, "; ") + ")") + unlisted;
       return entry;
     }
-    if (entry.error().code != ErrorCode::kNotFound) return entry.error();
-    skipped.push_back(entry.error().message);
+    const Error& e = entry.error();
+    if (e.code != ErrorCode::kNotFound && e.code != ErrorCode::kCorrupt) {
+      Error stop = e;
+      stop.message = "'" + spec.text + "' was taken as cuDNN " + label + " (" + describe_release_spec(spec) + " that " + from +
+                     unlisted + "), but " + e.message;
+      return stop;
+    }
+    const char* why = !manifest ? (e.code == ErrorCode::kNotFound ? "no manifest" : "its manifest cannot be used")
+                                : (e.code == ErrorCode::kNotFound ? "no such archive" : "its manifest cannot be used");
+    skipped.push_back(label + " (" + why + ")");
+    details.push_back(e.message);
   }
-  return make_error(ErrorCode::kNotFound, "no release matching '" + spec.text + "' has an archive for " + r.platform_key + " and CUDA " +
-                                              std::to_string(*r.cuda_major) + " (" + skipped.front() + "); try another --cuda, or a full release");
+  std::string why = candidates.size() > kMostManifests
+                        ? "the newest " + std::to_string(kMostManifests) + " of " + std::to_string(candidates.size()) +
+                              " matching releases have none; give a narrower version (e.g. 9.19)"
+                        : details.front();
+  return make_error(ErrorCode::kNotFound, "no release matching '" + spec.text + "' that " + from + " has an archive for " + r.platform_key +
+                                              " and CUDA " + std::to_string(*r.cuda_major) + " (" + why + ")" + unlisted +
+                                              "; try another --cuda, or a full release");
 }
 
 // A file's digest, with the bytes read shown as the phase "checking sha256".
@@ -188,7 +216,8 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
   auto claim_command_line = [&] {
     if (!r.sha256.empty()) out.hashes.push_back({"command-line", "--sha256", r.sha256, false});
   };
-  if (fs.exists(r.arg) || !looks_like_version(r.arg)) {
+  // A file of that name wins over the version it spells; a folder named "9" does not.
+  if (fs.is_file(r.arg) || !looks_like_version(r.arg)) {
     if (!fs.is_file(r.arg)) {
       return make_error(ErrorCode::kNotFound, "no such archive: " + r.arg +
                                                   " (give a .tar.xz/.zip file, or a version such as 9.1.0 with --cuda 12)", r.arg);

@@ -1,6 +1,7 @@
 // Which CUDA build of cuDNN `cudnnup install VERSION` fetches when --cuda is not given: the CUDA
 // major of the toolkit this machine's environment points to first, else the highest CUDA major
-// the NVIDIA driver runs. Always said out loud, so a wrong guess is seen and corrected.
+// the NVIDIA driver runs. Always said out loud (stderr, even with -q; `request.cuda_note` in
+// JSON), so a wrong guess is seen and corrected.
 #pragma once
 
 #include <optional>

@@ -4,17 +4,36 @@
 #include <nlohmann/json.hpp>
 
 #include "base/paths.h"
+#include "install/archive_name.h"
 
 namespace cudnnup {
 
+namespace {
+
+bool is_sha256_hex(const std::string& s) { return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos; }
+
+// A row's name must be an official archive name in NVIDIA's spelling: what install and
+// archive-info look rows up by.
+bool is_official_name(const std::string& name) {
+  auto parsed = parse_archive_name(name);
+  return parsed && parsed->canonical && parsed->canonical_name == name;
+}
+
+}  // namespace
+
 Result<KnownRefresh> refresh_known_archives(const FileSystem& fs, const Mirror& mirror, const std::vector<KnownArchive>& builtin,
-                                            const HttpClient& http) {
+                                            const std::vector<KnownArchive>& earlier, const HttpClient& http) {
   auto releases = listed_releases(fs, mirror, http);
   if (!releases) return releases.error();
   std::map<std::string, const KnownArchive*> known;
   for (const auto& k : builtin) known[k.file_name] = &k;
   KnownRefresh out;
-  std::map<std::string, KnownArchive> rows;  // by file name: one row even if two manifests name it
+  // By file name: the rows of earlier refreshes stay (they may come from another mirror); one row
+  // even if two manifests name a file.
+  std::map<std::string, KnownArchive> rows;
+  for (const auto& k : earlier) {
+    if (!known.count(k.file_name)) rows[k.file_name] = k;
+  }
   for (const auto& release : *releases) {
     std::string url;
     auto manifest = read_manifest(fs, mirror, release.str(), http, &url);
@@ -25,23 +44,30 @@ Result<KnownRefresh> refresh_known_archives(const FileSystem& fs, const Mirror& 
     ++out.manifests;
     for (const auto& e : manifest->entries) {
       std::string name(paths::basename(e.relative_path));
-      if (name.empty() || e.sha256.size() != 64 || e.sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
-        out.problems.push_back(url + " gives no usable sha256 for " + (name.empty() ? std::string("an entry") : name));
+      if (!is_official_name(name) || !is_sha256_hex(e.sha256)) {
+        out.problems.push_back(url + " gives no official archive name and sha256 for '" + e.relative_path + "'");
         continue;
       }
-      if (auto it = known.find(name); it != known.end()) {
-        const KnownArchive& k = *it->second;
-        if (k.sha256 != e.sha256 || (k.size && e.size && k.size != e.size)) {
-          out.conflicts.push_back(url + " gives " + name + " sha256 " + e.sha256 + " (" + std::to_string(e.size) +
-                                  " bytes), but cudnnup's table has " + k.sha256 + (k.size ? " (" + std::to_string(k.size) + " bytes)" : "") +
-                                  " from " + k.source + "; the table's row is kept");
-        } else {
-          ++out.already_known;
-        }
-        continue;
+      const KnownArchive* k = nullptr;
+      if (auto it = known.find(name); it != known.end()) k = it->second;
+      else if (auto r = rows.find(name); r != rows.end()) k = &r->second;
+      if (!k) {
+        rows[name] = KnownArchive{name, e.sha256, e.size, url, true};
+        out.added.push_back(rows[name]);
+      } else if (k->sha256 != e.sha256 || (k->size && e.size && k->size != e.size)) {
+        out.conflicts.push_back(url + " gives " + name + " sha256 " + e.sha256 + " (" + std::to_string(e.size) + " bytes), but " +
+                                (k->refreshed ? std::string("an earlier refresh read ") : std::string("cudnnup's table has ")) +
+                                k->sha256 + (k->size ? " (" + std::to_string(k->size) + " bytes)" : "") + " from " + k->source +
+                                "; that row is kept");
+      } else {
+        ++out.already_known;
       }
-      rows[name] = KnownArchive{name, e.sha256, e.size, url, true};
     }
+  }
+  if (out.manifests == 0) {
+    return make_error(ErrorCode::kNotFound, "no manifest on " + mirror.root + " could be read (" +
+                                                (out.problems.empty() ? std::string("none listed") : out.problems.front()) +
+                                                "); nothing was written");
   }
   for (auto& [name, row] : rows) out.rows.push_back(std::move(row));
   return out;
@@ -77,6 +103,11 @@ Result<std::vector<KnownArchive>> known_archives_with_refreshed(const FileSystem
   std::map<std::string, bool> have;
   for (const auto& k : builtin) have[k.file_name] = true;
   for (auto& r : *rows) {
+    if (!is_official_name(r.file_name) || !is_sha256_hex(r.sha256)) {
+      return make_error(ErrorCode::kCorrupt, refreshed_path + " has a row that is not an official archive name with a sha256 ('" +
+                                                 r.file_name + "'); delete the file, or write it again with `cudnnup archive-info --update-known`",
+                        refreshed_path);
+    }
     r.refreshed = true;
     if (!have.count(r.file_name)) out.push_back(std::move(r));
   }

@@ -15,16 +15,20 @@
 namespace cudnnup {
 
 struct KnownRefresh {
-  std::vector<KnownArchive> rows;      // every archive the manifests name that the built-in table lacks
-  std::vector<std::string> conflicts;  // a manifest's sha256 or size that differs from a built-in row
+  std::vector<KnownArchive> rows;      // the refreshed table: earlier refreshes' rows and the new ones
+  std::vector<KnownArchive> added;     // the rows new with this refresh
+  std::vector<std::string> conflicts;  // a manifest's sha256 or size that differs from a kept row
   std::vector<std::string> problems;   // manifests that could not be read
   size_t manifests = 0;                // manifests read
   size_t already_known = 0;            // archives the built-in table has, with the same hash
 };
 
-// Reads every release the mirror lists and each of its manifests.
+// Reads every release the mirror lists and each of its manifests, adding to `earlier` (the rows
+// of earlier refreshes, perhaps from other mirrors): a manifest that disagrees with a built-in or
+// an earlier row is a conflict, and that row stays. An error, and nothing to write, when no
+// manifest could be read at all.
 Result<KnownRefresh> refresh_known_archives(const FileSystem& fs, const Mirror& mirror, const std::vector<KnownArchive>& builtin,
-                                            const HttpClient& http);
+                                            const std::vector<KnownArchive>& earlier, const HttpClient& http);
 
 // The file the rows are kept in: data/known_archives.json's format, each row's source the
 // manifest it was read from.

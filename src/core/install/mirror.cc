@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "install/archive_name.h"
 #include "install/release_index.h"
 
 namespace cudnnup {
@@ -24,17 +25,20 @@ Mirror mirror_at(const std::string& given) {
 
 
 Result<std::vector<Version>> listed_releases(const FileSystem& fs, const Mirror& mirror, const HttpClient& http) {
-  std::string listing;
+  std::vector<Version> releases;
   if (mirror.remote) {
     auto page = http.get_text(mirror.root);
     if (!page) return page.error();
-    listing = std::move(*page);
+    releases = releases_in_index_page(*page);
   } else {
     auto entries = fs.list_dir(mirror.root);
     if (!entries) return entries.error();
-    for (const auto& e : *entries) listing += e.name + "\n";
+    for (const auto& e : *entries) {
+      if (e.type == FileType::kDirectory) continue;
+      if (auto v = release_of_file_name(e.name)) releases.push_back(*v);
+    }
+    releases = newest_first(std::move(releases));
   }
-  auto releases = releases_in_listing(listing);
   if (releases.empty()) return make_error(ErrorCode::kNotFound, mirror.root + " lists no redistrib_<version>.json file", mirror.root);
   return releases;
 }
@@ -55,8 +59,8 @@ Result<RedistribManifest> read_manifest(const FileSystem& fs, const Mirror& mirr
     return parsed;
   }
   // A missing file stays "not found"; a mirror that cannot be reached keeps its own code.
-  return make_error(last.code, "cannot find NVIDIA's manifest for cuDNN " + release + " on " + mirror.root + " (" + last.message +
-                                              "); check the version (e.g. 9.1.0, 9.1 or 9) or pass --mirror URL|DIR", mirror.root);
+  return make_error(last.code, "cannot read the manifest of cuDNN " + release + " on " + mirror.root + " (" + last.message +
+                                              "); check the version, or pass --mirror URL|DIR", mirror.root);
 }
 
 Result<AvailableReleases> available_releases(const FileSystem& fs, const std::string& given_mirror, const std::string& platform_key,
@@ -71,16 +75,19 @@ Result<AvailableReleases> available_releases(const FileSystem& fs, const std::st
     out.note = "the list of releases on " + mirror.root + " could not be read (" + listed.error().message +
                "); these are the releases in cudnnup's table of NVIDIA archives";
     std::map<Version, AvailableRelease> by_release;
-    for (int cuda = 10; cuda <= 20; ++cuda) {
-      for (const auto& v : known_releases(known, platform_key, cuda)) {
-        AvailableRelease& a = by_release[v];
-        a.release = v.str();
-        RedistribEntry e;
-        e.version = v.str();
-        e.platform = platform_key;
-        e.cuda_variant = std::to_string(cuda);
-        a.archives.push_back(e);
-      }
+    for (const auto& k : known) {
+      if (k.refreshed) continue;  // a mirror's word, not NVIDIA's list
+      auto name = parse_archive_name(k.file_name);
+      if (!name || name->platform_key() != platform_key) continue;
+      AvailableRelease& a = by_release[name->version.truncated(3)];
+      a.release = name->version.truncated(3).str();
+      RedistribEntry e;
+      e.version = name->version.str();
+      e.platform = platform_key;
+      e.cuda_variant = name->cuda_variant;
+      e.sha256 = k.sha256;
+      e.size = k.size;
+      a.archives.push_back(e);
     }
     for (auto it = by_release.rbegin(); it != by_release.rend(); ++it) out.releases.push_back(it->second);
   } else {

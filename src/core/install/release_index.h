@@ -24,9 +24,16 @@ struct ReleaseSpec {
 };
 std::optional<ReleaseSpec> parse_release_spec(std::string_view text);
 
-// Releases named by redistrib_<release>.json in a directory listing (an HTML index page, or
-// file names one a line), newest first, each once. Text that is not such a name is ignored.
-std::vector<Version> releases_in_listing(std::string_view listing);
+// The release a manifest's file name names: the whole of "redistrib_9.19.0.json" (8.x also four
+// parts); nullopt for anything else ("redistrib_9.19.0.json.bak", "redistrib_latest.json").
+std::optional<Version> release_of_file_name(std::string_view name);
+
+// The releases an index page links to (href values whose last component is such a name), newest
+// first, each once.
+std::vector<Version> releases_in_index_page(std::string_view page);
+
+// Newest first, each once.
+std::vector<Version> newest_first(std::vector<Version> releases);
 
 // The releases of the listing that `spec` matches, newest first.
 std::vector<Version> matching_releases(const ReleaseSpec& spec, const std::vector<Version>& releases);

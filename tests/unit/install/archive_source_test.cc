@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_archive.h"
+#include "support/memory_web.h"
 
 namespace cudnnup {
 namespace {
@@ -38,15 +39,7 @@ class ArchiveSource : public ::testing::Test {
 
   void SetUp() override {
     fs.add_dir("/home/u");
-    http.get_text = [this](const std::string& url) -> Result<std::string> {
-      auto text = fs.read_file("/remote/" + url.substr(url.find("//") + 2));
-      if (!text) return make_error(ErrorCode::kNotFound, url + " does not exist (HTTP 404)", url);
-      return text;
-    };
-    http.download = [this](const std::string& url, const std::string& part, uint64_t, const std::string&) -> Status {
-      downloads.push_back(url);
-      return fs.write_file(part, *fs.read_file("/remote/" + url.substr(url.find("//") + 2)), false);
-    };
+    http = testing::memory_web(fs, nullptr, &downloads);
   }
   SourceRequest version_request(const std::string& mirror) {
     SourceRequest r;

@@ -39,9 +39,10 @@ class KnownRefreshTest : public ::testing::Test {
 };
 
 TEST_F(KnownRefreshTest, KeepsWhatTheBuiltInTableLacksWithItsManifestAsSource) {
-  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, http);
+  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, {}, http);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->rows.size(), 1u);
+  ASSERT_EQ(r->added.size(), 1u);
   EXPECT_EQ(r->rows[0].file_name, newer);
   EXPECT_EQ(r->rows[0].sha256, std::string(64, 'a'));
   EXPECT_EQ(r->rows[0].size, 7u);
@@ -55,15 +56,38 @@ TEST_F(KnownRefreshTest, KeepsWhatTheBuiltInTableLacksWithItsManifestAsSource) {
 
 TEST_F(KnownRefreshTest, AMirrorThatDisagreesWithABuiltInRowIsReportedAndNotKept) {
   fs.add_file("/m/redistrib_9.19.0.json", manifest("9.19.0", built_in, std::string(64, 'b'), 100));
-  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, http);
+  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, {}, http);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->conflicts.size(), 1u);
-  EXPECT_NE(r->conflicts[0].find("the table's row is kept"), std::string::npos);
+  EXPECT_NE(r->conflicts[0].find("but cudnnup's table has"), std::string::npos) << r->conflicts[0];
+  EXPECT_NE(r->conflicts[0].find("that row is kept"), std::string::npos);
   for (const auto& row : r->rows) EXPECT_NE(row.file_name, built_in);
 }
 
+// An earlier refresh's rows stay (they may come from another mirror), and one that disagrees
+// with them is a conflict; a mirror with no readable manifest writes nothing.
+TEST_F(KnownRefreshTest, EarlierRowsStayAndAMirrorWithNothingReadableIsAnError) {
+  const std::string other = "cudnn-linux-x86_64-9.35.0.2_cuda13-archive.tar.xz";
+  std::vector<KnownArchive> earlier = {{other, std::string(64, 'd'), 9, "https://other.example/redistrib_9.35.0.json", true},
+                                       {newer, std::string(64, 'f'), 7, "https://other.example/redistrib_9.40.0.json", true}};
+  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, earlier, http);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_TRUE(r->added.empty());
+  EXPECT_EQ(r->rows[1].sha256, std::string(64, 'f')) << "the earlier row is kept";
+  ASSERT_EQ(r->conflicts.size(), 1u);
+  EXPECT_NE(r->conflicts[0].find("an earlier refresh read"), std::string::npos) << r->conflicts[0];
+
+  MemoryFileSystem empty;
+  empty.add_file("/n/redistrib_9.50.0.json", "{broken");
+  auto none = refresh_known_archives(empty, mirror_at("/n"), builtin, {}, http);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no manifest on /n/ could be read"), std::string::npos) << none.error().message;
+  EXPECT_NE(none.error().message.find("nothing was written"), std::string::npos);
+}
+
 TEST_F(KnownRefreshTest, TheRefreshedFileAddsRowsBehindTheBuiltInOnesAndSaysWhatItIs) {
-  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, http);
+  auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, {}, http);
   std::vector<KnownArchive> rows = r->rows;
   rows.push_back({built_in, std::string(64, 'e'), 100, "/elsewhere.json"});  // a hand-edited row for a built-in name
   fs.add_file("/store/known_archives.json", refreshed_known_archives_json(rows, "/m/"));
@@ -84,6 +108,13 @@ TEST_F(KnownRefreshTest, TheRefreshedFileAddsRowsBehindTheBuiltInOnesAndSaysWhat
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("/store/bad.json is not a table of archives"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("archive-info --update-known"), std::string::npos);
+  // A row that is not an official name with a real sha256 makes the file unreadable, not a claim.
+  for (const auto& row : {KnownArchive{newer, "ZZ", 1, "s"}, KnownArchive{"my-cudnn.tar.xz", std::string(64, 'a'), 1, "s"}}) {
+    fs.add_file("/store/odd.json", refreshed_known_archives_json({row}, "/m/"));
+    auto odd = known_archives_with_refreshed(fs, "/store/odd.json", builtin);
+    ASSERT_FALSE(odd.ok()) << row.file_name;
+    EXPECT_NE(odd.error().message.find("is not an official archive name with a sha256"), std::string::npos) << odd.error().message;
+  }
 }
 
 TEST_F(KnownRefreshTest, AnInstallCheckedAgainstARefreshedRowSaysWhereItCameFrom) {
@@ -96,6 +127,12 @@ TEST_F(KnownRefreshTest, AnInstallCheckedAgainstARefreshedRowSaysWhereItCameFrom
   auto s = resolve_source(fs, StoreLayout{"/store"}, req, table, http, archives.services());
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->expected_from, "the sha256 that `archive-info --update-known` read from /m/redistrib_9.40.0.json");
+  // A disagreement with a refreshed row points at that row, not at the other source.
+  req.sha256 = std::string(64, 'b');
+  auto disagreeing = resolve_source(fs, StoreLayout{"/store"}, req, table, http, archives.services());
+  ASSERT_FALSE(disagreeing.ok());
+  EXPECT_NE(disagreeing.error().message.find("the rows `archive-info --update-known` wrote into the store disagree"), std::string::npos)
+      << disagreeing.error().message;
 }
 
 }  // namespace

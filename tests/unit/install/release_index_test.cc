@@ -10,6 +10,7 @@
 
 #include "install/archive_source.h"
 #include "support/fake_archive.h"
+#include "support/memory_web.h"
 
 namespace cudnnup {
 namespace {
@@ -39,21 +40,32 @@ TEST(ReleaseSpec, TellsExactReleasesFromPartialOnesAndRefusesAnythingElse) {
 }
 
 // The shape of NVIDIA's redist directory page: one <a> per file, manifests among archives' folders.
-TEST(ReleaseListing, ReadsTheManifestNamesOfAnIndexPageNewestFirstAndOnce) {
+TEST(ReleaseListing, ReadsTheManifestsAnIndexPageLinksToNewestFirstAndOnce) {
   std::string page =
       "<html><body><a href='../'>../</a>\n<a href='cudnn/'>cudnn/</a>\n"
       "<a href='redistrib_9.1.0.json'>redistrib_9.1.0.json</a> 2024-04-01\n"
-      "<a href='redistrib_9.10.0.json'>redistrib_9.10.0.json</a>\n"
-      "<a href='redistrib_8.9.7.29.json'>redistrib_8.9.7.29.json</a>\n"
+      "<a HREF=\"redistrib_9.10.0.json\">redistrib_9.10.0.json</a>\n"
+      "<a href='https://elsewhere.example/redist/redistrib_8.9.7.29.json?x=1'>a link's last component</a>\n"
       "<a href='redistrib_9.2.0.json'>redistrib_9.2.0.json</a><a href='redistrib_9.2.0.json'>again</a>\n"
-      "<a href='redistrib_latest.json'>not a release</a> redistrib_99999999999.0.json redistrib_.json\n";
-  EXPECT_EQ(strings(releases_in_listing(page)), (std::vector<std::string>{"9.10.0", "9.2.0", "9.1.0", "8.9.7.29"}));
-  EXPECT_TRUE(releases_in_listing("").empty());
-  EXPECT_TRUE(releases_in_listing(std::string(100000, '\xff')).empty());
+      "<a href='redistrib_9.50.0.json.bak'>a backup</a> <a href='.redistrib_9.20.0.json.XyZ'>rsync's temp</a>\n"
+      "<a href='redistrib_latest.json'>not a release</a> text naming redistrib_9.99.0.json is no link\n"
+      "<a href='redistrib_99999999999.0.json'>too long</a> <a href='redistrib_.json'>empty</a>\n";
+  EXPECT_EQ(strings(releases_in_index_page(page)), (std::vector<std::string>{"9.10.0", "9.2.0", "9.1.0", "8.9.7.29"}));
+  EXPECT_TRUE(releases_in_index_page("").empty());
+  EXPECT_TRUE(releases_in_index_page(std::string(100000, '\xff')).empty());
+}
+
+TEST(ReleaseListing, AManifestsFileNameIsTheWholeName) {
+  EXPECT_EQ(release_of_file_name("redistrib_9.19.0.json"), (Version{9, 19, 0}));
+  EXPECT_EQ(release_of_file_name("redistrib_8.9.7.29.json"), (Version{8, 9, 7, 29}));
+  for (const char* bad : {"redistrib_9.19.0.json.bak", "xredistrib_9.19.0.json", "redistrib_9.json", "redistrib_9..1.json",
+                          "redistrib_9.19.0.json/", "redistrib_latest.json", ""}) {
+    EXPECT_FALSE(release_of_file_name(bad)) << bad;
+  }
 }
 
 TEST(ReleaseListing, APartialVersionMatchesWholePartsOnly) {
-  std::vector<Version> listed = releases_in_listing("redistrib_9.19.1.json redistrib_9.19.0.json redistrib_9.1.0.json redistrib_8.9.7.29.json");
+  std::vector<Version> listed = {Version{9, 19, 1}, Version{9, 19, 0}, Version{9, 1, 0}, Version{8, 9, 7, 29}};
   EXPECT_EQ(strings(matching_releases(*parse_release_spec("9.1"), listed)), (std::vector<std::string>{"9.1.0"}));
   EXPECT_EQ(strings(matching_releases(*parse_release_spec("9.19"), listed)), (std::vector<std::string>{"9.19.1", "9.19.0"}));
   EXPECT_EQ(strings(matching_releases(*parse_release_spec("8"), listed)), (std::vector<std::string>{"8.9.7.29"}));
@@ -100,24 +112,7 @@ class PartialVersion : public ::testing::Test {
 
   void SetUp() override {
     fs.add_dir("/home/u");
-    // The fake web: https://HOST/PATH is /remote/HOST/PATH; a directory answers with an index page.
-    http.get_text = [this](const std::string& url) -> Result<std::string> {
-      fetched.push_back(url);
-      std::string path = "/remote/" + url.substr(url.find("//") + 2);
-      if (fs.is_dir(path)) {
-        std::string page = "<html><body>\n";
-        auto entries = fs.list_dir(path);
-        if (!entries) return entries.error();
-        for (const auto& e : entries.value()) page += "<a href='" + e.name + "'>" + e.name + "</a>\n";
-        return page + "</body></html>\n";
-      }
-      auto text = fs.read_file(path);
-      if (!text) return make_error(ErrorCode::kNotFound, url + " does not exist (HTTP 404)", url);
-      return text;
-    };
-    http.download = [this](const std::string& url, const std::string& part, uint64_t, const std::string&) -> Status {
-      return fs.write_file(part, *fs.read_file("/remote/" + url.substr(url.find("//") + 2)), false);
-    };
+    http = testing::memory_web(fs, &fetched);
   }
   // A mirror at ROOT with releases 9.20.0 (CUDA 12 only), 9.19.1 and 9.19.0 (CUDA 12 and 13), 8.9.7.29.
   void publish(const std::string& root) {
@@ -147,7 +142,7 @@ TEST_F(PartialVersion, TheNewestListedReleaseWithThisCudaBuildIsChosenAndTheSkip
   EXPECT_EQ(nine->release, "9.19.1");
   EXPECT_EQ(nine->file_name, "cudnn-linux-x86_64-9.19.1.2_cuda13-archive.tar.xz");
   EXPECT_EQ(nine->release_note,
-            "'9' is cuDNN 9.19.1: the newest cuDNN 9 that /mirror/ lists for linux-x86_64 and CUDA 13 (skipped 9.20.0: no such archive)");
+            "'9' is cuDNN 9.19.1: the newest cuDNN 9 that /mirror/ lists for linux-x86_64 and CUDA 13 (skipped 9.20.0 (no such archive))");
   auto twelve = resolve("latest", 12, "/mirror");
   ASSERT_TRUE(twelve.ok()) << twelve.error().message;
   EXPECT_EQ(twelve->release, "9.20.0");
@@ -175,7 +170,7 @@ TEST_F(PartialVersion, NothingMatchingIsAnErrorThatNamesWhatIsListed) {
             "no cuDNN release on /mirror/ matches '7' (it lists 9.20.0, 9.19.1, 9.19.0, 8.9.7.29); run `cudnnup list --available` to see them");
   auto cuda11 = resolve("9", 11, "/mirror");
   ASSERT_FALSE(cuda11.ok());
-  EXPECT_NE(cuda11.error().message.find("no release matching '9' has an archive for linux-x86_64 and CUDA 11"), std::string::npos)
+  EXPECT_NE(cuda11.error().message.find("no release matching '9' that /mirror/ lists has an archive for linux-x86_64 and CUDA 11"), std::string::npos)
       << cuda11.error().message;
 }
 
@@ -215,6 +210,83 @@ TEST_F(PartialVersion, AnUnreachableManifestStopsTheSearchAtOnce) {
   EXPECT_EQ(s.error().code, ErrorCode::kIo);
   EXPECT_NE(s.error().message.find("'9' was taken as cuDNN 9.20.0"), std::string::npos) << s.error().message;
   EXPECT_EQ(std::count_if(fetched.begin(), fetched.end(), [](const std::string& u) { return u.find("redistrib_") != std::string::npos; }), 1);
+}
+
+// Names that only look like manifests, a listed manifest that is missing, and one that points at
+// another release's archive are passed over and named; none stops the walk or is installed.
+TEST_F(PartialVersion, StrayNamesMissingAndMisleadingManifestsAreSkipped) {
+  publish("/mirror");
+  fs.add_file("/mirror/redistrib_9.50.0.json.bak", manifest("9.50.0", "9.50.0.1", {13}, digest, bytes.size()));
+  fs.add_dir("/mirror/redistrib_9.60.0.json");
+  // 9.30.0's manifest names the 9.19.0.56 archive: installing it would report one release and
+  // install another.
+  nlohmann::json lying = nlohmann::json::parse(manifest("9.30.0", "9.30.0.1", {13}, digest, bytes.size()));
+  lying["cudnn"]["linux-x86_64"]["cuda13"]["relative_path"] = "cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  fs.add_file("/mirror/redistrib_9.30.0.json", lying.dump());
+  nlohmann::json outside = nlohmann::json::parse(manifest("9.29.0", "9.29.0.1", {13}, digest, bytes.size()));
+  outside["cudnn"]["linux-x86_64"]["cuda13"]["relative_path"] = "../elsewhere/cudnn-linux-x86_64-9.29.0.1_cuda13-archive.tar.xz";
+  fs.add_file("/mirror/redistrib_9.29.0.json", outside.dump());
+  auto s = resolve("9", 13, "/mirror");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->release, "9.19.1");
+  EXPECT_EQ(s->file_name, "cudnn-linux-x86_64-9.19.1.2_cuda13-archive.tar.xz");
+  EXPECT_NE(s->release_note.find("(skipped 9.30.0 (its manifest cannot be used); 9.29.0 (its manifest cannot be used); 9.20.0 (no such archive))"),
+            std::string::npos)
+      << s->release_note;
+  auto exact = resolve("9.30.0", 13, "/mirror");
+  ASSERT_FALSE(exact.ok());
+  EXPECT_EQ(exact.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(exact.error().message.find("which is not that release's archive"), std::string::npos) << exact.error().message;
+  auto escaping = resolve("9.29.0", 13, "/mirror");
+  ASSERT_FALSE(escaping.ok());
+  EXPECT_NE(escaping.error().message.find("does not stay below the mirror"), std::string::npos) << escaping.error().message;
+  // Over HTTP, an index that links a manifest the server does not have.
+  publish("/remote/mirror.example");
+  fs.add_file("/remote/mirror.example/redistrib_9.40.0.json.missing", "");
+  http.get_text = [inner = http.get_text](const std::string& url) -> Result<std::string> {
+    if (url.back() == '/') {
+      auto page = inner(url);
+      if (page) *page += "<a href='redistrib_9.40.0.json'>gone</a>\n";
+      return page;
+    }
+    return inner(url);
+  };
+  auto remote = resolve("9", 13, "https://mirror.example/");
+  ASSERT_TRUE(remote.ok()) << remote.error().message;
+  EXPECT_EQ(remote->release, "9.19.1");
+  EXPECT_NE(remote->release_note.find("9.40.0 (no manifest)"), std::string::npos) << remote->release_note;
+}
+
+TEST_F(PartialVersion, MoreMatchingReleasesThanAreReadIsSaidAsSuch) {
+  publish("/mirror");
+  for (int minor = 21; minor <= 61; ++minor) {
+    std::string v = "9." + std::to_string(minor) + ".0";
+    fs.add_file("/mirror/redistrib_" + v + ".json", manifest(v, v + ".1", {12}, digest, bytes.size()));
+  }
+  auto s = resolve("9", 13, "/mirror");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("the newest 40 of 44 matching releases have none; give a narrower version (e.g. 9.19)"), std::string::npos)
+      << s.error().message;
+  EXPECT_EQ(resolve("9.19", 13, "/mirror")->release, "9.19.1");
+}
+
+// Offline, only the rows NVIDIA published stand in for the mirror's list, never ones a mirror gave.
+TEST_F(PartialVersion, WithoutAListRefreshedRowsDoNotStandInForNvidias) {
+  known = {{"cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", digest, bytes.size(), "https://example.invalid/published"},
+           {"cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz", std::string(64, 'a'), 1, "http://evil.example/redistrib_9.99.0.json", true}};
+  http.get_text = [inner = http.get_text](const std::string& url) -> Result<std::string> {
+    if (url.back() == '/') return make_error(ErrorCode::kNotFound, url + " does not exist (HTTP 404)", url);
+    return inner(url);
+  };
+  fs.add_file("/remote/m.example/redistrib_9.19.0.json", manifest("9.19.0", "9.19.0.56", {13}, digest, bytes.size()));
+  fs.add_file("/remote/m.example/cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", bytes);
+  auto s = resolve("9", 13, "https://m.example/");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->release, "9.19.0");
+  auto offered = available_releases(fs, "https://m.example/", "linux-x86_64", known, http, 0);
+  ASSERT_TRUE(offered.ok());
+  ASSERT_EQ(offered->releases.size(), 1u);
+  EXPECT_EQ(offered->releases[0].release, "9.19.0");
 }
 
 TEST_F(PartialVersion, AvailableReleasesListEachReleasesBuildsForThePlatform) {
