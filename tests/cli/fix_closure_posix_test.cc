@@ -160,6 +160,11 @@ class FixClosure : public ::testing::Test {
     EXPECT_GE(apply((*f)["fix_steps"]), 1) << "the fix carries out nothing: " << (*f)["fix_steps"].dump();
     json after = doctor();
     EXPECT_EQ(find(after, id, subject), nullptr) << id << " is still there after its fix " << (*f)["fix_steps"].dump(1);
+    // The fix makes nothing new wrong.
+    for (const auto& g : after["findings"]) {
+      if (g["severity"] == "info" || find(before, g["id"], g["subject"])) continue;
+      ADD_FAILURE() << "the fix of " << id << " brought a new finding: " << g["id"] << " about " << g["subject"] << ": " << g["title"];
+    }
     for (const auto& [dir, h] : healthy) {
       bool listed = false;
       for (const auto& c : after["copies"]) {
@@ -169,10 +174,9 @@ class FixClosure : public ::testing::Test {
         for (const auto& l : c["libraries"]) files.push_back({l["path"], l["size"], l["problems"]});
         EXPECT_EQ((json{{"version", c["version"]}, {"cuda_major", c["cuda_major"]}, {"libraries", files}}), h.files) << dir;
       }
+      EXPECT_TRUE(listed) << "the healthy copy in " << dir << " is no longer found";
       if (!h.root.empty()) {
         EXPECT_EQ(tree_changes(h.disk, disk_tree(h.root)), "") << dir << " changed on disk";
-      } else {
-        EXPECT_TRUE(listed) << "the healthy copy in " << dir << " is no longer found";
       }
     }
   }
@@ -195,6 +199,18 @@ TEST_F(FixClosure, ADamagedLibraryInAnUnpackedTree) {
   env_["LD_LIBRARY_PATH"] = tmp_ / "damaged/lib";
   closes("cudnn.library_damaged", tmp_ / "damaged/lib");
   EXPECT_EQ(env_["LD_LIBRARY_PATH"].find(tmp_ / "damaged"), std::string::npos) << env_["LD_LIBRARY_PATH"];
+}
+
+// The folder also holds a library that is not cuDNN's, so `cudnnup env` keeps it on the path:
+// the fix moves the broken copy's own files aside, and the other library stays where it was.
+TEST_F(FixClosure, ADamagedLibraryInAFolderItSharesWithOtherLibraries) {
+  install_stub_set("v9.19.0", tmp_ / "shared/lib");
+  std::ofstream(tmp_ / "shared/lib/libcudnn_cnn.so.9", std::ios::trunc).close();
+  write_text(tmp_ / "shared/lib/libfoo.so.1", "not cuDNN");
+  env_["LD_LIBRARY_PATH"] = tmp_ / "shared/lib";
+  closes("cudnn.library_damaged", tmp_ / "shared/lib");
+  EXPECT_EQ(read_file_bytes(tmp_ / "shared/lib/libfoo.so.1"), "not cuDNN");
+  EXPECT_TRUE(stdfs::exists(tmp_ / "shared/lib.cudnn-moved-aside/libcudnn_cnn.so.9")) << "moved aside, not deleted";
 }
 
 TEST_F(FixClosure, AMissingSubLibrary) {

@@ -92,6 +92,7 @@ struct LibraryProbe {
 struct CudnnCopy {
   std::string root;        // the installation's top dir (toolkit root, site-packages/nvidia/cudnn, ...)
   std::string lib_dir;     // canonical dir holding the libraries
+  bool shares_folder = false;  // lib_dir also holds libraries that are not cuDNN's (`cudnnup env` keeps such a folder)
   std::string include_dir; // where the headers are, when found
   PackageForm form = PackageForm::kUnknown;
   std::string package;     // "nvidia-cudnn-cu13 9.19.0.56", "libcudnn9-cuda-13", ... when known

@@ -20,23 +20,35 @@ FixStep reinstall(const CopyCheckInput& in) {
 }
 
 // A fix that ends the finding, by the copy's form. Merged into a toolkit: install the release
-// into that toolkit again (every replaced file backed up). A pip wheel: pip reinstalls it. A
-// loose tree reached through the library path (an unpacked archive, a copied folder): install
-// the release into the store, select it and let `cudnnup env` put it first, which takes the
-// broken folder off LD_LIBRARY_PATH (env drops folders that hold only cuDNN), so nothing in this
-// shell loads it any more. `lead` is the sentence before the commands.
+// into that toolkit again (every replaced file backed up). A pip wheel: pip reinstalls it alone
+// (--no-deps: its dependencies are not the finding). A loose tree reached through the library
+// path (an unpacked archive, a copied folder): install the release into the store, select it
+// and let `cudnnup env` put it first. `env` drops a folder that holds only cuDNN, so nothing in
+// this shell loads the broken copy any more; a folder that also holds other libraries stays on
+// the path, so the broken copy's own files are moved aside first (nothing is deleted). `lead` is
+// the sentence before the commands.
 std::vector<FixStep> reinstall_steps(const CopyCheckInput& in, const std::string& lead) {
   const CudnnCopy& copy = in.copy;
   if (copy.form == PackageForm::kPipWheel && !copy.package.empty() && copy.package.find(' ') != std::string::npos) {
     std::string pkg = copy.package.substr(0, copy.package.find(' '));
-    return {fix::run({"pip", "install", "--force-reinstall", pkg + "==" + copy.package.substr(copy.package.find(' ') + 1)})};
+    return {fix::run({"pip", "install", "--force-reinstall", "--no-deps", pkg + "==" + copy.package.substr(copy.package.find(' ') + 1)})};
   }
   FixStep install = reinstall(in);
   bool loose = copy.form == PackageForm::kArchiveTree || copy.form == PackageForm::kUnknown;
   if (install.kind != FixKind::kCudnnup || !loose || in.env.windows()) return {fix::step(lead + ":"), install};
   std::string selection = in.version.truncated(3).str() + "+cuda" + std::to_string(in.built_for);
-  return {fix::step(lead + ", select it, and take this copy off the library path:"), install, fix::cudnnup({"use", selection}),
-          fix::cudnnup_eval({"env"}, "puts the selected copy first and drops " + copy.lib_dir)};
+  if (!copy.shares_folder) {
+    return {fix::step(lead + ", select it, and take this copy off the library path:"), install, fix::cudnnup({"use", selection}),
+            fix::cudnnup_eval({"env"}, "puts the selected copy first and drops " + copy.lib_dir)};
+  }
+  std::string aside = copy.lib_dir + ".cudnn-moved-aside";
+  std::vector<std::string> move = {"mv"};
+  for (const auto& lib : copy.libraries) move.push_back(lib.path);
+  move.push_back(aside + "/");
+  return {fix::step(lead + ", select it, and move this copy's files aside (" + copy.lib_dir +
+                    " also holds other libraries, so it stays on the library path):"),
+          install, fix::cudnnup({"use", selection}), fix::run({"mkdir", "-p", aside}), fix::run(std::move(move)),
+          fix::cudnnup_eval({"env"}, "puts the selected copy first")};
 }
 
 FixStep remove_file(const std::string& path, bool windows) {

@@ -522,8 +522,13 @@ std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::v
     std::vector<CudnnLibrary> dev_links;
     std::vector<DirEntry> entries = *listing;
     std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    bool shares_folder = false;
     for (const auto& e : entries) {
       auto name = parse_cudnn_library_name(e.name);
+      if (!name && e.type != FileType::kDirectory && !parse_cudnn_file_name(e.name) &&
+          is_library_file_name(e.name, in.env.windows())) {
+        shares_folder = true;
+      }
       if (!name || name->windows != in.env.windows()) continue;
       CudnnLibrary lib;
       lib.component = name->component;
@@ -551,6 +556,7 @@ std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::v
     for (auto it = by_major.rbegin(); it != by_major.rend(); ++it) {
       CudnnCopy copy;
       copy.lib_dir = d.dir;
+      copy.shares_folder = shares_folder;
       copy.found_via = d.reasons;
       copy.libraries = std::move(it->second);
       for (auto& lib : copy.libraries) {

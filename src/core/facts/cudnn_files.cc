@@ -118,6 +118,12 @@ std::optional<CudnnFileName> parse_cudnn_file_name(std::string_view file_name) {
   return parse_linux(file_name);
 }
 
+bool is_library_file_name(std::string_view file_name, bool windows, bool link_time) {
+  std::string name = ascii_lower(file_name);
+  if (windows) return name.ends_with(link_time ? ".lib" : ".dll");
+  return name.starts_with("lib") && (contains(name, ".so") || name.ends_with(".a"));
+}
+
 std::optional<CudnnFileName> parse_cudnn_library_name(std::string_view file_name) {
   auto name = parse_cudnn_file_name(file_name);
   if (!name || (name->kind != CudnnFileKind::kRuntime && name->kind != CudnnFileKind::kDevLink)) return std::nullopt;

@@ -44,6 +44,10 @@ std::optional<CudnnFileName> parse_cudnn_file_name(std::string_view file_name);
 // cudnn64_9.dll, cudnn_ops_infer64_8.dll.
 std::optional<CudnnFileName> parse_cudnn_library_name(std::string_view file_name);
 
+// A library file as a search list sees it: lib*.so* and lib*.a on Linux; *.dll on Windows
+// (`link_time`: *.lib). cuDNN's own files are such names too.
+bool is_library_file_name(std::string_view file_name, bool windows, bool link_time = false);
+
 // The file name a component has for a major: ("ops", 9, linux) -> "libcudnn_ops.so.9".
 std::string cudnn_library_file_name(const std::string& component, int major, bool windows);
 // The names cuDNN's shim dlopen()s a Linux sub-library by, in order: for 9.19.0 "ops":

@@ -28,11 +28,7 @@ Relevance classify(std::string_view raw_name, ListKind kind, bool windows) {
   switch (kind) {
     case ListKind::kLoader:
     case ListKind::kLinkTime:
-      if (windows) {
-        r.relevant = name.ends_with(kind == ListKind::kLoader ? ".dll" : ".lib");
-      } else {
-        r.relevant = name.starts_with("lib") && (contains(name, ".so") || name.ends_with(".a"));
-      }
+      r.relevant = is_library_file_name(raw_name, windows, kind == ListKind::kLinkTime);
       break;
     case ListKind::kHeaders:
       r.relevant = name.ends_with(".h");
