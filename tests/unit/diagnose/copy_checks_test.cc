@@ -149,7 +149,7 @@ TEST(CopyChecks, SublibrariesPresentNamesEachMissingFile) {
   c.form = PackageForm::kPipWheel;
   c.package = "nvidia-cudnn-cu13 9.19.0.56";
   EXPECT_EQ(text(run("sublibraries_present", c, machine_with(c))[0].fix),
-            std::vector<std::string>{"pip install --force-reinstall nvidia-cudnn-cu13==9.19.0.56"});
+            std::vector<std::string>{"pip install --force-reinstall --no-deps nvidia-cudnn-cu13==9.19.0.56"});
   // No version known: nothing to compare with.
   c.library_version = c.header_version = Version{};
   EXPECT_TRUE(run("sublibraries_present", c, machine_with(c)).empty());
