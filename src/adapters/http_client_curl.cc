@@ -91,6 +91,15 @@ Error curl_failure(CURLcode rc, const std::string& url, const char* errbuf) {
   return make_error(code, "download of " + url + " failed: " + detail, url);
 }
 
+// Only http and https, at most 10 redirects, and never from https down to http: the archive's
+// hash is checked either way, but a manifest or index fetched over https stays on https.
+void limit_protocols(CURL* h, const std::string& url) {
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, url.rfind("https://", 0) == 0 ? "https" : "http,https");
+}
+
 }  // namespace
 
 Result<std::string> http_get_text(const std::string& url, size_t max_bytes) {
@@ -100,7 +109,7 @@ Result<std::string> http_get_text(const std::string& url, size_t max_bytes) {
   sink.max = max_bytes;
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
+  limit_protocols(c.h, url);
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, write_text);
   curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
@@ -139,7 +148,7 @@ Status http_download(const std::string& url, const std::string& part_path, const
                       [&counter] { return counter.now.load(std::memory_order_relaxed); });
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
+  limit_protocols(c.h, url);
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, write_file_chunk);
   curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
