@@ -36,10 +36,12 @@ class InstallCli : public ::testing::Test {
   testing::TempDir tmp;
   std::string store() const { return tmp / "store"; }
 
-  ProcessResult cudnnup(std::vector<std::string> args, std::map<std::string, std::string> extra_env = {}) {
+  ProcessResult cudnnup(std::vector<std::string> args, std::map<std::string, std::string> extra_env = {},
+                        const std::string& cwd = {}) {
     args.insert(args.begin(), CUDNNUP_BINARY);
     ProcessOptions o;
     o.timeout_ms = 120000;
+    o.cwd = cwd;
     std::map<std::string, std::string> env = {{"HOME", tmp.path()}, {"PATH", "/usr/bin:/bin"},
                                               {"CUDNNUP_HOME", store()}, {"NO_COLOR", "1"}};
     for (auto& [k, v] : extra_env) env[k] = v;
@@ -325,6 +327,15 @@ TEST_F(MirrorCli, WithoutCudaTheToolkitOfCudaHomeDecidesAndIsNamed) {
       << twelve.err;
   EXPECT_NE(twelve.err.find("is built for CUDA 13, not CUDA 12"), std::string::npos) << twelve.err;
   EXPECT_FALSE(stdfs::exists(store() + "/versions"));
+  // In JSON the failure carries the choice that led to it.
+  auto twelve_json = cudnnup({"--json", "install", "9.19.0", "--mirror", mirror()}, {{"CUDA_HOME", cuda12}});
+  EXPECT_EQ(twelve_json.exit_code, 2);
+  auto e = nlohmann::json::parse(twelve_json.out);
+  EXPECT_EQ(e["schema"], "cudnnup.error/1");
+  EXPECT_EQ(e["error"]["notes"], nlohmann::json::array({"--cuda 12 assumed from the CUDA 12.0 toolkit at " + cuda12 +
+                                                        " (found through CUDA_HOME); pass --cuda N for another build"}))
+      << twelve_json.out;
+  EXPECT_EQ(twelve_json.err, "") << "--json: the note is in the document, not on stderr";
 
   stdfs::remove_all(cuda12);
   std::string cuda13 = make_toolkit(13);
@@ -339,6 +350,21 @@ TEST_F(MirrorCli, WithoutCudaTheToolkitOfCudaHomeDecidesAndIsNamed) {
   EXPECT_EQ(j["request"]["release_note"], "'9.19' is cuDNN 9.19.0: the newest cuDNN 9.19 that " + mirror() +
                                               "/ lists for linux-x86_64 and CUDA 13");
   EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
+}
+
+// A mirror folder given relative to the working directory is recorded by its full path: the
+// refreshed rows are read later from anywhere, and `archive-info` names where each row came from.
+TEST_F(MirrorCli, UpdateKnownFromARelativeMirrorFolderRecordsItsFullPath) {
+  auto r = cudnnup({"--json", "archive-info", "--update-known", "--mirror", "./mirror"}, {}, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::string full = stdfs::canonical(mirror()).string() + "/";
+  EXPECT_EQ(j["mirror"], full);
+  ASSERT_EQ(j["added"].size(), 1u) << r.out;
+  EXPECT_EQ(j["added"][0]["source"], full + "redistrib_9.19.0.json");
+  auto table = nlohmann::json::parse(testing::read_file_bytes(store() + "/known_archives.json"));
+  EXPECT_EQ(table.dump().find("\"./mirror"), std::string::npos) << table.dump();
+  EXPECT_NE(table.dump().find(full + "redistrib_9.19.0.json"), std::string::npos) << table.dump();
 }
 
 // `install 9` and `install latest` over HTTP read the mirror's index page; with no index the

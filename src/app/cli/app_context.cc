@@ -13,7 +13,8 @@ int exit_code_for(const Error& error) { return error.code == ErrorCode::kConflic
 
 int report_error(const AppContext& ctx, const Error& error) { return report_error(ctx, error, exit_code_for(error)); }
 
-int report_error(const AppContext& ctx, const Error& error, int exit_code, const std::vector<std::string>& suggestions) {
+int report_error(const AppContext& ctx, const Error& error, int exit_code, const std::vector<std::string>& suggestions,
+                 const std::vector<std::string>& notes) {
   if (ctx.options.json) {
     nlohmann::ordered_json out;
     out["schema"] = "cudnnup.error/1";
@@ -21,6 +22,7 @@ int report_error(const AppContext& ctx, const Error& error, int exit_code, const
     out["error"] = {{"code", error_code_name(error.code)}, {"message", error.message}};
     if (!error.path.empty()) out["error"]["path"] = error.path;
     if (!suggestions.empty()) out["error"]["did_you_mean"] = suggestions;
+    if (!notes.empty()) out["error"]["notes"] = notes;
     out["exit_code"] = exit_code;
     std::cout << dump_json(out, 2) << std::endl;
   } else {

@@ -32,9 +32,11 @@ struct AppContext {
 // `cudnnup.error/1` on stdout) and returns kExitUsage or the code that fits the error.
 int report_error(const AppContext& ctx, const Error& error);
 
-// The same with a chosen exit code (exec: 126, 127) and "did you mean" words.
+// The same with a chosen exit code (exec: 126, 127), "did you mean" words, and notes: choices made
+// for the user before the failure (install's assumed --cuda). Text mode has printed the notes
+// already when they were made, so only the JSON document carries them.
 int report_error(const AppContext& ctx, const Error& error, int exit_code,
-                 const std::vector<std::string>& suggestions = {});
+                 const std::vector<std::string>& suggestions = {}, const std::vector<std::string>& notes = {});
 
 // The exit code that fits an error: 4 for a conflict, else 2.
 int exit_code_for(const Error& error);

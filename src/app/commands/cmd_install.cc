@@ -280,7 +280,11 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   ResolvedSource source;
   InstallOptions o;
   auto result = resolve_and_install(ctx, store, req, args, &source, &o);
-  if (!result) return report_error(ctx, result.error());
+  if (!result) {
+    std::vector<std::string> notes;
+    if (!cuda_note.empty()) notes.push_back(cuda_note);
+    return report_error(ctx, result.error(), exit_code_for(result.error()), {}, notes);
+  }
   ChoiceNotes notes{cuda_note, source.release_note, args.source, source.release, req.cuda_major.value_or(0)};
   if (!ctx.options.json && !ctx.options.quiet && !notes.release.empty()) std::cerr << "cudnnup: " << notes.release << std::endl;
   if (!*result) {  // a dry run of a download: nothing to install yet

@@ -10,6 +10,7 @@
 #include "app/commands/install_services.h"
 #include "app/commands/store_access.h"
 #include "base/json_text.h"
+#include "base/paths.h"
 #include "install/known_refresh.h"
 #include "store/store_layout.h"
 
@@ -23,6 +24,11 @@ Result<std::vector<KnownArchive>> known_archives_for(const AppContext& ctx) {
 int run_update_known(AppContext& ctx, const UpdateKnownOptions& options) {
   std::string given = !options.mirror.empty() ? options.mirror : ctx.env.get("CUDNNUP_MIRROR").value_or("");
   Mirror mirror = mirror_at(given);
+  // The rows keep where they were read: a folder given as `./mirror` is recorded by its full
+  // path, which still means something when the table is read from another directory.
+  if (!mirror.remote && !paths::is_absolute(mirror.root)) {
+    if (auto full = ctx.fs->canonical(mirror.root)) mirror.root = *full + "/";
+  }
   StoreLayout store = StoreLayout::for_environment(ctx.env);
   std::string path = store.refreshed_known_archives();
   // Under the store's lock from reading the earlier rows to writing the new file, so two
