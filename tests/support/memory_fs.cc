@@ -58,6 +58,7 @@ std::string MemoryFileSystem::key(const std::string& path) const {
 }
 
 void MemoryFileSystem::add_dir(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   std::string shown = paths::normalize(path);
   std::string p = key(path);
   while (true) {
@@ -70,19 +71,22 @@ void MemoryFileSystem::add_dir(const std::string& path) {
 }
 
 void MemoryFileSystem::add_file(const std::string& path, const std::string& contents) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   add_dir(paths::parent(path));
   nodes[key(path)] = Node{FileType::kRegular, contents, false, 0644, false, std::string(paths::basename(paths::normalize(path)))};
 }
 
 void MemoryFileSystem::add_symlink(const std::string& link, const std::string& target) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   add_dir(paths::parent(link));
   nodes[key(link)] = Node{FileType::kSymlink, target, false, 0777, false, std::string(paths::basename(paths::normalize(link)))};
 }
 
-void MemoryFileSystem::set_unreadable(const std::string& path) { nodes[key(path)].unreadable = true; }
-void MemoryFileSystem::set_mode(const std::string& path, int mode) { nodes[key(path)].mode = mode; }
-void MemoryFileSystem::set_other_owner(const std::string& path) { nodes[key(path)].other_owner = true; }
+void MemoryFileSystem::set_unreadable(const std::string& path) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].unreadable = true; }
+void MemoryFileSystem::set_mode(const std::string& path, int mode) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].mode = mode; }
+void MemoryFileSystem::set_other_owner(const std::string& path) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].other_owner = true; }
 void MemoryFileSystem::add_fifo(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   add_dir(paths::parent(path));
   nodes[key(path)] = Node{FileType::kFifo, {}, false, 0644, false, std::string(paths::basename(paths::normalize(path)))};
 }
@@ -141,6 +145,7 @@ std::optional<std::string> MemoryFileSystem::resolve(const std::string& path, bo
 }
 
 Result<FileInfo> MemoryFileSystem::lstat(const std::string& path) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   std::string k = key(path);
   auto resolved_parent = resolve(paths::parent(k), true);
   std::string p = resolved_parent ? key(paths::join(*resolved_parent, paths::basename(k))) : k;
@@ -151,6 +156,7 @@ Result<FileInfo> MemoryFileSystem::lstat(const std::string& path) const {
 }
 
 Result<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   auto p = resolve(path, true);
   if (!p) return make_error(ErrorCode::kIo, "too many levels of symbolic links: " + path, path);
   auto it = nodes.find(*p);
@@ -159,6 +165,7 @@ Result<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
 }
 
 Result<std::vector<DirEntry>> MemoryFileSystem::list_dir(const std::string& path) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   auto p = resolve(path, true);
   if (!p) return make_error(ErrorCode::kIo, "too many levels of symbolic links: " + path, path);
   auto it = nodes.find(*p);
@@ -176,6 +183,7 @@ Result<std::vector<DirEntry>> MemoryFileSystem::list_dir(const std::string& path
 }
 
 Result<std::string> MemoryFileSystem::read_link(const std::string& path) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   auto* n = node(path);
   if (!n) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
   if (n->type != FileType::kSymlink) return make_error(ErrorCode::kIo, "not a link: " + path, path);
@@ -183,6 +191,7 @@ Result<std::string> MemoryFileSystem::read_link(const std::string& path) const {
 }
 
 Result<std::string> MemoryFileSystem::read_range(const std::string& path, uint64_t offset, size_t max_bytes) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   auto p = resolve(path, true);
   auto it = p ? nodes.find(*p) : nodes.end();
   if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
@@ -198,6 +207,7 @@ Result<std::string> MemoryFileSystem::read_range(const std::string& path, uint64
 }
 
 Result<std::string> MemoryFileSystem::canonical(const std::string& path) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   auto p = resolve(path, true);
   if (!p || !nodes.count(*p)) return make_error(ErrorCode::kNotFound, "cannot resolve " + path, path);
   return *p;
@@ -224,6 +234,7 @@ Status MemoryFileSystem::begin_write(const std::string& op, const std::string& p
 }
 
 Status MemoryFileSystem::make_dir(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   if (is_dir(path)) return ok_status();
   if (exists(path)) return make_error(ErrorCode::kIo, "exists and is not a directory: " + path, path);
   if (!parent_is_dir(path)) return make_error(ErrorCode::kNotFound, "parent missing: " + path, path);
@@ -241,10 +252,12 @@ Status MemoryFileSystem::write_with_mode(const std::string& path, const std::str
 }
 
 Status MemoryFileSystem::write_file(const std::string& path, const std::string& contents, bool) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   return write_with_mode(path, contents, 0644);
 }
 
 Status MemoryFileSystem::write_private_file(const std::string& path, const std::string& contents, bool sync) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   // Through write_file, so a test double that refuses writes refuses these too.
   if (auto s = write_file(path, contents, sync); !s) return s;
   nodes[resolve(path, true).value_or(key(path))].mode = 0600;
@@ -252,6 +265,7 @@ Status MemoryFileSystem::write_private_file(const std::string& path, const std::
 }
 
 Status MemoryFileSystem::rename(const std::string& from, const std::string& to) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   std::string f = key(from), t = key(to);
   if (!nodes.count(f)) return make_error(ErrorCode::kNotFound, "no such file: " + from, from);
   if (!parent_is_dir(to)) return make_error(ErrorCode::kNotFound, "parent missing: " + to, to);
@@ -282,6 +296,7 @@ Status MemoryFileSystem::rename(const std::string& from, const std::string& to) 
 }
 
 Status MemoryFileSystem::remove(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   std::string p = key(path);
   auto it = nodes.find(p);
   if (it == nodes.end()) return make_error(ErrorCode::kNotFound, "no such file: " + path, path);
@@ -295,6 +310,7 @@ Status MemoryFileSystem::remove(const std::string& path) {
 }
 
 Status MemoryFileSystem::symlink(const std::string& target, const std::string& link) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   if (exists(link)) return make_error(ErrorCode::kIo, "exists: " + link, link);
   if (!parent_is_dir(link)) return make_error(ErrorCode::kNotFound, "parent missing: " + link, link);
   if (auto s = begin_write("symlink", link); !s) return s;
@@ -303,6 +319,7 @@ Status MemoryFileSystem::symlink(const std::string& target, const std::string& l
 }
 
 Status MemoryFileSystem::create_dir_link(const std::string& target, const std::string& link) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   return symlink(target, link);
 }
 

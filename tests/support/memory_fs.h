@@ -10,9 +10,14 @@
 // case is ignored, a trailing '.' or ' ' of a component is dropped, "name:stream" (an alternate
 // data stream) opens "name", and \\?\C:\x, \\.\C:\x and \\localhost\C$\x name C:/x. A symlink
 // node stands for a junction or a directory symlink.
+//
+// Threads: every FileSystem call takes one lock, so the install's hashing workers may read while
+// the extracting thread writes, as they do on a real filesystem. `nodes` and node() are for the
+// test's own thread once the code under test has finished.
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -76,6 +81,14 @@ class MemoryFileSystem : public FileSystem {
   std::string key(const std::string& path) const;
 
  private:
+  // A mutex that a copy of the filesystem does not share (tests copy whole machines).
+  struct Lock {
+    std::recursive_mutex m;
+    Lock() = default;
+    Lock(const Lock&) {}
+    Lock& operator=(const Lock&) { return *this; }
+  };
+  mutable Lock mutex_;
   Status write_with_mode(const std::string& path, const std::string& contents, int mode);
   FileInfo info_of(const Node& n) const;
   Status begin_write(const std::string& op, const std::string& path, const std::string& path2 = {});

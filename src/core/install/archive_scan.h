@@ -6,6 +6,7 @@
 // (for headers and binary sniffing).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,12 +35,16 @@ struct ScanOptions {
   FileSystem* stage_fs = nullptr;   // with stage_dir: write every entry below it
   std::string stage_dir;
   bool hash_archive = false;        // also compute the archive file's digest (ScanResult::archive_sha256)
+  // Leave that digest computing when the scan returns, so the caller's next steps overlap it;
+  // settle_archive_sha256() waits for it.
+  bool defer_archive_hash = false;
 };
 
 struct ScanResult {
   std::string archive_path;
   uint64_t archive_bytes = 0;
-  std::string archive_sha256;       // with ScanOptions::hash_archive
+  std::string archive_sha256;       // with ScanOptions::hash_archive, once settled
+  std::shared_ptr<WholeFileHash> pending_archive_hash;  // with defer_archive_hash, until settled
   std::string top_dir;
   uint64_t unpacked_bytes = 0;
   std::vector<ArchiveItem> items;
@@ -51,5 +56,9 @@ struct ScanResult {
 // report.errors. `fs` holds the archive; with hash_archive it is read from a second thread.
 Result<ScanResult> scan_archive(const FileSystem& fs, const std::string& archive_path, const ScanOptions& options,
                                 const InstallServices& services);
+
+// Waits for a deferred archive digest (showing it as a phase) and stores it in archive_sha256;
+// nothing to do when none is pending.
+Status settle_archive_sha256(ScanResult& scan, Progress* progress);
 
 }  // namespace cudnnup

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/paths.h"
+
 namespace cudnnup {
 
 namespace {
@@ -33,91 +35,148 @@ Result<std::string> hash_file_below(const FileSystem& fs, const std::string& roo
   return hash_chunks(new_hasher, nullptr, [&](uint64_t offset, size_t n) { return fs.read_below(root, rel, offset, n); });
 }
 
-// --- FileHashRing ---------------------------------------------------------------------------------
+// --- StagedFileHashes -----------------------------------------------------------------------------
 
-FileHashRing::FileHashRing(HasherFactory new_hasher) : new_hasher_(std::move(new_hasher)), ring_(kSlots) {
-  for (auto& slot : ring_) slot.bytes.resize(kSlotBytes);
-  worker_ = std::thread([this] { run(); });
+namespace {
+// Read back in 1 MiB pieces, as hash_file does; the writer is woken for at most one per MiB.
+constexpr uint64_t kPiece = 1 << 20;
+}  // namespace
+
+unsigned StagedFileHashes::default_workers() {
+  // The writer and the archive's own hash have a core each; the rest hash files, up to four (one
+  // large library and the others at once; more find nothing left to do).
+  unsigned threads = std::thread::hardware_concurrency();
+  return threads <= 3 ? 1 : std::min(4u, threads - 2);
 }
 
-FileHashRing::~FileHashRing() {
-  if (worker_.joinable()) finish();
+StagedFileHashes::StagedFileHashes(const FileSystem& fs, std::string stage_dir, HasherFactory new_hasher, unsigned workers)
+    : fs_(fs), stage_dir_(std::move(stage_dir)), new_hasher_(std::move(new_hasher)) {
+  if (workers == 0) workers = default_workers();
+  for (unsigned i = 0; i < workers; ++i) workers_.emplace_back([this] { run(); });
 }
 
-size_t FileHashRing::begin_file() {
-  // The start travels with the file's first chunk; an empty file gets a slot of its own.
-  if (pending_start_) {
-    Slot& slot = claim();
-    slot.starts_file = true;
-    slot.size = 0;
-    publish();
+StagedFileHashes::~StagedFileHashes() {
+  // Without finish() the extraction failed: files may never be closed, so the workers stop now.
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abandoned_ = true;
   }
-  pending_start_ = true;
-  return files_++;
-}
-
-void FileHashRing::add(std::string_view chunk) {
-  while (!chunk.empty()) {
-    size_t n = std::min(chunk.size(), kSlotBytes);
-    Slot& slot = claim();
-    slot.starts_file = pending_start_;
-    pending_start_ = false;
-    std::copy(chunk.data(), chunk.data() + n, slot.bytes.data());
-    slot.size = n;
-    publish();
-    chunk.remove_prefix(n);
+  changed_.notify_all();
+  for (auto& w : workers_) {
+    if (w.joinable()) w.join();
   }
 }
 
-std::vector<std::string> FileHashRing::finish() {
-  if (pending_start_) {
-    Slot& slot = claim();
-    slot.starts_file = true;
-    slot.size = 0;
-    publish();
-    pending_start_ = false;
+size_t StagedFileHashes::begin_file(std::string rel) {
+  size_t index;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    index = files_.size();
+    File file;
+    file.rel = std::move(rel);
+    files_.push_back(std::move(file));
   }
+  changed_.notify_all();
+  return index;
+}
+
+void StagedFileHashes::wrote(size_t index, uint64_t bytes) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    File& f = files_[index];
+    f.written = bytes;
+    wake = f.written - f.announced >= kPiece;
+    if (wake) f.announced = f.written;
+  }
+  if (wake) changed_.notify_all();
+}
+
+void StagedFileHashes::closed(size_t index, uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    files_[index].written = bytes;
+    files_[index].closed = true;
+  }
+  changed_.notify_all();
+}
+
+Result<std::vector<std::string>> StagedFileHashes::finish() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     done_ = true;
   }
   changed_.notify_all();
-  if (worker_.joinable()) worker_.join();
-  return std::move(digests_);
+  for (auto& w : workers_) {
+    if (w.joinable()) w.join();
+  }
+  if (error_) return *error_;
+  std::vector<std::string> digests;
+  for (const auto& f : files_) {
+    if (!f.closed) return make_error(ErrorCode::kInternal, "the staged file " + f.rel + " was never closed", f.rel);
+    digests.push_back(f.digest);
+  }
+  return digests;
 }
 
-FileHashRing::Slot& FileHashRing::claim() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [this] { return produced_ - consumed_ < kSlots; });
-  return ring_[produced_ % kSlots];
+void StagedFileHashes::run() {
+  while (true) {
+    size_t index;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [this] { return abandoned_ || error_ || done_ || next_unclaimed_ < files_.size(); });
+      if (abandoned_ || error_ || next_unclaimed_ == files_.size()) return;  // with done_: nothing left
+      index = next_unclaimed_++;
+    }
+    if (!hash_one(index)) return;
+  }
 }
 
-void FileHashRing::publish() {
+bool StagedFileHashes::hash_one(size_t index) {
+  auto hash = new_hasher_();
+  std::string rel;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    ++produced_;
+    rel = files_[index].rel;
   }
-  changed_.notify_all();
-}
-
-void FileHashRing::run() {
-  std::unique_ptr<Hasher> hash;
-  std::unique_lock<std::mutex> lock(mutex_);
+  uint64_t hashed = 0;
+  uint64_t seen = 0;  // the writer's total at the last attempt: wait for more than that
   while (true) {
-    changed_.wait(lock, [this] { return consumed_ < produced_ || done_; });
-    if (consumed_ == produced_) break;  // done_ and drained
-    Slot& slot = ring_[consumed_ % kSlots];
-    lock.unlock();
-    if (slot.starts_file) {
-      if (hash) digests_.push_back(hash->hex_digest());
-      hash = new_hasher_();
+    uint64_t written;
+    bool closed;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return abandoned_ || files_[index].closed || files_[index].written > seen; });
+      if (abandoned_) return false;
+      written = files_[index].written;
+      closed = files_[index].closed;
     }
-    if (hash) hash->update(std::string_view(slot.bytes.data(), slot.size));
-    lock.lock();
-    ++consumed_;
-    changed_.notify_all();
+    seen = written;
+    while (hashed < written) {
+      auto piece = fs_.read_below(stage_dir_, rel, hashed, size_t(std::min(kPiece, written - hashed)));
+      if (piece && !piece->empty()) {
+        hash->update(*piece);
+        hashed += piece->size();
+        continue;
+      }
+      if (!closed) break;  // not readable yet (shown only when closed): again when the writer moves on
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) {
+        error_ = piece ? make_error(ErrorCode::kIo,
+                                    paths::join(stage_dir_, rel) + " changed while it was installed: it ends at " +
+                                        std::to_string(hashed) + " bytes, not " + std::to_string(written),
+                                    paths::join(stage_dir_, rel))
+                       : piece.error();
+      }
+      changed_.notify_all();
+      return false;
+    }
+    if (closed && hashed == written) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      files_[index].digest = hash->hex_digest();
+      return true;
+    }
   }
-  if (hash) digests_.push_back(hash->hex_digest());
 }
 
 // --- WholeFileHash --------------------------------------------------------------------------------

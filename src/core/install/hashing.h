@@ -2,12 +2,11 @@
 // app wires SHA-256 (platform/sha256.h: OpenSSL on Linux, CNG on Windows); tests may pass any
 // deterministic hash.
 //
-// Two jobs, each on its own thread so an extraction pays for writing and hashing in parallel
+// Two jobs, on threads of their own so an extraction pays for writing and hashing in parallel
 // (docs/benchmarks.md):
-//   FileHashRing    every extracted file's digest. The extracting thread copies each chunk into
-//                   a bounded ring and moves on; digests come back per file, in order.
-//   WholeFileHash   the archive file's own digest, read from the page cache by its own thread
-//                   (not through the extraction's buffers, so neither waits for the other).
+//   StagedFileHashes  every staged file's digest, read back behind the writer.
+//   WholeFileHash     the archive file's own digest, read from the page cache by its own thread
+//                     (not through the extraction's buffers, so neither waits for the other).
 #pragma once
 
 #include <atomic>
@@ -16,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -41,43 +41,55 @@ Result<std::string> hash_file(const FileSystem& fs, const std::string& path, con
 Result<std::string> hash_file_below(const FileSystem& fs, const std::string& root, const std::string& rel,
                                     const HasherFactory& new_hasher);
 
-class FileHashRing {
+// Every staged file's digest, read back from the stage by worker threads that follow the writer
+// through the page cache: the extracting thread only says how far each file is written, copies
+// nothing and never waits for a hash; one large file and the rest are hashed at the same time.
+// A file that cannot be read yet (a filesystem that shows it only when closed, a Windows share
+// mode) is read once it is closed. `fs` must allow reads from the workers while the caller
+// writes (the real filesystem does; the tests' in-memory one locks).
+class StagedFileHashes {
  public:
-  static constexpr size_t kSlotBytes = 128 << 10;  // add() takes chunks of at most this size
-  static constexpr size_t kSlots = 64;             // 8 MiB in flight at most
+  // `workers`: 0 picks by the machine (hardware threads less the writer and the archive hash).
+  StagedFileHashes(const FileSystem& fs, std::string stage_dir, HasherFactory new_hasher, unsigned workers = 0);
+  ~StagedFileHashes();
+  StagedFileHashes(const StagedFileHashes&) = delete;
+  StagedFileHashes& operator=(const StagedFileHashes&) = delete;
 
-  explicit FileHashRing(HasherFactory new_hasher);
-  ~FileHashRing();
-  FileHashRing(const FileHashRing&) = delete;
-  FileHashRing& operator=(const FileHashRing&) = delete;
+  // The writer starts stage_dir/rel; its digest will be finish()[index].
+  size_t begin_file(std::string rel);
+  // `bytes` of the file are written (a running total).
+  void wrote(size_t index, uint64_t bytes);
+  // The file is complete and closed at `bytes`.
+  void closed(size_t index, uint64_t bytes);
+  // Waits for the workers: one digest per begun file, or the first read error. Every begun file
+  // must be closed first.
+  Result<std::vector<std::string>> finish();
 
-  // Starts the next file; its digest will be finish()[index].
-  size_t begin_file();
-  void add(std::string_view chunk);
-  // Waits for the worker and returns one digest per begun file.
-  std::vector<std::string> finish();
+  static unsigned default_workers();
 
  private:
-  struct Slot {
-    bool starts_file = false;  // finish the previous file's hash and start a new one first
-    std::vector<char> bytes;
-    size_t size = 0;
+  struct File {
+    std::string rel;
+    uint64_t written = 0;
+    uint64_t announced = 0;  // the total the workers were last woken for
+    bool closed = false;
+    std::string digest;
   };
   void run();
-  Slot& claim();   // the next free slot (waits while the ring is full)
-  void publish();  // hands the claimed slot to the worker
+  // Hashes one file, following the writer; false with error_ set when it cannot be read.
+  bool hash_one(size_t index);
 
+  const FileSystem& fs_;
+  std::string stage_dir_;
   HasherFactory new_hasher_;
-  std::vector<Slot> ring_;
-  size_t produced_ = 0;
-  size_t consumed_ = 0;
-  size_t files_ = 0;
-  bool pending_start_ = false;  // begin_file() seen, no chunk yet
-  bool done_ = false;
-  std::vector<std::string> digests_;
+  std::vector<File> files_;  // grows only under mutex_; workers use an index
+  size_t next_unclaimed_ = 0;
+  bool done_ = false;        // no more files will begin
+  bool abandoned_ = false;   // the extraction failed: stop without finishing
+  std::optional<Error> error_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 // Hashes one file on a thread of its own, started by the constructor. `fs` must allow reads from

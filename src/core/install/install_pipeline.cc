@@ -181,6 +181,8 @@ Status stage(InstallRun& run, RollbackGuard& guard) {
   // with (known_archives.json, a redistrib manifest, --sha256). Every file's digest goes into
   // the manifest either way.
   scan_options.hash_archive = !o.expected_sha256.empty();
+  // Computed while the checks and the writing to disk that follow run (check_archive_sha256).
+  scan_options.defer_archive_hash = true;
   if (!o.dry_run) {
     run.stage = toolkit ? merge_stage_dir(*toolkit, o.txid) : store_stage_dir(store, o.txid);
     // The journal names its paths relative to its root (docs/security.md).
@@ -211,7 +213,6 @@ Status stage(InstallRun& run, RollbackGuard& guard) {
   auto scan = scan_archive(run.source, o.archive, scan_options, run.services);
   if (!scan) return with_permission_hint(scan.error(), run.stage, o);
   run.out.scan = std::move(*scan);
-  run.out.archive_sha256 = run.out.scan.archive_sha256;
   return ok_status();
 }
 
@@ -284,15 +285,26 @@ Status check_merged_links(InstallRun& run) {
   return FinalTree(run.out.scan.items, layout).check();
 }
 
-Status verify(InstallRun& run) {
+// The archive's own sha256, computed since the scan began, against the published one. Waited for
+// only before the commit (or at the end of a dry run), so the checks and the writing to disk
+// overlap it.
+Status check_archive_sha256(InstallRun& run) {
   const InstallOptions& o = run.o;
   InstallOutcome& out = run.out;
+  if (auto s = settle_archive_sha256(out.scan, run.services.progress); !s) return s;
+  out.archive_sha256 = out.scan.archive_sha256;
   if (!o.expected_sha256.empty() && out.archive_sha256 != o.expected_sha256) {
     return make_error(ErrorCode::kCorrupt,
                       o.archive + " has sha256 " + out.archive_sha256 + " but " + o.expected_sha256_from + " is " +
                           o.expected_sha256 + "; the file is damaged or not the official archive — delete it and download it again",
                       o.archive);
   }
+  return ok_status();
+}
+
+Status verify(InstallRun& run) {
+  const InstallOptions& o = run.o;
+  InstallOutcome& out = run.out;
   const ContentReport& report = out.scan.report;
   if (!report.ok()) return make_error(ErrorCode::kCorrupt, "refusing " + o.archive + ":" + join_lines(report.errors), o.archive);
   for (const auto& w : report.warnings) out.warnings.push_back(w);
@@ -330,8 +342,7 @@ Status plan(InstallRun& run) {
   base.cuda_major = id.cuda_major;
   base.platform = id.platform_key();
   base.archive_file_name = std::string(paths::basename(o.archive));
-  base.archive_size = run.archive_size;
-  base.archive_sha256 = out.archive_sha256;
+  base.archive_size = run.archive_size;  // archive_sha256: in commit(), once it is settled
   base.installed_at = o.now_iso;
   base.cudnnup_version = o.cudnnup_version;
 
@@ -364,16 +375,21 @@ Status plan(InstallRun& run) {
 
 // --- 5. commit --------------------------------------------------------------------------------
 
+// Every staged file durable, while the archive's sha256 may still be computing.
+Status write_to_disk(InstallRun& run) {
+  ProgressPhase phase(run.services.progress, "writing to disk", 0, {});
+  return run.fs.sync_filesystem(run.stage);
+}
+
 Status commit(InstallRun& run, RollbackGuard& guard) {
   FileSystem& fs = run.fs;
   InstallPlan& p = run.out.plan;
   const auto& begun = guard.journal().new_dirs;
   p.journal.new_dirs.insert(p.journal.new_dirs.begin(), begun.begin(), begun.end());
+  p.manifest.archive_sha256 = run.out.archive_sha256;
+  // Written after the syncfs, so made durable on its own: the file, then its folder's entry.
   if (auto s = fs.write_private_file(p.manifest_stage_path, manifest_to_json(p.manifest), true); !s) return s;
-  {
-    ProgressPhase phase(run.services.progress, "writing to disk", 0, {});
-    if (auto s = fs.sync_filesystem(run.stage); !s) return s;
-  }
+  if (auto s = fs.sync_dir(std::string(paths::parent(p.manifest_stage_path))); !s) return s;
   ProgressPhase phase(run.services.progress, "committing", 0, {});
   if (auto s = guard.commit(p.journal); !s) return with_permission_hint(s.error(), p.target, run.o);
   return ok_status();
@@ -389,9 +405,14 @@ Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, con
   if (run.out.already_installed) return run.out;
   RollbackGuard guard(fs, store);
   if (auto s = stage(run, guard); !s) return s.error();
-  if (auto s = verify(run); !s) return s.error();
-  if (auto s = plan(run); !s) return s.error();
-  if (run.out.already_installed || o.dry_run) return run.out;
+  Status checked = verify(run);
+  if (checked) checked = plan(run);
+  bool writes = checked && !run.out.already_installed && !o.dry_run;
+  if (writes) checked = write_to_disk(run);
+  // A wrong sha256 outranks whatever else went wrong: the file is not the archive it claims to be.
+  if (auto s = check_archive_sha256(run); !s) return s.error();
+  if (!checked) return checked.error();
+  if (!writes) return run.out;
   if (auto s = commit(run, guard); !s) return s.error();
   return run.out;
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,40 +22,101 @@ std::string pattern(size_t n, int seed) {
   return s;
 }
 
-TEST(FileHashRing, GivesEachFileItsOwnDigestInOrder) {
-  // Sizes around the slot size and far past the ring (64 slots): the producer must wait for the
-  // worker, and chunk boundaries must not leak between files.
-  std::vector<std::string> files = {pattern(10, 1), pattern(FileHashRing::kSlotBytes, 2), pattern(FileHashRing::kSlotBytes + 1, 3),
-                                    pattern(FileHashRing::kSlotBytes * FileHashRing::kSlots * 2 + 17, 4), pattern(3, 5)};
-  FileHashRing ring(testing::test_hasher());
-  for (size_t f = 0; f < files.size(); ++f) {
-    EXPECT_EQ(ring.begin_file(), f);
-    // Fed in uneven pieces, as libarchive hands out blocks.
-    for (size_t at = 0; at < files[f].size(); at += 50000) ring.add(std::string_view(files[f]).substr(at, 50000));
+// Writes `bytes` as the extraction does: the prefix grows on disk piece by piece (a real
+// filesystem shows it at once), the workers are told after each piece, then the file is closed.
+void write_growing(testing::MemoryFileSystem& fs, StagedFileHashes& hashes, const std::string& rel, const std::string& bytes) {
+  size_t index = hashes.begin_file(rel);
+  for (size_t at = 0; at < bytes.size();) {
+    at = std::min(bytes.size(), at + 300000);  // uneven against the workers' 1 MiB pieces
+    ASSERT_TRUE(fs.write_file("/stage/" + rel, bytes.substr(0, at), false).ok());
+    hashes.wrote(index, at);
   }
-  std::vector<std::string> digests = ring.finish();
-  ASSERT_EQ(digests.size(), files.size());
-  for (size_t f = 0; f < files.size(); ++f) EXPECT_EQ(digests[f], test_digest(files[f])) << "file " << f;
+  if (bytes.empty()) {
+    ASSERT_TRUE(fs.write_file("/stage/" + rel, "", false).ok());
+  }
+  hashes.closed(index, bytes.size());
 }
 
-TEST(FileHashRing, EmptyFilesGetTheEmptyDigest) {
-  FileHashRing ring(testing::test_hasher());
-  ring.begin_file();  // empty, first
-  ring.begin_file();
-  ring.add("abc");
-  ring.begin_file();  // empty, between
-  ring.begin_file();  // empty, last
-  std::vector<std::string> digests = ring.finish();
-  ASSERT_EQ(digests.size(), 4u);
-  EXPECT_EQ(digests[0], test_digest(""));
-  EXPECT_EQ(digests[1], test_digest("abc"));
-  EXPECT_EQ(digests[2], test_digest(""));
-  EXPECT_EQ(digests[3], test_digest(""));
+TEST(StagedFileHashes, GivesEachFileItsOwnDigestInOrderWithAnyNumberOfWorkers) {
+  // Sizes around the 1 MiB read piece, one large file among small ones, empty files first,
+  // between and last.
+  std::vector<std::string> files = {"", pattern(10, 1), pattern(1 << 20, 2), pattern((1 << 20) + 1, 3), "",
+                                    pattern((5 << 20) + 17, 4), pattern(3, 5), ""};
+  for (unsigned workers : {1u, 2u, 4u}) {
+    testing::MemoryFileSystem fs;
+    fs.add_dir("/stage/lib");
+    StagedFileHashes hashes(fs, "/stage", testing::test_hasher(), workers);
+    for (size_t f = 0; f < files.size(); ++f) write_growing(fs, hashes, "lib/f" + std::to_string(f), files[f]);
+    auto digests = hashes.finish();
+    ASSERT_TRUE(digests.ok()) << digests.error().message;
+    ASSERT_EQ(digests->size(), files.size());
+    for (size_t f = 0; f < files.size(); ++f) EXPECT_EQ((*digests)[f], test_digest(files[f])) << "file " << f << ", " << workers << " workers";
+  }
 }
 
-TEST(FileHashRing, NoFilesNoDigests) {
-  FileHashRing ring(testing::test_hasher());
-  EXPECT_TRUE(ring.finish().empty());
+TEST(StagedFileHashes, AFileShownOnlyWhenClosedIsHashedThen) {
+  // The in-memory filesystem's create_file() shows the file at close(), as a Windows share mode may.
+  testing::MemoryFileSystem fs;
+  fs.add_dir("/stage");
+  StagedFileHashes hashes(fs, "/stage", testing::test_hasher(), 2);
+  std::string bytes = pattern((3 << 20) + 5, 6);
+  auto writer = fs.create_file("/stage/a.so");
+  ASSERT_TRUE(writer.ok());
+  size_t index = hashes.begin_file("a.so");
+  for (size_t at = 0; at < bytes.size(); at += 128 << 10) {
+    ASSERT_TRUE((*writer)->write(std::string_view(bytes).substr(at, 128 << 10)).ok());
+    hashes.wrote(index, std::min(bytes.size(), at + (128 << 10)));
+  }
+  ASSERT_TRUE((*writer)->close(false).ok());
+  hashes.closed(index, bytes.size());
+  auto digests = hashes.finish();
+  ASSERT_TRUE(digests.ok()) << digests.error().message;
+  EXPECT_EQ(digests->at(0), test_digest(bytes));
+}
+
+TEST(StagedFileHashes, AFileShorterOnDiskThanWrittenIsAnError) {
+  testing::MemoryFileSystem fs;
+  fs.add_dir("/stage");
+  StagedFileHashes hashes(fs, "/stage", testing::test_hasher(), 1);
+  size_t index = hashes.begin_file("a.so");
+  ASSERT_TRUE(fs.write_file("/stage/a.so", "abc", false).ok());  // someone cut it short
+  hashes.closed(index, 10);
+  auto digests = hashes.finish();
+  ASSERT_FALSE(digests.ok());
+  EXPECT_NE(digests.error().message.find("/stage/a.so changed while it was installed"), std::string::npos) << digests.error().message;
+}
+
+TEST(StagedFileHashes, AnUnreadableFileIsTheReadError) {
+  testing::MemoryFileSystem fs;
+  fs.add_dir("/stage");
+  StagedFileHashes hashes(fs, "/stage", testing::test_hasher(), 1);
+  size_t index = hashes.begin_file("a.so");
+  fs.add_file("/stage/a.so", "abc");
+  fs.set_unreadable("/stage/a.so");
+  hashes.closed(index, 3);
+  auto digests = hashes.finish();
+  ASSERT_FALSE(digests.ok());
+  EXPECT_EQ(digests.error().code, ErrorCode::kPermission);
+}
+
+TEST(StagedFileHashes, AFailedExtractionStopsTheWorkersWithoutFinish) {
+  // A file begun and never closed: the destructor must not wait for it (a hang fails by timeout).
+  testing::MemoryFileSystem fs;
+  fs.add_dir("/stage");
+  auto hashes = std::make_unique<StagedFileHashes>(fs, "/stage", testing::test_hasher(), 3);
+  size_t index = hashes->begin_file("a.so");
+  ASSERT_TRUE(fs.write_file("/stage/a.so", pattern(2 << 20, 7), false).ok());
+  hashes->wrote(index, 2 << 20);
+  hashes.reset();
+  SUCCEED();
+}
+
+TEST(StagedFileHashes, NoFilesNoDigests) {
+  testing::MemoryFileSystem fs;
+  StagedFileHashes hashes(fs, "/stage", testing::test_hasher());
+  auto digests = hashes.finish();
+  ASSERT_TRUE(digests.ok());
+  EXPECT_TRUE(digests->empty());
 }
 
 TEST(WholeFileHash, HashesTheWholeFileOnItsOwnThreadAndCountsWhatItRead) {
