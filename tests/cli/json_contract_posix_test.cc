@@ -198,6 +198,7 @@ void JsonContract::run_machine_commands() {
   auto doctor = capture("doctor", {"doctor", "--json"}, 0, "cudnnup.doctor/1");
   EXPECT_FALSE(doctor["frameworks"].empty()) << "the venv's torch: framework reports are checked too";
   EXPECT_FALSE(doctor["toolkits"].empty()) << "the image's CUDA toolkit";
+  EXPECT_FALSE(doctor["host"].get<std::string>().empty()) << "this machine's host name, which fleet groups by";
   capture("doctor", {"doctor", "--json", "--db", tmp / "no-such-rules.json"}, 2, e);
   EXPECT_EQ(capture("which", {"which", "--json"}, 0, "cudnnup.which/1")["kind"], "library");
   std::string lib = store() + "/versions/9.19.0.56+cuda13/lib/libcudnn.so.9";
