@@ -313,7 +313,7 @@ const char* report_problem_name(ReportProblem p) {
 }
 
 ReportReading read_doctor_report(std::string_view bytes) {
-  if (trim(bytes).empty()) return problem(ReportProblem::kEmpty, "empty: the command that should have written it did not");
+  if (trim(bytes).empty()) return problem(ReportProblem::kEmpty, "no bytes: the command that should have written it did not");
   if (bytes.size() > kMaxReportBytes) {
     return problem(ReportProblem::kTooLarge, "larger than the " + std::to_string(kMaxReportBytes >> 20) +
                                                  " MiB a doctor report may be: not read");
@@ -323,7 +323,7 @@ ReportReading read_doctor_report(std::string_view bytes) {
   if (fields.top_not_object) return problem(ReportProblem::kNotDoctor, "not a doctor report: the JSON is not an object");
   if (!parsed) {
     if (fields.error_position >= bytes.size()) {
-      return problem(ReportProblem::kTruncated, "truncated: the JSON ends after " + std::to_string(bytes.size()) +
+      return problem(ReportProblem::kTruncated, "the JSON ends after " + std::to_string(bytes.size()) +
                                                     " bytes, inside the document (a copy cut short or a run that was killed)");
     }
     return problem(ReportProblem::kMalformed, "not valid JSON at byte " + std::to_string(fields.error_position) +
