@@ -16,5 +16,8 @@ void prepare_console();
 // The command-line arguments as UTF-8 (on Windows re-read as UTF-16, since argv is in the ANSI
 // code page there).
 std::vector<std::string> command_line_arguments(int argc, char** argv);
+// This machine's host name as the network knows it (gethostname, GetComputerNameEx's DNS host
+// name): what `cudnnup fleet` groups reports by. Empty when the OS does not say.
+std::string host_name();
 
 }  // namespace cudnnup

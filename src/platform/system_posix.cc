@@ -29,4 +29,10 @@ void prepare_console() {}
 
 std::vector<std::string> command_line_arguments(int argc, char** argv) { return {argv, argv + argc}; }
 
+std::string host_name() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return {};
+  return buf;  // POSIX leaves truncation unterminated; the zeroed last byte ends it
+}
+
 }  // namespace cudnnup

@@ -126,4 +126,14 @@ std::vector<std::string> command_line_arguments(int argc, char** argv) {
   return out;
 }
 
+std::string host_name() {
+  DWORD n = 0;
+  GetComputerNameExW(ComputerNameDnsHostname, nullptr, &n);  // asks for the size, NUL included
+  if (n == 0) return {};
+  std::wstring name(n, L'\0');
+  if (!GetComputerNameExW(ComputerNameDnsHostname, name.data(), &n)) return {};
+  name.resize(n);  // now without the NUL
+  return win32::narrow(name);
+}
+
 }  // namespace cudnnup

@@ -196,9 +196,16 @@ void JsonContract::run_version_commands() {
 void JsonContract::run_machine_commands() {
   const std::string e = "cudnnup.error/1";
   auto doctor = capture("doctor", {"doctor", "--json"}, 0, "cudnnup.doctor/1");
+  std::string doctor_file = docs.back();
   EXPECT_FALSE(doctor["frameworks"].empty()) << "the venv's torch: framework reports are checked too";
   EXPECT_FALSE(doctor["toolkits"].empty()) << "the image's CUDA toolkit";
+  EXPECT_FALSE(doctor["host"].get<std::string>().empty()) << "this machine's host name, which fleet groups by";
   capture("doctor", {"doctor", "--json", "--db", tmp / "no-such-rules.json"}, 2, e);
+  // fleet over that very report: one host, counted.
+  auto fleet = capture("fleet", {"fleet", "--json", doctor_file}, 0, "cudnnup.fleet/1");
+  EXPECT_EQ(fleet["summary"]["hosts"], 1);
+  EXPECT_EQ(fleet["groups"][0]["hosts"][0], doctor["host"]);
+  capture("fleet", {"fleet", "--json", tmp / "no-such-reports"}, 2, e);
   EXPECT_EQ(capture("which", {"which", "--json"}, 0, "cudnnup.which/1")["kind"], "library");
   std::string lib = store() + "/versions/9.19.0.56+cuda13/lib/libcudnn.so.9";
   // The stub shim has no RUNPATH: its sub-libraries come from the toolkit (through the cache), a

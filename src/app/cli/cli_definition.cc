@@ -70,6 +70,7 @@ void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action) {
   add_cache_command(app, action);
   add_verify_command(app, action);
   add_bench_command(app, action);
+  add_fleet_command(app, action);
   add_completions_command(app, action);
 
   add_global_options_below(&app, args);

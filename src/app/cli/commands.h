@@ -30,5 +30,6 @@ void add_cache_command(CLI::App& app, CommandAction& action);        // cache cl
 void add_completions_command(CLI::App& app, CommandAction& action);  // reads the whole CLI (cli_model.h)
 void add_verify_command(CLI::App& app, CommandAction& action);
 void add_bench_command(CLI::App& app, CommandAction& action);
+void add_fleet_command(CLI::App& app, CommandAction& action);  // many hosts' doctor reports
 
 }  // namespace cudnnup

@@ -13,6 +13,7 @@
 #include "loader/frameworks.h"
 #include "facts/finding_ids.h"
 #include "base/json_text.h"
+#include "platform/system.h"
 
 namespace cudnnup {
 namespace {
@@ -75,7 +76,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   FindingCounts counts = count_findings(report.findings);
   int code = counts.errors > 0 ? kExitProblems : kExitOk;
   if (ctx.options.json) {
-    auto doc = report_to_json(report, code);
+    auto doc = report_to_json(report, code, host_name());
     doc["plain_program"] = nlohmann::ordered_json::array();
     for (const auto& w : outcome->plain_program) doc["plain_program"].push_back(which_report_to_json(w));
     if (!opts.for_target.empty()) {

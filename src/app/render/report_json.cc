@@ -71,7 +71,7 @@ json copy_to_json(const CudnnCopy& c) {
           {"probe", probe}};
 }
 
-json report_to_json(const Report& r, int exit_code) {
+json report_to_json(const Report& r, int exit_code, const std::string& host) {
   json gpus = json::array();
   for (const auto& g : r.driver.gpus) {
     gpus.push_back({{"index", g.index},
@@ -98,6 +98,7 @@ json report_to_json(const Report& r, int exit_code) {
   return {{"schema", "cudnnup.doctor/1"},
           {"cudnnup_version", CUDNNUP_VERSION},
           {"os", r.os},
+          {"host", host},
           {"rules_version", r.rules_version},
           {"driver",
            {{"present", r.driver.present},

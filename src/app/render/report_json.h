@@ -18,6 +18,7 @@ FindingCounts count_findings(const std::vector<Finding>& findings);
 // steps, "fix_steps" every step in base/fix.h's data form.
 nlohmann::ordered_json finding_to_json(const Finding& f, Shell shell);
 nlohmann::ordered_json copy_to_json(const CudnnCopy& c);
-nlohmann::ordered_json report_to_json(const Report& r, int exit_code);
+// `host`: the machine's host name (platform/system.h), which `cudnnup fleet` groups reports by.
+nlohmann::ordered_json report_to_json(const Report& r, int exit_code, const std::string& host);
 
 }  // namespace cudnnup
