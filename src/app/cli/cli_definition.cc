@@ -19,7 +19,7 @@ namespace {
 constexpr const char* kGlobalGroup = "Global options";
 
 void add_global_options(CLI::App* cmd, GlobalArgs& a) {
-  cmd->add_option("--format", a.format, "Output format: text (default) or json (docs/json-schema.md)")
+  cmd->add_option("--format", a.format, output_format_help())
       ->check(CLI::IsMember(output_format_names()))
       ->type_name("FORMAT")
       ->group(kGlobalGroup);

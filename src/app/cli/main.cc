@@ -60,9 +60,10 @@ int run(int argc, char** argv, AppContext& ctx) {
   ctx.color = use_color(ctx.options.color, ctx.options.format, ctx.env.get("NO_COLOR"), ctx.env.get("TERM"),
                         stdout_is_terminal());
   const bool child = args.size() >= 2 && args[1].rfind("__", 0) == 0;
-  // Text reaches the terminal through the control-character filter; JSON and the child
-  // protocol are safe by construction and pass as they are.
-  TerminalStreams streams(/*filter_stdout=*/!ctx.options.json && !child);
+  // Text reaches the terminal through the control-character filter; JSON, the other
+  // machine-readable formats (prometheus, nfd) and the child protocol are safe by construction
+  // and pass as they are: the filter's escapes would change their bytes and break their syntax.
+  TerminalStreams streams(/*filter_stdout=*/ctx.options.format == OutputFormat::kText && !child);
   if (global.version) return print_version(ctx);
   if (!action) {
     UsageProblem p = missing_command(command ? *command : app);

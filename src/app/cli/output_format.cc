@@ -6,8 +6,10 @@ namespace cudnnup {
 
 const std::vector<FormatInfo>& output_formats() {
   static const std::vector<FormatInfo> formats = {
-      {OutputFormat::kText, "text", "for people (the default)"},
-      {OutputFormat::kJson, "json", "one JSON document with a versioned schema (docs/json-schema.md)"},
+      {OutputFormat::kText, "text", "the default, for people"},
+      {OutputFormat::kJson, "json", "docs/json-schema.md"},
+      {OutputFormat::kPrometheus, "prometheus", "doctor only: metrics for node_exporter's textfile collector"},
+      {OutputFormat::kNfd, "nfd", "doctor only: node labels for Node Feature Discovery"},
   };
   return formats;
 }
@@ -16,6 +18,15 @@ std::vector<std::string> output_format_names() {
   std::vector<std::string> names;
   for (const auto& f : output_formats()) names.push_back(f.name);
   return names;
+}
+
+std::string output_format_help() {
+  std::string help = "Output format:";
+  const auto& formats = output_formats();
+  for (size_t i = 0; i < formats.size(); ++i) {
+    help += std::string(i ? "," : "") + " " + formats[i].name + " (" + formats[i].help + ")";
+  }
+  return help;
 }
 
 const char* output_format_name(OutputFormat f) {

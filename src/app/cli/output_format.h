@@ -10,7 +10,7 @@
 
 namespace cudnnup {
 
-enum class OutputFormat { kText, kJson };
+enum class OutputFormat { kText, kJson, kPrometheus, kNfd };
 
 struct FormatInfo {
   OutputFormat format;
@@ -20,10 +20,14 @@ struct FormatInfo {
 
 const std::vector<FormatInfo>& output_formats();
 std::vector<std::string> output_format_names();
+// "Output format: text (the default, for people), json (docs/json-schema.md), ..." for --help,
+// from the table above, so that a new format is named in one place.
+std::string output_format_help();
 const char* output_format_name(OutputFormat f);
 
 // Every command offers text and json unless it says otherwise here, by its path ("doctor",
-// "cache clean"), when it is added to the command line.
+// "cache clean"), when it is added to the command line. A command given a format it does not offer
+// refuses it as a usage error (exit 2; cli_definition.cc) rather than printing another one.
 void offer_formats(const std::string& command_path, std::vector<OutputFormat> formats);
 std::vector<OutputFormat> offered_formats(const std::string& command_path);
 

@@ -1,11 +1,14 @@
 // `cudnnup doctor`: everything relevant on this machine, what is wrong, and how to fix it.
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "app/commands/doctor_runner.h"
 #include "app/cli/exit_codes.h"
 #include "app/render/report_json.h"
+#include "app/render/report_nfd.h"
+#include "app/render/report_prometheus.h"
 #include "app/render/report_text.h"
 #include "app/child/framework_probe.h"
 #include "app/render/which_render.h"
@@ -75,6 +78,18 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   }
   FindingCounts counts = count_findings(report.findings);
   int code = counts.errors > 0 ? kExitProblems : kExitOk;
+  // A collector (node_exporter's textfile directory, NFD's features.d) wants the file also when
+  // doctor finds problems, and those are in the file: exit 0 once it is written, so that
+  // `doctor --format prometheus > f.tmp && mv f.tmp f.prom` replaces it (docs/exit-codes.md).
+  if (ctx.options.format == OutputFormat::kPrometheus) {
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+    std::cout << render_report_prometheus(*outcome, code, now.count());
+    return kExitOk;
+  }
+  if (ctx.options.format == OutputFormat::kNfd) {
+    std::cout << render_report_nfd(*outcome, code);
+    return kExitOk;
+  }
   if (ctx.options.json) {
     auto doc = report_to_json(report, code, host_name());
     doc["plain_program"] = nlohmann::ordered_json::array();
@@ -128,6 +143,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
 }  // namespace
 
 void add_doctor_command(CLI::App& app, CommandAction& action) {
+  offer_formats("doctor", {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kPrometheus, OutputFormat::kNfd});
   auto* cmd = app.add_subcommand(
       "doctor",
       "Find the NVIDIA driver, every CUDA toolkit and every cuDNN copy, and say what is wrong and how to fix it");
@@ -143,7 +159,10 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "what that program gets. What LD_LIBRARY_PATH and LD_PRELOAD change there, and any mix of copies, are\n"
       "findings of their own, with the variable and entry to change; each copy is judged by a probe that\n"
       "runs without them (only the copy's own directory to search) and names every file it mapped.\n\n"
-      "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error.\n"
+      "--format prometheus writes metrics for node_exporter's textfile collector, --format nfd node labels for\n"
+      "Node Feature Discovery's features.d (docs/commands/doctor.md has a systemd timer and a DaemonSet).\n\n"
+      "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error; with --format\n"
+      "prometheus or nfd, 0 whenever the file is written (its problems are in it), 2 when it is not.\n"
       "Examples:\n  cudnnup doctor\n  cudnnup doctor --for ./train\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
   auto opts = std::make_shared<DoctorOptions>();
   cmd->add_flag("--probe-frameworks", opts->probe_frameworks,
