@@ -245,6 +245,16 @@ void JsonContract::run_install_commands() {
   EXPECT_EQ(capture("install", {"install", archive, "--dry-run", "--json"}, 0, "cudnnup.install/1")["kind"], "install");
   capture("install", {"install", archive, "--json"}, 0, "cudnnup.install/1");
   capture("install", {"install", archive, "--json"}, 0, "cudnnup.install/1");  // already installed
+  // lock prints the document it writes (cudnn.lock, checked too); check exits 1 here: this shell
+  // does not load the locked copy (no LD_LIBRARY_PATH), which is drift.
+  make_dirs(tmp / "locked");
+  capture("use", {"use", "--local", "9.19.0.99", "--json"}, 0, "cudnnup.use/1", tmp / "locked");
+  EXPECT_EQ(capture("lock", {"lock", "--json"}, 0, "cudnnup.lock/1", tmp / "locked")["id"], "9.19.0.99+cuda13");
+  docs.push_back(tmp / "locked/cudnn.lock");
+  auto check = capture("check", {"check", "--json"}, 1, "cudnnup.check/1", tmp / "locked");
+  EXPECT_FALSE(check["drift"].empty());
+  capture("check", {"check", "--json"}, 2, e);  // no cudnn.lock here or above
+  capture("lock", {"lock", "--json"}, 2, e);    // no project pins a version here
   std::string url = serve_mirror();
   auto download = capture("install", {"install", "9.19.0", "--cuda", "13", "--mirror", url, "--dry-run", "--json"}, 0,
                           "cudnnup.install/1");

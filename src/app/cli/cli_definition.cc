@@ -68,6 +68,8 @@ void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action) {
   add_install_command(app, action);
   add_uninstall_command(app, action);
   add_cache_command(app, action);
+  add_lock_command(app, action);
+  add_check_command(app, action);
   add_verify_command(app, action);
   add_bench_command(app, action);
   add_fleet_command(app, action);

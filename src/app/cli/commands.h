@@ -29,6 +29,9 @@ void add_uninstall_command(CLI::App& app, CommandAction& action);
 void add_cache_command(CLI::App& app, CommandAction& action);        // cache clean
 void add_completions_command(CLI::App& app, CommandAction& action);  // reads the whole CLI (cli_model.h)
 void add_verify_command(CLI::App& app, CommandAction& action);
+// cudnn.lock: write it, compare the machine with it (docs/commands/lock.md, check.md).
+void add_lock_command(CLI::App& app, CommandAction& action);
+void add_check_command(CLI::App& app, CommandAction& action);
 void add_bench_command(CLI::App& app, CommandAction& action);
 void add_fleet_command(CLI::App& app, CommandAction& action);  // many hosts' doctor reports
 

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <random>
 
+#include "app/commands/install_locked.h"
 #include "app/commands/install_services.h"
 #include "app/commands/known_table.h"
 #include "app/commands/recovery.h"
@@ -43,6 +44,8 @@ struct InstallArgs {
   bool cross_arch = false;
   bool no_wait = false;
   std::string sha256;
+  bool locked = false;    // --locked: what cudnn.lock names (app/commands/install_locked.h)
+  std::string lock_file;  // --lock FILE
 };
 
 #if CUDNNUP_HAVE_INSTALL
@@ -261,6 +264,18 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   SourceRequest req;
   req.arg = args.source;
   if (args.cuda) req.cuda_major = args.cuda;
+  std::optional<LockedRequest> lock;
+  if (args.locked) {
+    if (!args.into.empty() || !args.sha256.empty() || args.cuda) {
+      return report_error(ctx, make_error(ErrorCode::kUsage, "--locked takes the version, CUDA major and sha256 from the lock, "
+                                                             "into the store: give no --into, --sha256 or --cuda"));
+    }
+    auto r = locked_request(ctx, args.lock_file, host_platform_key(ctx));
+    if (!r) return report_error(ctx, r.error());
+    lock.emplace(std::move(*r));
+    req.arg = lock->release;
+    req.cuda_major = lock->lock.cuda_major;
+  }
   std::string cuda_note;
   if (!req.cuda_major && looks_like_version(args.source) && !ctx.fs->is_file(args.source)) {
     auto choice = assumed_cuda_major(ctx, args);
@@ -274,7 +289,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
   }
   req.mirror = !args.mirror.empty() ? args.mirror : ctx.env.get("CUDNNUP_MIRROR").value_or("");
   req.platform_key = host_platform_key(ctx);
-  req.sha256 = ascii_lower(args.sha256);
+  req.sha256 = lock ? lock->lock.archive_sha256 : ascii_lower(args.sha256);
   req.dry_run = args.dry_run;
 
   ResolvedSource source;
@@ -291,8 +306,15 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
     print_would_download(ctx, source, notes);
     return kExitOk;
   }
+  std::string selected;
+  if (lock && locked && !args.dry_run) {
+    auto finished = finish_locked_install(ctx, *locked, *lock, (*result)->plan.id);
+    if (!finished) return report_error(ctx, finished.error());
+    selected = *finished;
+  }
   if (ctx.options.json) print_install_json(o, **result, source, recovered, notes);
   else print_install_text(ctx, o, **result, source);
+  if (!selected.empty() && !ctx.options.json) std::cout << "Every file is as " << lock->lock_path << " names it; " << selected << "\n";
   return kExitOk;
 }
 
@@ -301,9 +323,13 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
 void add_install_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<InstallArgs>();
   auto* cmd = app.add_subcommand("install", "Install cuDNN from an official archive or by version, all or nothing");
-  cmd->add_option("archive_or_version", args->source,
-                  "An archive (.tar.xz/.zip/.tgz), or a release: 9.1.0 exactly, or 9, 9.19 or latest for the newest match (fetched through NVIDIA's redistrib manifests)")
-      ->required();
+  auto* source = cmd->add_option("archive_or_version", args->source,
+                                 "An archive (.tar.xz/.zip/.tgz), or a release: 9.1.0 exactly, or 9, 9.19 or latest for the newest match (fetched through NVIDIA's redistrib manifests)");
+  auto* locked = cmd->add_flag("--locked", args->locked,
+                               "Install exactly what cudnn.lock names (the nearest, or --lock FILE) from the mirror, sha256 checked, and select it");
+  cmd->add_option("--lock", args->lock_file, "With --locked: this lock instead of the nearest cudnn.lock")->type_name("FILE")->needs(locked);
+  source->excludes(locked);
+  locked->excludes(source);
   cmd->add_option("--cuda", args->cuda, "The CUDA major the cuDNN build must be for (12, 13, ...); default: the toolkit's (or driver's) this machine points to, said on stderr")
       ->check(CLI::Range(1, 999));
   cmd->add_option("--into", args->into, "Merge into this CUDA toolkit (Linux: include, lib64; Windows: bin, include, lib\\x64) instead of the store; undo with uninstall --into");
@@ -331,6 +357,9 @@ void add_install_command(CLI::App& app, CommandAction& action) {
       "toolkit's, else that of the first toolkit found (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda),\n"
       "else the highest the NVIDIA driver runs; both choices are printed on stderr. `cudnnup list --available`\n"
       "shows what the mirror offers.\n\n"
+      "--locked installs what the project's cudnn.lock names (docs/commands/lock.md): its release and CUDA\n"
+      "major from the mirror, refused unless the archive has the lock's sha256 and every installed file the\n"
+      "lock's; then the project selects it (the .cudnn-version beside the lock).\n\n"
       "Exit codes: 0 installed (or already there), 2 refused or failed (nothing changed), 4 another cudnnup\n"
       "holds the lock (--no-wait) or the toolkit already has a cudnnup install.\n"
       "Examples:\n"
@@ -338,10 +367,12 @@ void add_install_command(CLI::App& app, CommandAction& action) {
       "  cudnnup install 9 --cuda 13\n"
       "  cudnnup install 9.1.0 --cuda 12\n"
       "  cudnnup install latest --dry-run\n"
+      "  cudnnup install --locked --mirror https://mirror.example/cudnn/\n"
       "  sudo cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --into /usr/local/cuda-13.0 --dry-run\n"
       "  cudnnup install cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip --into \"C:\\Program Files\\NVIDIA GPU Computing "
       "Toolkit\\CUDA\\v12.4\"   (Windows, elevated)");
   cmd->callback([&action, args] {
+    if (args->source.empty() && !args->locked) throw CLI::RequiredError("archive_or_version (or --locked)");
 #if CUDNNUP_HAVE_INSTALL
     action = [args](AppContext& ctx) { return run_install_command(ctx, *args); };
 #else

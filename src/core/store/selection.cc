@@ -58,10 +58,14 @@ std::string SelectionRequest::short_origin() const {
 }
 
 std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string& dir) {
+  return find_nearest_file(fs, dir, kPinFileName);
+}
+
+std::optional<std::string> find_nearest_file(const FileSystem& fs, const std::string& dir, const std::string& name) {
   if (dir.empty()) return std::nullopt;
   std::string at = paths::normalize(dir);
   for (int depth = 0; depth < 256; ++depth) {
-    std::string candidate = paths::join(at, kPinFileName);
+    std::string candidate = paths::join(at, name);
     if (fs.exists(candidate)) return candidate;
     std::string up = paths::parent(at);
     if (up == at || up.empty() || up == ".") break;

@@ -42,6 +42,8 @@ struct SelectionRequest {
 
 // The nearest pin file at or above `dir`, or nullopt.
 std::optional<std::string> find_pin_file(const FileSystem& fs, const std::string& dir);
+// The nearest entry called `name` at or above `dir` (the pin file, cudnn.lock), or nullopt.
+std::optional<std::string> find_nearest_file(const FileSystem& fs, const std::string& dir, const std::string& name);
 // The spec in a pin file (or `system`): its first line that is neither empty nor a # comment. The pin file
 // must be a regular file (or a link to one) of at most kMaxPinFileBytes; a FIFO or device is
 // refused without opening it for long. An unreadable, oversized, empty or malformed pin file is

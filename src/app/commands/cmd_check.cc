@@ -1,0 +1,148 @@
+// `cudnnup check`: this machine against cudnn.lock (diagnose/lock_check.h; docs/commands/check.md).
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+#include "app/commands/store_access.h"
+#include "app/render/json_document.h"
+#include "base/json_text.h"
+#include "base/paths.h"
+#include "diagnose/lock_check.h"
+#include "discover/discovery.h"
+#include "install/cudnn_lock.h"
+#include "platform/sha256.h"
+
+namespace cudnnup {
+namespace {
+
+struct CheckOptions {
+  std::string lock;
+  bool deep = false;
+};
+
+struct CheckOutcome {
+  std::string lock_path;
+  CudnnLock lock;
+  std::string copy_root;  // "" when the locked version is not installed
+  size_t files_checked = 0;
+  std::string driver;     // the kernel module's version, "" when none
+  std::vector<LockDrift> drift;
+};
+
+// The version `exec` and `env` would select here must be the locked one.
+void check_selection(const AppContext& ctx, const StoreSnapshot& store, CheckOutcome& out) {
+  auto request = selection_request(ctx, store);
+  std::string subject = out.lock.id;
+  if (!request) {
+    out.drift.push_back({"version", subject, "the selection here cannot be read: " + request.error().message});
+    return;
+  }
+  if (request->system()) {
+    out.drift.push_back({"version", subject, "`system` is selected here (" + request->describe() + "), the lock names cuDNN " +
+                                                 out.lock.id + ": `cudnnup use --local " + out.lock.id + "`"});
+    return;
+  }
+  auto selection = resolve_request(*request, store.installed, store.layout);
+  if (!selection) {
+    out.drift.push_back({"version", subject, selection.error().message});
+  } else if (selection->id.id != out.lock.id) {
+    out.drift.push_back({"version", selection->id.id, "cuDNN " + selection->id.id + " is selected here (" +
+                                                          selection->request.describe() + "), the lock names " +
+                                                          out.lock.id + ": `cudnnup use --local " + out.lock.id + "`"});
+  }
+}
+
+void check_copy(const AppContext& ctx, const StoreSnapshot& store, const CheckOptions& opt, CheckOutcome& out) {
+  std::string root = store.layout.version_dir(out.lock.id);
+  if (!ctx.fs->is_dir(root)) {
+    out.drift.push_back({"not_installed", out.lock.id, "cuDNN " + out.lock.id + " is not installed here: `cudnnup install --locked`"});
+    return;
+  }
+  out.copy_root = root;
+  std::string manifest_path = paths::join(root, StoreLayout::kManifestName);
+  auto manifest = read_manifest(*ctx.fs, manifest_path, root, /*acting=*/false);
+  LockedCopy copy{root, manifest ? &*manifest : nullptr, 0};
+  if (auto info = ctx.fs->stat(manifest_path)) copy.installed_ns = info->mtime_ns;
+  if (!manifest && !opt.deep) {
+    out.drift.push_back({"changed", manifest_path, "the install manifest cannot be read (" + manifest.error().message +
+                                                       "): `cudnnup check --deep` compares the files by sha256"});
+  }
+  const FileSystem& fs = *ctx.fs;
+  FileHasher hasher = [&fs](const std::string& r, const std::string& rel) { return sha256_file_below(fs, r, rel); };
+  FileCheck files = check_locked_files(fs, out.lock, copy, opt.deep ? &hasher : nullptr, ctx.env.windows());
+  out.files_checked = files.files_checked;
+  for (auto& d : files.drift) out.drift.push_back(std::move(d));
+  if (auto load = check_plain_program_load(fs, ctx.env, out.lock, root)) out.drift.push_back(std::move(*load));
+}
+
+nlohmann::ordered_json check_json(const CheckOptions& opt, const CheckOutcome& out) {
+  nlohmann::ordered_json drift = nlohmann::ordered_json::array();
+  for (const auto& d : out.drift) drift.push_back({{"kind", d.kind}, {"subject", d.subject}, {"message", d.message}});
+  return json_document("cudnnup.check/1", "",
+                       {{"lock", out.lock_path},
+                        {"id", out.lock.id},
+                        {"deep", opt.deep},
+                        {"copy", out.copy_root.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.copy_root)},
+                        {"files_checked", out.files_checked},
+                        {"driver", out.driver.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.driver)},
+                        {"matches", out.drift.empty()},
+                        {"drift", drift}});
+}
+
+void print_text(const AppContext& ctx, const CheckOptions& opt, const CheckOutcome& out) {
+  std::cout << shown_path(ctx, out.lock_path) << ": cuDNN " << out.lock.id << "\n";
+  if (out.drift.empty()) {
+    if (ctx.options.quiet) return;
+    std::cout << "  matches: the selected version, " << out.files_checked << " files ("
+              << (opt.deep ? "every sha256" : "type, size and modification time; --deep compares every sha256")
+              << "), the copy a plain program loads, the driver minimum"
+              << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
+    return;
+  }
+  for (const auto& d : out.drift) std::cout << "  x " << d.message << "\n";
+  std::cout << out.drift.size() << (out.drift.size() == 1 ? " difference" : " differences")
+            << " from the lock; `cudnnup install --locked` installs and selects the locked copy\n";
+}
+
+int run_check(AppContext& ctx, const CheckOptions& opt) {
+  auto path = locate_lock_file(*ctx.fs, ctx.env.cwd, opt.lock);
+  if (!path) return report_error(ctx, path.error());
+  auto lock = read_lock_file(*ctx.fs, *path);
+  if (!lock) return report_error(ctx, lock.error());
+  auto store = read_store(ctx);
+  if (!store) return report_error(ctx, store.error());
+  CheckOutcome out;
+  out.lock_path = *path;
+  out.lock = std::move(*lock);
+  check_selection(ctx, *store, out);
+  check_copy(ctx, *store, opt, out);
+  out.driver = kernel_module_version(*ctx.fs);
+  if (auto d = check_driver_minimum(out.driver, out.lock, ctx.env.windows())) out.drift.push_back(std::move(*d));
+  if (ctx.options.json) {
+    std::cout << dump_json(check_json(opt, out), 2) << std::endl;
+  } else {
+    print_text(ctx, opt, out);
+  }
+  return out.drift.empty() ? kExitOk : kExitProblems;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, CommandAction& action) {
+  static CheckOptions opt;
+  auto* cmd = app.add_subcommand("check", "Compare this machine with cudnn.lock: version, every file, what loads, the driver");
+  cmd->footer(
+      "Reads the nearest cudnn.lock from the working directory up (or --lock FILE). Compares the version\n"
+      "`exec`/`env` select here, every file of the locked copy (missing, changed, an extra library), the\n"
+      "copy a plain program started in this environment loads, and the driver minimum. Fast by default\n"
+      "(one stat per file against the install manifest); --deep hashes every file.\n"
+      "Exit codes: 0 it matches; 1 differences (each names the file or version); 2 no lock, or a lock that\n"
+      "cannot be read or is not one cudnnup wrote.\n"
+      "Examples:\n  cudnnup check\n  cudnnup exec -- cudnnup check --deep --json");
+  cmd->add_option("--lock", opt.lock, "The lock to compare with (default: the nearest cudnn.lock)")->type_name("FILE");
+  cmd->add_flag("--deep", opt.deep, "Compare every file's sha256 (reads the whole copy)");
+  cmd->callback([&action] { action = [](AppContext& ctx) { return run_check(ctx, opt); }; });
+}
+
+}  // namespace cudnnup

@@ -1,0 +1,52 @@
+#include "app/commands/install_locked.h"
+
+#include "base/paths.h"
+#include "base/strings.h"
+#include "store/use_change.h"
+
+namespace cudnnup {
+
+Result<LockedRequest> locked_request(const AppContext& ctx, const std::string& given, const std::string& platform_key) {
+  auto path = locate_lock_file(*ctx.fs, ctx.env.cwd, given);
+  if (!path) return path.error();
+  auto lock = read_lock_file(*ctx.fs, *path);
+  if (!lock) return lock.error();
+  if (lock->archive_sha256.empty()) {
+    return make_error(ErrorCode::kUsage, *path + " names no archive (its copy was installed without one): "
+                                                 "install --locked needs the archive's sha256", *path);
+  }
+  if (lock->platform != platform_key) {
+    return make_error(ErrorCode::kUsage, *path + " is for " + lock->platform + ", this machine is " + platform_key, *path);
+  }
+  auto version = Version::parse(lock->cudnn_version);
+  if (!version) return make_error(ErrorCode::kCorrupt, *path + ": field 'cudnn_version' must be a version", *path);
+  return LockedRequest{*path, std::move(*lock), version->truncated(3).str()};
+}
+
+Result<std::string> finish_locked_install(AppContext& ctx, LockedStore& store, const LockedRequest& request,
+                                          const std::string& installed_id) {
+  const CudnnLock& lock = request.lock;
+  if (installed_id != lock.id) {
+    return make_error(ErrorCode::kCorrupt, "the mirror's archive installed cuDNN " + installed_id + ", the lock names " + lock.id,
+                      request.lock_path);
+  }
+  std::string dir = store.store.layout.version_dir(lock.id);
+  auto manifest = read_manifest(*ctx.fs, paths::join(dir, StoreLayout::kManifestName), dir, /*acting=*/false);
+  if (!manifest) return manifest.error();
+  auto differences = manifest_differences(lock, *manifest);
+  if (!differences.empty()) {
+    return make_error(ErrorCode::kCorrupt, "cuDNN " + lock.id + " in " + dir + " is not the locked copy: " +
+                                               join(differences, "; ") + " (`cudnnup uninstall " + lock.id + "`, then again)",
+                      request.lock_path);
+  }
+  auto installed = list_installed(*ctx.fs, store.store.layout);
+  if (!installed) return installed.error();
+  store.store.installed = std::move(*installed);
+  auto selected = selected_version(ctx, store.store);
+  if (selected && selected->id.id == lock.id) return "selected " + selected->request.describe();
+  std::string pin = paths::join(paths::parent(request.lock_path), kPinFileName);
+  if (auto s = set_pin_file(*ctx.fs, store.store.layout, store.store.state, pin, lock.id, utc_now_iso()); !s) return s.error();
+  return "selected by " + pin;
+}
+
+}  // namespace cudnnup

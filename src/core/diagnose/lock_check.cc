@@ -1,0 +1,147 @@
+#include "diagnose/lock_check.h"
+
+#include <map>
+#include <set>
+
+#include "base/paths.h"
+#include "base/version.h"
+#include "facts/cudnn_files.h"
+#include "loader/which.h"
+
+namespace cudnnup {
+namespace {
+
+std::string size_words(uint64_t n) { return std::to_string(n) + " bytes"; }
+
+// One locked file against the disk; nullopt when it matches.
+std::optional<LockDrift> check_one(const FileSystem& fs, const LockedFile& f, const LockedCopy& copy,
+                                   const std::map<std::string, const ManifestFile*>& installed, const FileHasher* hasher) {
+  std::string shown = paths::join(copy.root, f.path);
+  auto info = fs.lstat_below(copy.root, f.path);
+  if (!info) {
+    // Gone, or now reached through a link (never followed): either way not the locked file.
+    if (info.error().code == ErrorCode::kPermission) return LockDrift{"not_a_file", shown, shown + ": reached through a link now"};
+    return LockDrift{"missing", shown, shown + ": missing (the lock names it)"};
+  }
+  if (f.kind == EntryKind::kSymlink) {
+    auto target = fs.read_link_below(copy.root, f.path);
+    if (!target || *target != f.link_target) {
+      return LockDrift{"link_changed", shown, shown + ": should be a link to " + f.link_target};
+    }
+    return std::nullopt;
+  }
+  if (info->type != FileType::kRegular) return LockDrift{"not_a_file", shown, shown + ": no longer a regular file"};
+  if (info->size != f.size) {
+    return LockDrift{"changed", shown, shown + ": " + size_words(info->size) + ", the lock says " + size_words(f.size)};
+  }
+  if (hasher) {
+    auto sum = (*hasher)(copy.root, f.path);
+    if (!sum) return LockDrift{"missing", shown, shown + ": cannot be read (" + sum.error().message + ")"};
+    if (*sum != f.sha256) return LockDrift{"changed", shown, shown + ": same size, but its sha256 is not the lock's"};
+    return std::nullopt;
+  }
+  // Fast: what install hashed must be what the lock names, and nothing may have written the
+  // file since (install writes every file before its manifest).
+  auto it = installed.find(f.path);
+  if (it == installed.end()) {
+    return LockDrift{"changed", shown, shown + ": the install manifest does not list it (run `cudnnup check --deep`)"};
+  }
+  if (!it->second->sha256.empty() && it->second->sha256 != f.sha256) {
+    return LockDrift{"changed", shown, shown + ": installed with other contents than the lock's (the sha256 differs)"};
+  }
+  if (copy.installed_ns > 0 && info->mtime_ns > copy.installed_ns) {
+    return LockDrift{"modified", shown, shown + ": modified after install (`cudnnup check --deep` compares its sha256)"};
+  }
+  return std::nullopt;
+}
+
+// Library files in the folders the lock names libraries in, that the lock does not name: a
+// library copied in over the top is loaded like one of the copy's own.
+void find_extra_libraries(const FileSystem& fs, const CudnnLock& lock, const LockedCopy& copy, bool windows,
+                          std::vector<LockDrift>& out) {
+  std::set<std::string> named, dirs;
+  for (const auto& f : lock.files) {
+    named.insert(f.path);
+    std::string name(paths::basename(f.path));
+    if (is_library_file_name(name, windows)) {
+      size_t slash = f.path.rfind('/');
+      dirs.insert(slash == std::string::npos ? std::string() : f.path.substr(0, slash));
+    }
+  }
+  for (const auto& dir : dirs) {
+    auto entries = dir.empty() ? fs.list_dir(copy.root) : fs.list_dir_below(copy.root, dir);
+    if (!entries) continue;  // a missing folder shows as its files missing
+    for (const auto& e : *entries) {
+      std::string rel = dir.empty() ? e.name : dir + "/" + e.name;
+      if (e.type == FileType::kDirectory || named.count(rel) || !is_library_file_name(e.name, windows)) continue;
+      std::string shown = paths::join(copy.root, rel);
+      out.push_back({"extra", shown, shown + ": a library file the lock does not name"});
+    }
+  }
+}
+
+bool below(const std::string& path, const std::string& root) {
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+}
+
+}  // namespace
+
+FileCheck check_locked_files(const FileSystem& fs, const CudnnLock& lock, const LockedCopy& copy,
+                             const FileHasher* hasher, bool windows) {
+  FileCheck out;
+  std::map<std::string, const ManifestFile*> installed;
+  if (copy.manifest) {
+    for (const auto& mf : copy.manifest->files) installed[mf.path] = &mf;
+    if (!lock.archive_sha256.empty() && !copy.manifest->archive_sha256.empty() &&
+        lock.archive_sha256 != copy.manifest->archive_sha256) {
+      out.drift.push_back({"archive", copy.root,
+                           "cuDNN " + lock.id + " was installed from " + copy.manifest->archive_file_name +
+                               ", whose sha256 is not the locked archive's (" + lock.archive_file_name + ")"});
+    }
+  }
+  for (const auto& f : lock.files) {
+    ++out.files_checked;
+    if (auto d = check_one(fs, f, copy, installed, hasher)) out.drift.push_back(std::move(*d));
+  }
+  find_extra_libraries(fs, lock, copy, windows, out.drift);
+  return out;
+}
+
+std::optional<LockDrift> check_plain_program_load(const FileSystem& fs, const Environment& env, const CudnnLock& lock,
+                                                  const std::string& root) {
+  auto version = Version::parse(lock.cudnn_version);
+  std::string shim = cudnn_library_file_name("cudnn", version ? version->major() : 9, env.windows());
+  WhichReport which = which_plain_program(fs, env, shim);
+  auto real_root = fs.canonical(root);
+  std::string want = real_root ? *real_root : root;
+  if (!which.resolution.found) {
+    return LockDrift{"loads", shim, "a plain program started here finds no " + shim +
+                                        (which.resolution.error.empty() ? "" : " (" + which.resolution.error + ")") +
+                                        "; run it under `cudnnup exec` or after `eval \"$(cudnnup env)\"`"};
+  }
+  std::string got = which.resolution.canonical.empty() ? which.resolution.path : which.resolution.canonical;
+  if (!below(got, want)) {
+    return LockDrift{"loads", got, "a plain program started here loads " + got + " (" + which.resolution.rule_detail +
+                                       "), not the locked copy in " + want};
+  }
+  for (const auto& file : which.loaded_cudnn_files) {
+    auto real = fs.canonical(file);
+    std::string f = real ? *real : file;
+    if (!below(f, want)) {
+      return LockDrift{"loads", f, "a plain program started here loads " + f + " from another copy beside the locked " + want};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<LockDrift> check_driver_minimum(const std::string& driver_version, const CudnnLock& lock, bool windows) {
+  const std::string& minimum = windows ? lock.driver_minimum_windows : lock.driver_minimum_linux;
+  auto have = Version::parse(driver_version);
+  auto need = Version::parse(minimum);
+  if (!have || !need || *have >= *need) return std::nullopt;
+  return LockDrift{"driver", driver_version,
+                   "the NVIDIA driver here is " + driver_version + "; CUDA " + std::to_string(lock.cuda_major) +
+                       " builds of cuDNN need " + minimum + " or newer (" + lock.driver_minimum_source + ")"};
+}
+
+}  // namespace cudnnup
