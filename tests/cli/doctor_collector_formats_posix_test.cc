@@ -143,6 +143,20 @@ TEST_F(CollectorFormats, NfdStaysValidOnHostileFolderNames) {
   EXPECT_EQ(r.out.find(tmp.path()), std::string::npos) << "no path reaches a label: " << r.out;
 }
 
+// `doctor --format F > f.tmp && mv f.tmp f` must not put a truncated file in place: a write
+// that fails (here /dev/full, as a full disk) is exit 2 with the reason on stderr.
+TEST_F(CollectorFormats, AFailedWriteIsExit2SoTheCollectorKeepsItsOldFile) {
+  for (const char* format : {"prometheus", "nfd"}) {
+    ProcessOptions o;
+    o.timeout_ms = 60000;
+    o.env = env(ordinary());
+    auto r = run_process({"/bin/sh", "-c", sh_quote(cudnnup_binary()) + " doctor --format " + format + " > /dev/full"}, o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->exit_code, 2) << format << ": " << r->err;
+    EXPECT_NE(r->err.find("could not write the output"), std::string::npos) << r->err;
+  }
+}
+
 TEST_F(CollectorFormats, OtherCommandsRefuseTheseFormats) {
   for (const char* format : {"prometheus", "nfd"}) {
     for (const char* command : {"list", "which", "current"}) {

@@ -61,6 +61,14 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
   }
 }
 
+// The collector's `doctor ... > f.tmp && mv f.tmp f` replaces its file only on exit 0, so a write
+// that failed (a full disk) is exit 2, never a truncated file put in place.
+int print_collector_file(AppContext& ctx, const std::string& text) {
+  std::cout << text << std::flush;
+  if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the output to standard output"));
+  return kExitOk;
+}
+
 int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   auto for_target = resolve_for_target(ctx, opts.for_target);
   if (!for_target) return report_error(ctx, for_target.error());
@@ -83,13 +91,9 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   // `doctor --format prometheus > f.tmp && mv f.tmp f.prom` replaces it (docs/exit-codes.md).
   if (ctx.options.format == OutputFormat::kPrometheus) {
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
-    std::cout << render_report_prometheus(*outcome, code, now.count());
-    return kExitOk;
+    return print_collector_file(ctx, render_report_prometheus(*outcome, code, now.count()));
   }
-  if (ctx.options.format == OutputFormat::kNfd) {
-    std::cout << render_report_nfd(*outcome, code);
-    return kExitOk;
-  }
+  if (ctx.options.format == OutputFormat::kNfd) return print_collector_file(ctx, render_report_nfd(*outcome, code));
   if (ctx.options.json) {
     auto doc = report_to_json(report, code, host_name());
     doc["plain_program"] = nlohmann::ordered_json::array();
