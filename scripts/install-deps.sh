@@ -9,6 +9,7 @@ packages=(
   libarchive-dev libcurl4-openssl-dev libssl-dev
   googletest libgtest-dev libgmock-dev
   python3 python3-jsonschema zsh fish zip xz-utils bsdutils
+  chromium python3-pil fonts-dejavu-core  # tests/html: doctor --format html in headless Chromium, screenshot checked
   prometheus   # promtool: tests/cli/doctor_collector_formats_posix_test.cc checks doctor --format prometheus
   patchelf   # tests/disk/loader_differential_test.cc patches stub libraries per scenario
   universal-ctags   # tests/style/function_length_test.py: function extents

@@ -10,7 +10,7 @@
 
 namespace cudnnup {
 
-enum class OutputFormat { kText, kJson, kPrometheus, kNfd };
+enum class OutputFormat { kText, kJson, kPrometheus, kNfd, kHtml };
 
 struct FormatInfo {
   OutputFormat format;

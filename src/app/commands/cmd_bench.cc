@@ -14,6 +14,7 @@
 #include "app/child/copy_loader.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/commands/bench_run.h"
 #include "app/render/bench_render.h"
 #include "base/json_reader.h"
 #include "base/json_text.h"
@@ -27,19 +28,6 @@ namespace {
 
 using nlohmann::json;
 
-struct BenchOptions {
-  std::string copy;
-  std::string shapes = "default";
-  std::string compare;   // PyTorch JSON
-  std::string svg;       // write the plot here
-  std::string libcuda;
-  std::string candidates = "pytorch";
-  std::string tf32 = "on";
-  int gpu = 0;
-  int max_candidates = 0;  // 0: the policy's default
-  int timeout_s = 600;
-  bool list_cases = false;
-};
 
 int list_cases(const std::vector<BenchShape>& shapes) {
   // The cases as data, for bench/pytorch_conv.py: both sides measure exactly these.
@@ -54,11 +42,19 @@ int list_cases(const std::vector<BenchShape>& shapes) {
   return kExitOk;
 }
 
-// A bench that could not run is the error document like every other failure; the exit code says
-// which kind it was (3: no driver/GPU, 1: the copy or a case failed).
-int report_failure(const AppContext& ctx, const std::string& message, int code) {
-  ErrorCode kind = code == kExitNoGpu ? ErrorCode::kNotFound : ErrorCode::kUnsupported;
-  return report_error(ctx, make_error(kind, message), code);
+// A bench that could not run; the exit code says which kind it was (3: no driver/GPU, 1: the copy
+// or a case failed). The command prints it as the error document like every other failure.
+BenchRun failed_run(const std::string& message, int code) {
+  BenchRun run;
+  run.failure = make_error(code == kExitNoGpu ? ErrorCode::kNotFound : ErrorCode::kUnsupported, message);
+  run.exit_code = code;
+  return run;
+}
+BenchRun failed_run(const Error& error) {
+  BenchRun run;
+  run.failure = error;
+  run.exit_code = exit_code_for(error);
+  return run;
 }
 
 // The rows of the cases the child reported, in case order. The child has loaded a library
@@ -111,10 +107,11 @@ BenchHeader header_from(const json& doc, const BenchOptions& opt, std::string* p
   return h;
 }
 
-int run_bench(AppContext& ctx, const BenchOptions& opt) {
+}  // namespace
+
+BenchRun run_bench_cases(AppContext& ctx, const BenchOptions& opt) {
   auto shapes = load_bench_shapes(*ctx.fs, opt.shapes);
-  if (!shapes) return report_error(ctx, shapes.error());
-  if (opt.list_cases) return list_cases(*shapes);
+  if (!shapes) return failed_run(shapes.error());
   const CandidatePolicy policy = opt.candidates == "wide" ? CandidatePolicy::kWide : CandidatePolicy::kPyTorch;
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "no cuDNN copy found in the usual places; name one with --copy PATH");
   if (!opt.copy.empty()) {
@@ -125,7 +122,7 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
       if (loc) break;
     }
   }
-  if (!loc) return report_error(ctx, loc.error());
+  if (!loc) return failed_run(loc.error());
   json request{{"lib_dir", loc->lib_dir}, {"gpu", opt.gpu}, {"shapes", opt.shapes},
                {"libcuda", pick_libcuda(ctx, opt.libcuda)}, {"candidates", candidate_policy_name(policy)},
                {"max_candidates", opt.max_candidates > 0 ? opt.max_candidates : default_max_candidates(policy)},
@@ -151,23 +148,23 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
   if (run.problem) {
     std::string message = run.problem->summary;
     for (const auto& e : run.problem->evidence) message += "\n  " + e;
-    return report_failure(ctx, message + "\n  `cudnnup verify --copy " + loc->lib_dir + "` finds the broken stage",
+    return failed_run(message + "\n  `cudnnup verify --copy " + loc->lib_dir + "` finds the broken stage",
                           kExitProblems);
   }
-  if (!setup_reader.ok()) return report_failure(ctx, setup_reader.status().error().message, kExitProblems);
+  if (!setup_reader.ok()) return failed_run(setup_reader.status().error().message, kExitProblems);
   if (!setup_error.empty()) {
-    return report_failure(ctx, setup_error, no_gpu ? kExitNoGpu : kExitProblems);
+    return failed_run(setup_error, no_gpu ? kExitNoGpu : kExitProblems);
   }
   std::string report_problem;
   std::vector<BenchRow> rows = rows_from(run.transcript, cases, &report_problem);
   const json* result = run.transcript.result();
   BenchHeader header = header_from(result ? *result : json::object(), opt, &report_problem);
-  if (!report_problem.empty()) return report_failure(ctx, report_problem, kExitProblems);
+  if (!report_problem.empty()) return failed_run(report_problem, kExitProblems);
   if (!opt.compare.empty()) {
     auto text = ctx.fs->read_file(opt.compare, 16 << 20);
-    if (!text) return report_error(ctx, make_error(ErrorCode::kNotFound, "cannot read " + opt.compare, opt.compare));
+    if (!text) return failed_run(make_error(ErrorCode::kNotFound, "cannot read " + opt.compare, opt.compare));
     auto side = attach_pytorch_results(*text, rows);
-    if (!side) return report_error(ctx, make_error(side.error().code, opt.compare + ": " + side.error().message, opt.compare));
+    if (!side) return failed_run(make_error(side.error().code, opt.compare + ": " + side.error().message, opt.compare));
     std::string their_dir = side->cudnn_library.empty() ? "" : paths::parent(side->cudnn_library);
     if (auto canonical = ctx.fs->canonical(their_dir); !their_dir.empty() && canonical) their_dir = *canonical;
     BenchSide ours{header.lib_dir, header.cudnn_version, header.allow_tf32, policy,
@@ -175,29 +172,45 @@ int run_bench(AppContext& ctx, const BenchOptions& opt) {
     header.mismatches = comparison_mismatches(*side, their_dir, ours);
     header.compared = true;
   }
+  BenchRun out;
+  out.exit_code = kExitOk;
+  for (const auto& r : rows) {
+    if (!r.error.empty()) out.exit_code = kExitProblems;
+  }
+  out.doc = result ? *result : json::object();
+  out.doc["schema"] = "cudnnup.bench/1";
+  out.doc["candidates"] = candidate_policy_name(policy);
+  out.doc["allow_tf32"] = header.allow_tf32;
+  json jr = json::array();
+  for (const auto& r : rows) jr.push_back(bench_row_to_json(r, header.peak.for_type(r.bench.type, r.tensor_cores)));
+  out.doc["rows"] = jr;
+  if (header.compared) out.doc["comparison"] = {{"like_for_like", header.mismatches.empty()}, {"mismatches", header.mismatches}};
+  out.doc["exit_code"] = out.exit_code;
+  out.header = std::move(header);
+  out.rows = std::move(rows);
+  return out;
+}
+
+namespace {
+
+int run_bench(AppContext& ctx, const BenchOptions& opt) {
+  if (opt.list_cases) {
+    auto shapes = load_bench_shapes(*ctx.fs, opt.shapes);
+    if (!shapes) return report_error(ctx, shapes.error());
+    return list_cases(*shapes);
+  }
+  BenchRun run = run_bench_cases(ctx, opt);
+  if (run.failure) return report_error(ctx, *run.failure, run.exit_code);
   if (!opt.svg.empty()) {
-    auto st = ctx.fs->write_file(opt.svg, render_bench_svg(header, rows), false);
+    auto st = ctx.fs->write_file(opt.svg, render_bench_svg(run.header, run.rows), false);
     if (!st) return report_error(ctx, st.error());
   }
-  int rc = kExitOk;
-  for (const auto& r : rows) {
-    if (!r.error.empty()) rc = kExitProblems;
-  }
   if (ctx.options.json) {
-    json out = result ? *result : json::object();
-    out["schema"] = "cudnnup.bench/1";
-    out["candidates"] = candidate_policy_name(policy);
-    out["allow_tf32"] = header.allow_tf32;
-    json jr = json::array();
-    for (const auto& r : rows) jr.push_back(bench_row_to_json(r, header.peak.for_type(r.bench.type, r.tensor_cores)));
-    out["rows"] = jr;
-    if (header.compared) out["comparison"] = {{"like_for_like", header.mismatches.empty()}, {"mismatches", header.mismatches}};
-    out["exit_code"] = rc;
-    std::cout << dump_json(out, 2) << std::endl;
+    std::cout << dump_json(run.doc, 2) << std::endl;
   } else {
-    std::cout << render_bench_text(header, rows);
+    std::cout << render_bench_text(run.header, run.rows);
   }
-  return rc;
+  return run.exit_code;
 }
 
 }  // namespace

@@ -1,11 +1,15 @@
 // `cudnnup doctor`: everything relevant on this machine, what is wrong, and how to fix it.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "app/commands/doctor_runner.h"
 #include "app/cli/exit_codes.h"
+#include "app/commands/bench_run.h"
+#include "app/commands/verify_run.h"
+#include "app/render/report_html.h"
 #include "app/render/report_json.h"
 #include "app/render/report_nfd.h"
 #include "app/render/report_prometheus.h"
@@ -26,7 +30,14 @@ struct DoctorOptions {
   int probe_timeout_s = 120;
   bool deep = false;
   std::string for_target;  // --for PATH|FRAMEWORK
+  // --format html only:
+  std::vector<std::string> from;  // saved doctor/verify/bench JSON to show
+  bool with_verify = false;
+  bool with_bench = false;
 };
+
+// Saved reports are at most this large (a doctor report of a busy machine is ~100 KiB).
+constexpr uint64_t kMaxSavedReportBytes = 16 << 20;
 
 // --for: a framework name as given, else the path made absolute; a path that is not there is a
 // usage error (exit 2) rather than a silent empty answer.
@@ -69,6 +80,91 @@ int print_collector_file(AppContext& ctx, const std::string& text) {
   return kExitOk;
 }
 
+// The `cudnnup.doctor/1` document (docs/json-schema.md): --json prints it, --format html renders it.
+nlohmann::ordered_json doctor_document(const AppContext& ctx, const DoctorOutcome& outcome,
+                                       const std::vector<FrameworkProbe>& probes, const DoctorOptions& opts, int code) {
+  auto doc = report_to_json(outcome.report, code, host_name());
+  doc["plain_program"] = nlohmann::ordered_json::array();
+  for (const auto& w : outcome.plain_program) doc["plain_program"].push_back(which_report_to_json(w));
+  if (!opts.for_target.empty()) {
+    doc["for_program"] = nlohmann::ordered_json::array();
+    for (const auto& w : outcome.for_program) doc["for_program"].push_back(which_report_to_json(w));
+  }
+  if (ctx.env.windows()) {
+    doc["windows_loads"] = nlohmann::ordered_json::array();
+    for (const auto& w : outcome.windows_loads) doc["windows_loads"].push_back(which_report_to_json(w));
+  }
+  doc["python_environments"] = outcome.python_envs;
+  doc["frameworks"] = nlohmann::ordered_json::array();
+  for (const auto& f : outcome.frameworks) doc["frameworks"].push_back(framework_report_to_json(f));
+  if (opts.probe_frameworks) {
+    doc["framework_probes"] = nlohmann::ordered_json::array();
+    for (const auto& p : probes) doc["framework_probes"].push_back(framework_probe_to_json(p));
+  }
+  return doc;
+}
+
+// "2026-12-03 14:05 UTC": when the page was made, for the reader of a shared page.
+std::string utc_now_text() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32] = "";
+  if (const std::tm* t = std::gmtime(&now)) std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", t);
+  return text;
+}
+
+// --from FILE: a saved doctor, verify or bench report, told apart by its schema.
+Status add_saved_report(const AppContext& ctx, const std::string& file, bool* have_doctor, HtmlReportInputs& in) {
+  auto contents = ctx.fs->read_regular(file, kMaxSavedReportBytes, /*follow_link=*/true);
+  if (!contents) return make_error(ErrorCode::kUsage, "--from " + file + ": " + contents.error().message, file);
+  HtmlSource source{contents->bytes, file};
+  std::string schema = json_document_schema(source.text);
+  auto twice = [&](const char* what) {
+    return make_error(ErrorCode::kUsage, "--from " + file + ": a second " + what + " report (give one of each)", file);
+  };
+  if (schema == "cudnnup.doctor/1") {
+    if (*have_doctor) return twice("doctor");
+    *have_doctor = true;
+    in.doctor = std::move(source);
+  } else if (schema == "cudnnup.verify/1") {
+    if (in.verify) return twice("verify");
+    in.verify = std::move(source);
+  } else if (schema == "cudnnup.bench/1") {
+    if (in.bench) return twice("bench");
+    in.bench = std::move(source);
+  } else {
+    return make_error(ErrorCode::kUsage,
+                      "--from " + file + ": not a saved `cudnnup --json doctor`, `verify` or `bench` report" +
+                          (schema.empty() ? std::string(" (not JSON with a \"schema\")") : " (its schema is " + schema + ")"),
+                      file);
+  }
+  return Ok{};
+}
+
+// The doctor HTML page: this machine's report (or a saved one), with verify and bench when asked.
+// `in` holds the doctor report (this machine's or a saved one) and any saved verify/bench report.
+int print_html(AppContext& ctx, const DoctorOptions& opts, HtmlReportInputs in) {
+  Shell shell = default_fix_shell(ctx.env.windows());
+  if (opts.with_verify && !in.verify) {
+    VerifyOptions verify;
+    auto run = run_verify_stages(ctx, verify);
+    // A machine where verify cannot even pick a copy still gets its page; the reason is said.
+    if (!run) std::cerr << "cudnnup: --with-verify: " << run.error().message << "\n";
+    else in.verify = HtmlSource{dump_json(verify_run_to_json(*run, shell), 0), "this machine"};
+  }
+  if (opts.with_bench && !in.bench) {
+    BenchOptions bench;
+    BenchRun run = run_bench_cases(ctx, bench);
+    if (run.failure) std::cerr << "cudnnup: --with-bench: " << run.failure->message << "\n";
+    else in.bench = HtmlSource{dump_json(run.doc, 0), "this machine"};
+  }
+  in.generated = utc_now_text();
+  auto page = render_doctor_html(in);
+  if (!page) return report_error(ctx, page.error());
+  std::cout << page->html << std::flush;
+  if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the page to standard output"));
+  return page->doctor_exit_code;
+}
+
 int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   auto for_target = resolve_for_target(ctx, opts.for_target);
   if (!for_target) return report_error(ctx, for_target.error());
@@ -76,6 +172,18 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     return report_error(ctx, make_error(ErrorCode::kUsage,
                                         "doctor --for models Linux programs; on Windows use cudnnup which --for"));
   }
+  const bool html = ctx.options.format == OutputFormat::kHtml;
+  if (!html && (!opts.from.empty() || opts.with_verify || opts.with_bench)) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "--from, --with-verify and --with-bench go with --format html"));
+  }
+  // Saved reports are read (and refused) before anything runs; a saved doctor report replaces
+  // examining this machine.
+  HtmlReportInputs saved;
+  bool saved_doctor = false;
+  for (const auto& file : opts.from) {
+    if (auto st = add_saved_report(ctx, file, &saved_doctor, saved); !st) return report_error(ctx, st.error());
+  }
+  if (html && saved_doctor) return print_html(ctx, opts, std::move(saved));
   auto outcome = collect_outcome(ctx, opts.deep, *for_target);
   if (!outcome) return report_error(ctx, outcome.error());
   Report& report = outcome->report;
@@ -94,26 +202,12 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     return print_collector_file(ctx, render_report_prometheus(*outcome, code, now.count()));
   }
   if (ctx.options.format == OutputFormat::kNfd) return print_collector_file(ctx, render_report_nfd(*outcome, code));
+  if (html) {
+    saved.doctor = {dump_json(doctor_document(ctx, *outcome, probes, opts, code), 0), "this machine"};
+    return print_html(ctx, opts, std::move(saved));
+  }
   if (ctx.options.json) {
-    auto doc = report_to_json(report, code, host_name());
-    doc["plain_program"] = nlohmann::ordered_json::array();
-    for (const auto& w : outcome->plain_program) doc["plain_program"].push_back(which_report_to_json(w));
-    if (!opts.for_target.empty()) {
-      doc["for_program"] = nlohmann::ordered_json::array();
-      for (const auto& w : outcome->for_program) doc["for_program"].push_back(which_report_to_json(w));
-    }
-    if (ctx.env.windows()) {
-      doc["windows_loads"] = nlohmann::ordered_json::array();
-      for (const auto& w : outcome->windows_loads) doc["windows_loads"].push_back(which_report_to_json(w));
-    }
-    doc["python_environments"] = outcome->python_envs;
-    doc["frameworks"] = nlohmann::ordered_json::array();
-    for (const auto& f : outcome->frameworks) doc["frameworks"].push_back(framework_report_to_json(f));
-    if (opts.probe_frameworks) {
-      doc["framework_probes"] = nlohmann::ordered_json::array();
-      for (const auto& p : probes) doc["framework_probes"].push_back(framework_probe_to_json(p));
-    }
-    std::cout << dump_json(doc, 2) << std::endl;
+    std::cout << dump_json(doctor_document(ctx, *outcome, probes, opts, code), 2) << std::endl;
     return code;
   }
   std::cout << render_report_text(report, Style{ctx.color}, ctx.env.windows(), ctx.options.quiet);
@@ -147,7 +241,8 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
 }  // namespace
 
 void add_doctor_command(CLI::App& app, CommandAction& action) {
-  offer_formats("doctor", {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kPrometheus, OutputFormat::kNfd});
+  offer_formats("doctor", {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kPrometheus, OutputFormat::kNfd,
+                           OutputFormat::kHtml});
   auto* cmd = app.add_subcommand(
       "doctor",
       "Find the NVIDIA driver, every CUDA toolkit and every cuDNN copy, and say what is wrong and how to fix it");
@@ -164,10 +259,14 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "findings of their own, with the variable and entry to change; each copy is judged by a probe that\n"
       "runs without them (only the copy's own directory to search) and names every file it mapped.\n\n"
       "--format prometheus writes metrics for node_exporter's textfile collector, --format nfd node labels for\n"
-      "Node Feature Discovery's features.d (docs/commands/doctor.md has a systemd timer and a DaemonSet).\n\n"
+      "Node Feature Discovery's features.d (docs/commands/doctor.md has a systemd timer and a DaemonSet).\n"
+      "--format html writes one self-contained page to share (no script, nothing fetched): the checklist, the\n"
+      "findings and fixes, the copies, what loads and why; --with-verify and --with-bench add those runs, and\n"
+      "--from FILE renders saved `--json` reports of doctor, verify or bench instead of running them.\n\n"
       "Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage or tool error; with --format\n"
       "prometheus or nfd, 0 whenever the file is written (its problems are in it), 2 when it is not.\n"
-      "Examples:\n  cudnnup doctor\n  cudnnup doctor --for ./train\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
+      "Examples:\n  cudnnup doctor\n  cudnnup doctor --for ./train\n  cudnnup doctor --format html --with-verify > report.html\n"
+      "  cudnnup doctor --format html --from host1.json --from bench.json > host1.html\n  cudnnup doctor --json | jq '.findings[] | select(.severity==\"error\")'");
   auto opts = std::make_shared<DoctorOptions>();
   cmd->add_flag("--probe-frameworks", opts->probe_frameworks,
                 "Also start each framework's Python (PyTorch, TensorFlow, JAX, ONNX Runtime) in a child process, ask "
@@ -178,6 +277,14 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
                   "Also report what this program or shared object (or framework: torch, tensorflow, jax, onnxruntime, "
                   "paddle) loads under this environment");
   cmd->add_option("--probe-timeout", opts->probe_timeout_s, "Seconds each framework probe may take")->default_val(120);
+  cmd->add_option("--from", opts->from,
+                  "With --format html: a saved `cudnnup --json doctor`, `verify --json` or `bench --json` report to "
+                  "show (repeat for several; a doctor report replaces examining this machine)")
+      ->type_name("FILE");
+  cmd->add_flag("--with-verify", opts->with_verify,
+                "With --format html: also run `cudnnup verify` on the selected copy and show its stages");
+  cmd->add_flag("--with-bench", opts->with_bench,
+                "With --format html: also run `cudnnup bench` (GPU: minutes) and plot it");
   cmd->callback([&action, opts] { action = [opts](AppContext& ctx) { return run_doctor_command(ctx, *opts); }; });
 }
 

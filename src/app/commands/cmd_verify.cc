@@ -16,6 +16,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/commands/doctor_runner.h"
+#include "app/commands/verify_run.h"
 #include "app/render/verify_render.h"
 #include "shell/fix_render.h"
 #include "child/loader_environment.h"
@@ -34,14 +35,6 @@ using nlohmann::json;
 
 // ------------------------------------------------------------------------------------------
 // parent side
-
-struct VerifyOptions {
-  std::string copy;
-  std::string version;
-  std::string gpu = "0";
-  std::string libcuda;
-  int timeout_s = 120;
-};
 
 // Every stage the child reports, in order, so a run that ends early can mark the rest as not run.
 std::vector<std::pair<std::string, std::string>> child_stage_ids() {
@@ -215,42 +208,46 @@ std::vector<StageResult> front_stages(const AppContext& ctx, const std::string& 
   return front;
 }
 
-int run_verify(AppContext& ctx, const VerifyOptions& opt) {
+}  // namespace
+
+Result<VerifyRun> run_verify_stages(AppContext& ctx, const VerifyOptions& opt) {
   auto start = std::chrono::steady_clock::now();
   const bool windows = ctx.env.windows();
   auto picked = pick_copy(ctx, opt);
-  if (!picked) return report_error(ctx, picked.error());
+  if (!picked) return picked.error();
   const std::string& copy_dir = picked->dir;
   int first_gpu = 0;
   bool all_gpus = opt.gpu == "all";
   if (!all_gpus) {
     auto gpu = checked_int(opt.gpu);
     if (!gpu) {
-      return report_error(ctx, make_error(ErrorCode::kUsage, "--gpu takes a GPU number (0, 1, ...) or 'all', not '" +
-                                                                 opt.gpu + "'"));
+      return make_error(ErrorCode::kUsage, "--gpu takes a GPU number (0, 1, ...) or 'all', not '" + opt.gpu + "'");
     }
     first_gpu = *gpu;
   }
   Result<CopyLocation> loc = make_error(ErrorCode::kNotFound, "");
   if (!copy_dir.empty()) {
     loc = locate_copy(*ctx.fs, copy_dir, windows);
-    if (!loc) return report_error(ctx, loc.error());
+    if (!loc) return loc.error();
   } else {
     for (const auto& dir : default_copy_dirs(ctx.env)) {
       loc = locate_copy(*ctx.fs, dir, windows);
       if (loc) break;
     }
     if (!loc) {
-      return report_error(ctx, make_error(ErrorCode::kNotFound,
-                                          "no cuDNN copy found in the usual places; name one with --copy PATH "
-                                          "(`cudnnup doctor` lists the copies on this machine)"));
+      return make_error(ErrorCode::kNotFound,
+                        "no cuDNN copy found in the usual places; name one with --copy PATH "
+                        "(`cudnnup doctor` lists the copies on this machine)");
     }
   }
 
   std::optional<Version> toolkit, header;
   std::vector<StageResult> front = front_stages(ctx, loc->lib_dir, &toolkit, &header);
 
-  std::vector<VerifyReport> reports;
+  VerifyRun out;
+  out.lib_dir = loc->lib_dir;
+  out.chosen_by = picked->chosen_by;
+  out.reason = picked->reason;
   int gpu = first_gpu;
   int gpu_count = 1;
   do {
@@ -263,28 +260,40 @@ int run_verify(AppContext& ctx, const VerifyOptions& opt) {
     for (auto& s : child.stages) report.stages.push_back(std::move(s));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (all_gpus) gpu_count = child.device_count;
-    reports.push_back(std::move(report));
+    out.reports.push_back(std::move(report));
     ++gpu;
   } while (all_gpus && gpu < gpu_count);
 
-  int rc = kExitOk;
-  for (const auto& r : reports) {
+  out.exit_code = kExitOk;
+  for (const auto& r : out.reports) {
     int code = verify_exit_code(r);
-    if (code == kExitProblems || (code == kExitNoGpu && rc == kExitOk)) rc = code;
+    if (code == kExitProblems || (code == kExitNoGpu && out.exit_code == kExitOk)) out.exit_code = code;
   }
-  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+nlohmann::json verify_run_to_json(const VerifyRun& run, Shell shell) {
+  json runs = json::array();
+  for (const auto& r : run.reports) runs.push_back(verify_report_to_json(r, shell));
+  return json{{"schema", "cudnnup.verify/1"}, {"copy", run.reports.front().copy}, {"lib_dir", run.lib_dir},
+              {"chosen_by", run.chosen_by}, {"chosen_because", run.reason},
+              {"runs", runs}, {"exit_code", run.exit_code}, {"seconds", run.seconds}};
+}
+
+namespace {
+
+int run_verify(AppContext& ctx, const VerifyOptions& opt) {
+  auto run = run_verify_stages(ctx, opt);
+  if (!run) return report_error(ctx, run.error());
+  Shell shell = default_fix_shell(ctx.env.windows());
   if (ctx.options.json) {
-    json runs = json::array();
-    for (const auto& r : reports) runs.push_back(verify_report_to_json(r, default_fix_shell(ctx.env.windows())));
-    json out{{"schema", "cudnnup.verify/1"}, {"copy", reports.front().copy}, {"lib_dir", loc->lib_dir},
-             {"chosen_by", picked->chosen_by}, {"chosen_because", picked->reason},
-             {"runs", runs}, {"exit_code", rc}, {"seconds", total}};
-    std::cout << dump_json(out, 2) << std::endl;
+    std::cout << dump_json(verify_run_to_json(*run, shell), 2) << std::endl;
   } else {
-    if (!ctx.options.quiet) std::cout << "Verifying " << picked->reason << ": " << shown_path(ctx, loc->lib_dir) << "\n";
-    for (const auto& r : reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet, default_fix_shell(ctx.env.windows()));
+    if (!ctx.options.quiet) std::cout << "Verifying " << run->reason << ": " << shown_path(ctx, run->lib_dir) << "\n";
+    for (const auto& r : run->reports) std::cout << render_verify_text(r, ctx.color, ctx.options.quiet, shell);
   }
-  return rc;
+  return run->exit_code;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // GPU's peak, cudnnup next to PyTorch when its numbers are attached).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,16 @@ struct BenchHeader {
 
 std::string render_bench_text(const BenchHeader& header, const std::vector<BenchRow>& rows);
 std::string render_bench_svg(const BenchHeader& header, const std::vector<BenchRow>& rows);
+
+// One bar group of the plot: what it shows, whichever report it came from (a live run, or a
+// saved `bench --json` in doctor --format html).
+struct BenchPlotRow {
+  std::string label;                     // "N8 C3 64x64 K16 3x3 pad1 bf16 NHWC"
+  double tflops = 0;                     // cudnnup's
+  std::optional<double> pytorch_tflops;  // when PyTorch's results were attached
+  double peak_tflops = 0;                // 0: unknown for this GPU and type
+};
+std::string render_bench_plot_svg(const std::string& title, const std::string& peak_source,
+                                  const std::vector<BenchPlotRow>& rows);
 
 }  // namespace cudnnup

@@ -1,5 +1,7 @@
 #include "base/strings.h"
 
+#include <cstdio>
+
 namespace cudnnup {
 
 bool all_digits(std::string_view s) {
@@ -72,6 +74,12 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
     out += parts[i];
   }
   return out;
+}
+
+std::string format_number(const char* printf_format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, printf_format, value);
+  return text;
 }
 
 }  // namespace cudnnup

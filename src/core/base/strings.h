@@ -28,4 +28,7 @@ std::string_view trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char separator);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+// `value` printed with one printf conversion ("%.1f"); cudnnup never sets a locale, so with a dot.
+std::string format_number(const char* printf_format, double value);
+
 }  // namespace cudnnup
