@@ -79,7 +79,7 @@ TEST_F(Completions, BashRegistersAFunctionThatCompletesCommandsOptionsAndValues)
   EXPECT_EQ(bash("cudnnup ins"), "install\n");
   EXPECT_EQ(bash("cudnnup un"), "uninstall\n");
   EXPECT_EQ(bash("cudnnup doctor --probe-"), "--probe-frameworks\n--probe-timeout\n");
-  EXPECT_EQ(bash("cudnnup --format ''"), "text\njson\nprometheus\nnfd\n");
+  EXPECT_EQ(bash("cudnnup --format ''"), "text\njson\nprometheus\nnfd\nhtml\n");
   EXPECT_EQ(bash("cudnnup doctor --color = al"), "always\n") << "--color=al, split at '=' as bash does";
   EXPECT_EQ(bash("cudnnup cache ''"), "clean\n");
   EXPECT_EQ(bash("cudnnup cache clean --dr"), "--dry-run\n");

@@ -143,10 +143,10 @@ TEST_F(CollectorFormats, NfdStaysValidOnHostileFolderNames) {
   EXPECT_EQ(r.out.find(tmp.path()), std::string::npos) << "no path reaches a label: " << r.out;
 }
 
-// `doctor --format F > f.tmp && mv f.tmp f` must not put a truncated file in place: a write
+// `doctor --format F > f.tmp && mv f.tmp f` must not put a truncated file in place (html too): a write
 // that fails (here /dev/full, as a full disk) is exit 2 with the reason on stderr.
 TEST_F(CollectorFormats, AFailedWriteIsExit2SoTheCollectorKeepsItsOldFile) {
-  for (const char* format : {"prometheus", "nfd"}) {
+  for (const char* format : {"prometheus", "nfd", "html"}) {
     ProcessOptions o;
     o.timeout_ms = 60000;
     o.env = env(ordinary());
@@ -158,7 +158,7 @@ TEST_F(CollectorFormats, AFailedWriteIsExit2SoTheCollectorKeepsItsOldFile) {
 }
 
 TEST_F(CollectorFormats, OtherCommandsRefuseTheseFormats) {
-  for (const char* format : {"prometheus", "nfd"}) {
+  for (const char* format : {"prometheus", "nfd", "html"}) {
     for (const char* command : {"list", "which", "current"}) {
       auto r = run_cli({command, "--format", format}, env(ordinary()));
       EXPECT_EQ(r.exit_code, 2) << command << " --format " << format << "\n" << r.out << r.err;

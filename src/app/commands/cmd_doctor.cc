@@ -161,7 +161,7 @@ int print_html(AppContext& ctx, const DoctorOptions& opts, HtmlReportInputs in) 
   auto page = render_doctor_html(in);
   if (!page) return report_error(ctx, page.error());
   std::cout << page->html << std::flush;
-  if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the page to standard output"));
+  if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the output to standard output"));
   return page->doctor_exit_code;
 }
 
