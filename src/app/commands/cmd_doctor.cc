@@ -72,12 +72,13 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
   }
 }
 
-// The collector's `doctor ... > f.tmp && mv f.tmp f` replaces its file only on exit 0, so a write
-// that failed (a full disk) is exit 2, never a truncated file put in place.
-int print_collector_file(AppContext& ctx, const std::string& text) {
+// A collector's `doctor ... > f.tmp && mv f.tmp f` (and a page saved the same way) replaces its
+// file only on exit 0, so a write that failed (a full disk) is exit 2, never a truncated file put
+// in place; otherwise `code`.
+int print_whole_file(AppContext& ctx, const std::string& text, int code) {
   std::cout << text << std::flush;
   if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the output to standard output"));
-  return kExitOk;
+  return code;
 }
 
 // The `cudnnup.doctor/1` document (docs/json-schema.md): --json prints it, --format html renders it.
@@ -140,8 +141,8 @@ Status add_saved_report(const AppContext& ctx, const std::string& file, bool* ha
   return Ok{};
 }
 
-// The doctor HTML page: this machine's report (or a saved one), with verify and bench when asked.
-// `in` holds the doctor report (this machine's or a saved one) and any saved verify/bench report.
+// The doctor HTML page. `in` holds the doctor report (this machine's or a saved one) and any saved
+// verify/bench report; verify and bench run here when asked and not given.
 int print_html(AppContext& ctx, const DoctorOptions& opts, HtmlReportInputs in) {
   Shell shell = default_fix_shell(ctx.env.windows());
   if (opts.with_verify && !in.verify) {
@@ -160,9 +161,7 @@ int print_html(AppContext& ctx, const DoctorOptions& opts, HtmlReportInputs in) 
   in.generated = utc_now_text();
   auto page = render_doctor_html(in);
   if (!page) return report_error(ctx, page.error());
-  std::cout << page->html << std::flush;
-  if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the output to standard output"));
-  return page->doctor_exit_code;
+  return print_whole_file(ctx, page->html, page->doctor_exit_code);
 }
 
 int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
@@ -199,9 +198,9 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   // `doctor --format prometheus > f.tmp && mv f.tmp f.prom` replaces it (docs/exit-codes.md).
   if (ctx.options.format == OutputFormat::kPrometheus) {
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
-    return print_collector_file(ctx, render_report_prometheus(*outcome, code, now.count()));
+    return print_whole_file(ctx, render_report_prometheus(*outcome, code, now.count()), kExitOk);
   }
-  if (ctx.options.format == OutputFormat::kNfd) return print_collector_file(ctx, render_report_nfd(*outcome, code));
+  if (ctx.options.format == OutputFormat::kNfd) return print_whole_file(ctx, render_report_nfd(*outcome, code), kExitOk);
   if (html) {
     saved.doctor = {dump_json(doctor_document(ctx, *outcome, probes, opts, code), 0), "this machine"};
     return print_html(ctx, opts, std::move(saved));

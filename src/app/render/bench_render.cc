@@ -3,25 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/render/html_page.h"
 #include "base/strings.h"
 
 namespace cudnnup {
 
 namespace {
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -82,15 +69,15 @@ std::string render_bench_plot_svg(const std::string& title, const std::string& p
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
        std::to_string(height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"10\" y=\"20\" font-size=\"14\">" + xml_escape(title) + "</text>\n";
+  s += "<text x=\"10\" y=\"20\" font-size=\"14\">" + html_text(title) + "</text>\n";
   s += "<text x=\"10\" y=\"38\">" +
-       xml_escape("blue: cudnnup bench; orange: PyTorch cudnn.benchmark=True; red line: peak for the type (" +
+       html_text("blue: cudnnup bench; orange: PyTorch cudnn.benchmark=True; red line: peak for the type (" +
                   peak_source + ")") +
        "</text>\n";
   int y = top;
   for (const auto& r : rows) {
     s += "<text x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(y + 14) + "\" text-anchor=\"end\">" +
-         xml_escape(r.label) + "</text>\n";
+         html_text(r.label) + "</text>\n";
     s += "<rect class=\"cudnnup\" x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y + 2) + "\" width=\"" +
          format_number("%.1f", std::max(0.0, r.tflops) * scale) + "\" height=\"" + std::to_string(bar_h) + "\" fill=\"#3465a4\"/>\n";
     s += "<text x=\"" + format_number("%.1f", left + std::max(0.0, r.tflops) * scale + 4) + "\" y=\"" + std::to_string(y + 11) + "\">" +

@@ -9,8 +9,8 @@
 
 namespace cudnnup {
 
-// `s` as HTML text or attribute value: & < > " ' escaped, and every byte that does not start
-// valid UTF-8 (paths are whatever bytes the machine has) shown as U+FFFD.
+// `s` as HTML text or attribute value (and XML's, for the bench SVG): & < > " ' escaped, and every
+// byte that does not start valid UTF-8 (paths are whatever bytes the machine has) shown as U+FFFD.
 std::string html_text(std::string_view s);
 
 // The status marks of the checklist and the findings, as a CSS class and a symbol.
