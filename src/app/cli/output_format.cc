@@ -10,7 +10,7 @@ const std::vector<FormatInfo>& output_formats() {
       {OutputFormat::kJson, "json", "docs/json-schema.md"},
       {OutputFormat::kPrometheus, "prometheus", "doctor only: metrics for node_exporter's textfile collector"},
       {OutputFormat::kNfd, "nfd", "doctor only: node labels for Node Feature Discovery"},
-      {OutputFormat::kHtml, "html", "doctor only: one self-contained page to share"},
+      {OutputFormat::kHtml, "html", "doctor and fleet: one self-contained page to share"},
   };
   return formats;
 }

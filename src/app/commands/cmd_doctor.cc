@@ -1,12 +1,12 @@
 // `cudnnup doctor`: everything relevant on this machine, what is wrong, and how to fix it.
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "app/commands/doctor_runner.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/whole_output.h"
 #include "app/commands/bench_run.h"
 #include "app/commands/verify_run.h"
 #include "app/render/report_html.h"
@@ -72,15 +72,6 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
   }
 }
 
-// A collector's `doctor ... > f.tmp && mv f.tmp f` (and a page saved the same way) replaces its
-// file only on exit 0, so a write that failed (a full disk) is exit 2, never a truncated file put
-// in place; otherwise `code`.
-int print_whole_file(AppContext& ctx, const std::string& text, int code) {
-  std::cout << text << std::flush;
-  if (!std::cout) return report_error(ctx, make_error(ErrorCode::kIo, "could not write the output to standard output"));
-  return code;
-}
-
 // The `cudnnup.doctor/1` document (docs/json-schema.md): --json prints it, --format html renders it.
 nlohmann::ordered_json doctor_document(const AppContext& ctx, const DoctorOutcome& outcome,
                                        const std::vector<FrameworkProbe>& probes, const DoctorOptions& opts, int code) {
@@ -103,14 +94,6 @@ nlohmann::ordered_json doctor_document(const AppContext& ctx, const DoctorOutcom
     for (const auto& p : probes) doc["framework_probes"].push_back(framework_probe_to_json(p));
   }
   return doc;
-}
-
-// "2026-12-03 14:05 UTC": when the page was made, for the reader of a shared page.
-std::string utc_now_text() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32] = "";
-  if (const std::tm* t = std::gmtime(&now)) std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", t);
-  return text;
 }
 
 // --from FILE: a saved doctor, verify or bench report, told apart by its schema.
@@ -161,7 +144,7 @@ int print_html(AppContext& ctx, const DoctorOptions& opts, HtmlReportInputs in) 
   in.generated = utc_now_text();
   auto page = render_doctor_html(in);
   if (!page) return report_error(ctx, page.error());
-  return print_whole_file(ctx, page->html, page->doctor_exit_code);
+  return print_whole_output(ctx, page->html, page->doctor_exit_code);
 }
 
 int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
@@ -198,9 +181,9 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   // `doctor --format prometheus > f.tmp && mv f.tmp f.prom` replaces it (docs/exit-codes.md).
   if (ctx.options.format == OutputFormat::kPrometheus) {
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
-    return print_whole_file(ctx, render_report_prometheus(*outcome, code, now.count()), kExitOk);
+    return print_whole_output(ctx, render_report_prometheus(*outcome, code, now.count()), kExitOk);
   }
-  if (ctx.options.format == OutputFormat::kNfd) return print_whole_file(ctx, render_report_nfd(*outcome, code), kExitOk);
+  if (ctx.options.format == OutputFormat::kNfd) return print_whole_output(ctx, render_report_nfd(*outcome, code), kExitOk);
   if (html) {
     saved.doctor = {dump_json(doctor_document(ctx, *outcome, probes, opts, code), 0), "this machine"};
     return print_html(ctx, opts, std::move(saved));

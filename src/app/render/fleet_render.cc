@@ -59,6 +59,21 @@ void problems_text(std::ostringstream& out, const FleetSummary& f, const Style& 
   }
 }
 
+void lock_text(std::ostringstream& out, const FleetSummary& f, const Style& st, bool quiet) {
+  auto off = f.differing_from_lock();
+  std::string lock = f.lock->file + " (cuDNN " + f.lock->cudnn_version + " for CUDA " + std::to_string(f.lock->cuda_major) + ")";
+  if (off.empty()) {
+    if (!quiet) out << "\n" << st.ok() << " every host loads what " << lock << " names\n";
+    return;
+  }
+  out << "\n" << st.bold("Differ from the lock") << " " << lock << ": " << plural(off.size(), "host") << "\n";
+  for (size_t h : off) {
+    out << "  " << st.bad() << " " << f.hosts[h].host << ": " << f.groups[f.hosts[h].group].label << "  "
+        << st.dim("[" + f.hosts[h].file + "]") << "\n";
+  }
+  out << "  " << st.dim("on a host, `cudnnup check` names the file or version that differs") << "\n";
+}
+
 }  // namespace
 
 json fleet_to_json(const FleetSummary& f) {
@@ -79,6 +94,15 @@ json fleet_to_json(const FleetSummary& f) {
     errors.push_back({{"host", h.host}, {"file", h.file}, {"errors", h.errors}, {"warnings", h.warnings},
                       {"infos", h.infos}, {"error_ids", h.error_ids}});
   }
+  json lock = nullptr;
+  if (f.lock) {
+    json off = json::array();
+    for (size_t h : f.differing_from_lock()) {
+      off.push_back({{"host", f.hosts[h].host}, {"file", f.hosts[h].file}, {"loads", f.groups[f.hosts[h].group].label}});
+    }
+    lock = {{"file", f.lock->file}, {"cudnn_version", f.lock->cudnn_version}, {"cuda_major", f.lock->cuda_major},
+            {"differing_hosts", off}};
+  }
   json problems = json::array();
   for (const FleetProblem& p : f.problems) {
     problems.push_back({{"kind", report_problem_name(p.kind)}, {"files", p.files},
@@ -90,9 +114,12 @@ json fleet_to_json(const FleetSummary& f) {
                         {"majority_tied", f.majority_tied},
                         {"differing_hosts", differing},
                         {"hosts_with_errors", errors},
+                        {"lock", lock},
                         {"problems", problems},
                         {"summary", {{"reports", f.reports}, {"hosts", f.hosts.size()}, {"groups", f.groups.size()},
-                                     {"differing", differing.size()}, {"with_errors", errors.size()},
+                                     {"differing", differing.size()},
+                                     {"differing_from_lock", f.differing_from_lock().size()},
+                                     {"with_errors", errors.size()},
                                      {"not_counted", f.problems.size()}, {"exit_code", f.exit_code()}}}});
 }
 
@@ -112,6 +139,7 @@ std::string fleet_to_text(const FleetSummary& f, const Style& st, bool quiet) {
           << st.dim("[" + f.hosts[h].file + "]") << "\n";
     }
   }
+  if (f.lock) lock_text(out, f, st, quiet);
   if (!errors.empty() || !quiet) out << "\n" << st.bold("Hosts with errors") << ": " << errors.size() << "\n";
   for (size_t i : errors) {
     const FleetHost& h = f.hosts[i];
@@ -122,7 +150,10 @@ std::string fleet_to_text(const FleetSummary& f, const Style& st, bool quiet) {
     out << "  " << st.dim("[" + h.file + "]") << "\n";
   }
   if (!f.problems.empty()) problems_text(out, f, st);
-  if (!quiet && f.exit_code() == 0) out << "\n" << st.ok() << " every report counted, every host loads the same, no errors\n";
+  if (!quiet && f.exit_code() == 0) {
+    out << "\n" << st.ok() << " every report counted, every host loads the same" << (f.lock ? " (what the lock names)" : "")
+        << ", no errors\n";
+  }
   return out.str();
 }
 

@@ -34,6 +34,7 @@ ul.checklist li { padding: 6px 0; border-bottom: 1px solid var(--line); }
 .summary { font-size: 16px; font-weight: bold; }
 details > summary { cursor: pointer; color: #0969da; }
 svg { max-width: 100%; height: auto; }
+.n { white-space: nowrap; width: 1%; }
 )css";
 
 std::string base64(const std::string& bytes) {

@@ -3,7 +3,21 @@
 #include <algorithm>
 #include <numeric>
 
+#include "base/version.h"
+
 namespace cudnnup {
+
+bool FleetLockTarget::matches(const LoadedCopy& copy) const {
+  if (copy.cuda_major != cuda_major) return false;
+  auto locked = Version::parse(cudnn_version);
+  auto loaded = Version::parse(copy.version);
+  if (!locked || !loaded) return false;
+  return locked->is_named_by(*loaded);
+}
+
+bool FleetLockTarget::matches(const std::vector<LoadedCopy>& loads) const {
+  return std::any_of(loads.begin(), loads.end(), [this](const LoadedCopy& c) { return matches(c); });
+}
 
 std::vector<size_t> FleetSummary::differing() const {
   std::vector<size_t> out;
@@ -22,9 +36,17 @@ std::vector<size_t> FleetSummary::with_errors() const {
   return out;
 }
 
+std::vector<size_t> FleetSummary::differing_from_lock() const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (!hosts[i].matches_lock) out.push_back(i);
+  }
+  return out;
+}
+
 int FleetSummary::exit_code() const {
   bool agree = groups.size() <= 1;
-  return agree && problems.empty() && with_errors().empty() ? 0 : 1;
+  return agree && problems.empty() && with_errors().empty() && differing_from_lock().empty() ? 0 : 1;
 }
 
 void FleetReducer::add(const std::string& file, ReportReading reading) {
@@ -43,8 +65,9 @@ void FleetReducer::add(const std::string& file, ReportReading reading) {
   if (added) out_.groups.push_back(FleetGroup{s.loads, describe_loads(s.loads), {}});
   host_of_.emplace(s.host, out_.hosts.size());
   out_.groups[group->second].hosts.push_back(out_.hosts.size());
-  out_.hosts.push_back(FleetHost{std::move(s.host), file, group->second, s.errors, s.warnings, s.infos,
-                                 std::move(s.error_ids)});
+  bool matches_lock = !out_.lock || out_.lock->matches(s.loads);
+  out_.hosts.push_back(FleetHost{std::move(s.host), file, group->second, matches_lock, s.errors, s.warnings,
+                                 s.infos, std::move(s.error_ids)});
 }
 
 void FleetReducer::add_problem(const std::string& file, ReportProblem kind, std::string detail) {

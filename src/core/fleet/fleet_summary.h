@@ -3,11 +3,12 @@
 // the reports that were not counted. Only a small record per host is kept, so 10,000 reports
 // need about as little memory as 1,000 (docs/commands/fleet.md).
 //
-// A comparison with a lock file (issue 15, `cudnnup lock`) fits here as one more question per
-// host ("loads what the lock names?"), next to the majority's.
+// Given a lock (`fleet --lock cudnn.lock`), each host is also asked "does a plain program load
+// what the lock names?", next to "does it load what the majority loads?".
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,9 +17,23 @@
 
 namespace cudnnup {
 
+// What a lock names, as far as a host's report can tell: the cuDNN version and CUDA major of the
+// copy that loads. The form is not compared: the same files may be a store copy on one host and a
+// toolkit merge on another, and `cudnnup check` on the host compares them file by file.
+struct FleetLockTarget {
+  std::string file;            // the lock, as the user named it (for messages)
+  std::string cudnn_version;   // "9.19.0.56"
+  int cuda_major = 0;
+  // A copy a host loads is the locked one when its CUDA major is the lock's and its version names
+  // the lock's (Version::is_named_by: a report may know only "9.19.0").
+  bool matches(const LoadedCopy& copy) const;
+  bool matches(const std::vector<LoadedCopy>& loads) const;  // some loaded copy matches
+};
+
 struct FleetHost {
   std::string host, file;
   size_t group = 0;  // index into FleetSummary::groups
+  bool matches_lock = true;  // false only when a lock was given and the host loads another copy
   int errors = 0, warnings = 0, infos = 0;
   std::vector<std::string> error_ids;
 };
@@ -42,17 +57,22 @@ struct FleetSummary {
   std::vector<FleetGroup> groups;    // largest first, then by label
   bool majority_tied = false;        // groups[0] and groups[1] are as large: no host "differs"
   std::vector<FleetProblem> problems;  // in the order the files were given, duplicates last
+  std::optional<FleetLockTarget> lock;  // fleet --lock
 
   bool has_majority() const { return !groups.empty() && !majority_tied; }
   // Hosts outside the majority group (none while the majority is tied), by host name.
   std::vector<size_t> differing() const;
   std::vector<size_t> with_errors() const;  // hosts with error-level findings
-  // 0 when every report was counted, all hosts load the same and none has errors; else 1.
+  std::vector<size_t> differing_from_lock() const;  // none without a lock
+  // 0 when every report was counted, all hosts load the same (and what the lock names, if one was
+  // given) and none has errors; else 1.
   int exit_code() const;
 };
 
 class FleetReducer {
  public:
+  FleetReducer() = default;
+  explicit FleetReducer(FleetLockTarget lock) { out_.lock = std::move(lock); }
   // One file's reading; `file` is how the user named it (for messages only).
   void add(const std::string& file, ReportReading reading);
   // A file that could not be read at all (its reading is the problem).

@@ -236,5 +236,44 @@ TEST(FleetSummaryTest, TheOrderOfTheFilesDoesNotChangeTheSummary) {
   EXPECT_EQ(forward.hosts[0].host, "node100") << "hosts by name";
 }
 
+TEST(FleetLockTest, ALockMatchesItsVersionOrAPrefixOfItWithItsCudaMajor) {
+  FleetLockTarget lock{"cudnn.lock", "9.19.0.56", 13};
+  EXPECT_TRUE(lock.matches(LoadedCopy{"9.19.0.56", 13, PackageForm::kStore}));
+  EXPECT_TRUE(lock.matches(LoadedCopy{"9.19.0", 13, PackageForm::kPipWheel})) << "a report may know only major.minor.patch";
+  EXPECT_TRUE(lock.matches(LoadedCopy{"9.19.0", 13, PackageForm::kToolkitMerged})) << "the form is not compared";
+  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.57", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.1", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19", 13, PackageForm::kStore})) << "too short to say";
+  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56.1", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56", 12, PackageForm::kStore})) << "another CUDA major";
+  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56", 0, PackageForm::kStore})) << "a CUDA major the report does not know";
+  EXPECT_FALSE(lock.matches(LoadedCopy{"", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(std::vector<LoadedCopy>{})) << "a host that loads no cuDNN";
+  EXPECT_TRUE(lock.matches(std::vector<LoadedCopy>{{"8.9.7", 12, PackageForm::kPipWheel}, {"9.19.0", 13, PackageForm::kPipWheel}}))
+      << "a host that loads cuDNN 8 for one program and the locked 9 for another";
+}
+
+TEST(FleetLockTest, HostsThatLoadAnotherCopyThanTheLockFailTheFleetEvenWhenAllAgree) {
+  FleetReducer fleet(FleetLockTarget{"cudnn.lock", "9.19.0.56", 13});
+  fleet.add("a.json", read(doctor_report("node01", "9.14.0", 13, "pip")));
+  fleet.add("b.json", read(doctor_report("node02", "9.14.0", 13, "pip")));
+  auto f = std::move(fleet).finish();
+  ASSERT_TRUE(f.lock.has_value());
+  EXPECT_TRUE(f.differing().empty()) << "they agree with each other";
+  ASSERT_EQ(f.differing_from_lock().size(), 2u);
+  EXPECT_EQ(f.hosts[f.differing_from_lock()[0]].host, "node01");
+  EXPECT_EQ(f.exit_code(), 1);
+
+  FleetReducer good(FleetLockTarget{"cudnn.lock", "9.19.0.56", 13});
+  good.add("a.json", read(doctor_report("node01", "9.19.0", 13, "pip")));
+  good.add("b.json", read(doctor_report("node02", "9.19.0", 13, "store")));
+  auto g = std::move(good).finish();
+  EXPECT_TRUE(g.differing_from_lock().empty());
+  EXPECT_EQ(g.groups.size(), 2u) << "the forms differ, so the groups do; the lock holds for both";
+
+  EXPECT_TRUE(reduce({{"a.json", doctor_report("node01", "9.14.0", 13, "pip")}}).differing_from_lock().empty())
+      << "no lock, no host differs from one";
+}
+
 }  // namespace
 }  // namespace cudnnup
