@@ -4,6 +4,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/commands/doctor_runner.h"
 #include "app/commands/store_access.h"
 #include "app/render/json_document.h"
 #include "base/json_text.h"
@@ -18,10 +19,12 @@ namespace {
 
 struct CheckOptions {
   std::string lock;
+  std::string copy;  // --copy DIR: which pip or toolkit copy a lock of that form means here
   bool deep = false;
 };
 
 struct CheckOutcome {
+  bool hashed = false;    // every file's sha256 compared (--deep, and always for pip and toolkit copies)
   std::string lock_path;
   CudnnLock lock;
   std::string copy_root;  // "" when the locked version is not installed
@@ -76,13 +79,41 @@ void check_copy(const AppContext& ctx, const StoreSnapshot& store, const CheckOp
   if (auto load = check_plain_program_load(fs, ctx.env, out.lock, root)) out.drift.push_back(std::move(*load));
 }
 
-nlohmann::ordered_json check_json(const CheckOptions& opt, const CheckOutcome& out) {
+// A pip or toolkit lock: the copy of that form doctor finds here, hashed (no install manifest
+// vouches for its files), and what loads it: each framework of its environment (pip), a plain
+// program (toolkit).
+void check_unmanaged_copy(AppContext& ctx, const CheckOptions& opt, CheckOutcome& out) {
+  auto outcome = collect_outcome(ctx);
+  if (!outcome) {
+    out.drift.push_back({"not_installed", out.lock.id, "the copies here cannot be listed: " + outcome.error().message});
+    return;
+  }
+  const FileSystem& fs = *ctx.fs;
+  LocatedCopy located = locate_unmanaged_copy(fs, out.lock, outcome->report.copies, opt.copy);
+  if (located.drift) out.drift.push_back(std::move(*located.drift));
+  if (!located.copy) return;
+  std::string root = fs.canonical(located.copy->root).value_or(located.copy->root);
+  out.copy_root = root;
+  out.hashed = true;
+  FileHasher hasher = [&fs](const std::string& r, const std::string& rel) { return sha256_file_below(fs, r, rel); };
+  FileCheck files = check_locked_files(fs, out.lock, LockedCopy{root, nullptr, 0}, &hasher, ctx.env.windows());
+  out.files_checked = files.files_checked;
+  for (auto& d : files.drift) out.drift.push_back(std::move(d));
+  if (out.lock.form == kLockFormPip) {
+    for (auto& d : check_framework_loads(fs, outcome->frameworks, root)) out.drift.push_back(std::move(d));
+  } else if (auto load = check_plain_program_load(fs, ctx.env, out.lock, root)) {
+    out.drift.push_back(std::move(*load));
+  }
+}
+
+nlohmann::ordered_json check_json(const CheckOutcome& out) {
   nlohmann::ordered_json drift = nlohmann::ordered_json::array();
   for (const auto& d : out.drift) drift.push_back({{"kind", d.kind}, {"subject", d.subject}, {"message", d.message}});
   return json_document("cudnnup.check/1", "",
                        {{"lock", out.lock_path},
                         {"id", out.lock.id},
-                        {"deep", opt.deep},
+                        {"form", out.lock.form},
+                        {"deep", out.hashed},
                         {"copy", out.copy_root.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.copy_root)},
                         {"files_checked", out.files_checked},
                         {"driver", out.driver.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.driver)},
@@ -90,19 +121,22 @@ nlohmann::ordered_json check_json(const CheckOptions& opt, const CheckOutcome& o
                         {"drift", drift}});
 }
 
-void print_text(const AppContext& ctx, const CheckOptions& opt, const CheckOutcome& out) {
-  std::cout << shown_path(ctx, out.lock_path) << ": cuDNN " << out.lock.id << "\n";
+void print_text(const AppContext& ctx, const CheckOutcome& out) {
+  const bool store = out.lock.form == kLockFormStore;
+  std::cout << shown_path(ctx, out.lock_path) << ": cuDNN " << out.lock.id
+            << (store ? "" : " (" + out.lock.form + " copy" + (out.copy_root.empty() ? "" : " in " + out.copy_root) + ")") << "\n";
   if (out.drift.empty()) {
     if (ctx.options.quiet) return;
-    std::cout << "  matches: the selected version, " << out.files_checked << " files ("
-              << (opt.deep ? "every sha256" : "type, size and modification time; --deep compares every sha256")
-              << "), the copy a plain program loads, the driver minimum"
-              << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
+    std::cout << "  matches: " << (store ? "the selected version, " : "") << out.files_checked << " files ("
+              << (out.hashed ? "every sha256" : "type, size and modification time; --deep compares every sha256") << "), "
+              << (out.lock.form == kLockFormPip ? "the copy each framework of its environment loads"
+                                                : "the copy a plain program loads")
+              << ", the driver minimum" << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
     return;
   }
   for (const auto& d : out.drift) std::cout << "  x " << d.message << "\n";
-  std::cout << out.drift.size() << (out.drift.size() == 1 ? " difference" : " differences")
-            << " from the lock; `cudnnup install --locked` installs and selects the locked copy\n";
+  std::cout << out.drift.size() << (out.drift.size() == 1 ? " difference" : " differences") << " from the lock"
+            << (store ? "; `cudnnup install --locked` installs and selects the locked copy" : "") << "\n";
 }
 
 int run_check(AppContext& ctx, const CheckOptions& opt) {
@@ -115,14 +149,19 @@ int run_check(AppContext& ctx, const CheckOptions& opt) {
   CheckOutcome out;
   out.lock_path = *path;
   out.lock = std::move(*lock);
-  check_selection(ctx, *store, out);
-  check_copy(ctx, *store, opt, out);
+  if (out.lock.form == kLockFormStore) {
+    out.hashed = opt.deep;
+    check_selection(ctx, *store, out);
+    check_copy(ctx, *store, opt, out);
+  } else {
+    check_unmanaged_copy(ctx, opt, out);
+  }
   out.driver = kernel_module_version(*ctx.fs);
   if (auto d = check_driver_minimum(out.driver, out.lock, ctx.env.windows())) out.drift.push_back(std::move(*d));
   if (ctx.options.json) {
-    std::cout << dump_json(check_json(opt, out), 2) << std::endl;
+    std::cout << dump_json(check_json(out), 2) << std::endl;
   } else {
-    print_text(ctx, opt, out);
+    print_text(ctx, out);
   }
   return out.drift.empty() ? kExitOk : kExitProblems;
 }
@@ -137,11 +176,16 @@ void add_check_command(CLI::App& app, CommandAction& action) {
       "`exec`/`env` select here, every file of the locked copy (missing, changed, an extra library), the\n"
       "copy a plain program started in this environment loads, and the driver minimum. Fast by default\n"
       "(one stat per file against the install manifest); --deep hashes every file.\n"
+      "A lock of a pip wheel or toolkit (`cudnnup lock --copy DIR`) is compared with the copy of that form\n"
+      "found here (--copy DIR chooses one), every file hashed, and with what each framework of the wheel's\n"
+      "environment (pip) or a plain program (toolkit) loads.\n"
       "Exit codes: 0 it matches; 1 differences (each names the file or version); 2 no lock, or a lock that\n"
       "cannot be read or is not one cudnnup wrote.\n"
       "Examples:\n  cudnnup check\n  cudnnup exec -- cudnnup check --deep --json");
   cmd->add_option("--lock", opt.lock, "The lock to compare with (default: the nearest cudnn.lock)")->type_name("FILE");
   cmd->add_flag("--deep", opt.deep, "Compare every file's sha256 (reads the whole copy)");
+  cmd->add_option("--copy", opt.copy, "For a pip or toolkit lock: the copy here to compare (its library folder or root)")
+      ->type_name("DIR");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_check(ctx, opt); }; });
 }
 

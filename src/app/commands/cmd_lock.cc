@@ -7,6 +7,7 @@
 #include "app/commands/doctor_runner.h"
 #include "app/commands/store_access.h"
 #include "base/paths.h"
+#include "facts/machines.h"
 #include "install/cudnn_lock.h"
 #include "platform/sha256.h"
 
@@ -15,6 +16,7 @@ namespace {
 
 struct LockOptions {
   std::string dir;
+  std::string copy;  // --copy DIR: a pip wheel's or toolkit's copy instead of the selected store version
   bool deep = false;
 };
 
@@ -32,7 +34,55 @@ Result<std::string> lock_path(const AppContext& ctx, const LockOptions& opt, con
                                            selection.id.id + "` in the project, or give --dir PROJECT");
 }
 
+int write_and_say(AppContext& ctx, const std::string& path, const CudnnLock& lock, const std::string& how) {
+  if (auto s = write_lock_file(*ctx.fs, path, lock); !s) return report_error(ctx, s.error());
+  if (ctx.options.json) {
+    std::cout << lock_to_json(lock) << std::flush;
+  } else if (!ctx.options.quiet) {
+    std::cout << "Wrote " << shown_path(ctx, path) << ": cuDNN " << lock.id << " (" << lock.form << "), "
+              << lock.files.size() << " files (" << how << ")\n"
+              << "  `cudnnup check` compares a machine with it"
+              << (lock.form == kLockFormStore ? "; `cudnnup install --locked` installs it" : "") << "\n";
+  }
+  return kExitOk;
+}
+
+// lock --copy DIR: one of the copies doctor finds (a pip wheel, a toolkit), named by its library
+// folder or its root, hashed now. The lock goes into --dir, else the current directory.
+int run_lock_copy(AppContext& ctx, const LockOptions& opt) {
+  if (!opt.dir.empty() && !ctx.fs->is_dir(opt.dir)) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "--dir " + opt.dir + " is not a directory", opt.dir));
+  }
+  auto report = collect_report(ctx);
+  if (!report) return report_error(ctx, report.error());
+  std::string want = ctx.fs->canonical(opt.copy).value_or(opt.copy);
+  const CudnnCopy* found = nullptr;
+  std::string seen;
+  for (const auto& c : report->copies) {
+    if (ctx.fs->canonical(c.lib_dir).value_or(c.lib_dir) == want || ctx.fs->canonical(c.root).value_or(c.root) == want) found = &c;
+    if (c.form == PackageForm::kPipWheel || c.form == PackageForm::kToolkitMerged) {
+      seen += "\n  " + std::string(package_form_name(c.form)) + ": " + c.lib_dir;
+    }
+  }
+  if (!found) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, "--copy " + opt.copy + " is not a cuDNN copy cudnnup finds here" +
+                                                               (seen.empty() ? std::string(" (none of pip or toolkit form is)")
+                                                                             : ", the pip and toolkit copies are:" + seen),
+                                        opt.copy));
+  }
+  auto rules = load_rules(ctx);
+  if (!rules) return report_error(ctx, rules.error());
+  const FileSystem& fs = *ctx.fs;
+  BelowHasher hasher = [&fs](const std::string& root, const std::string& rel) { return sha256_file_below(fs, root, rel); };
+  std::string root = fs.canonical(found->root).value_or(found->root);
+  auto lock = lock_from_copy(fs, *found, root, archive_platform_key_for(host_machine(), ctx.env.windows()), *rules, hasher);
+  if (!lock) return report_error(ctx, lock.error());
+  std::string dir = opt.dir.empty() ? ctx.env.cwd : opt.dir;
+  return write_and_say(ctx, paths::join(dir, kLockFileName), *lock, "each hashed now");
+}
+
 int run_lock(AppContext& ctx, const LockOptions& opt) {
+  if (!opt.copy.empty()) return run_lock_copy(ctx, opt);
   auto store = read_store(ctx);
   if (!store) return report_error(ctx, store.error());
   auto request = selection_request(ctx, *store);
@@ -60,15 +110,7 @@ int run_lock(AppContext& ctx, const LockOptions& opt) {
   BelowHasher hasher = [&fs](const std::string& root, const std::string& rel) { return sha256_file_below(fs, root, rel); };
   auto lock = lock_from_manifest(*manifest, *rules, &hasher, selection->dir, opt.deep);
   if (!lock) return report_error(ctx, lock.error());
-  if (auto s = write_lock_file(*ctx.fs, *path, *lock); !s) return report_error(ctx, s.error());
-  if (ctx.options.json) {
-    std::cout << lock_to_json(*lock) << std::flush;
-  } else if (!ctx.options.quiet) {
-    std::cout << "Wrote " << shown_path(ctx, *path) << ": cuDNN " << lock->id << ", " << lock->files.size() << " files ("
-              << (opt.deep ? "each hashed now" : "sha256 from the install manifest") << ")\n"
-              << "  `cudnnup check` compares a machine with it; `cudnnup install --locked` installs it\n";
-  }
-  return kExitOk;
+  return write_and_say(ctx, *path, *lock, opt.deep ? "each hashed now" : "sha256 from the install manifest");
 }
 
 }  // namespace
@@ -80,9 +122,15 @@ void add_lock_command(CLI::App& app, CommandAction& action) {
       "The lock goes beside the .cudnn-version that selects the version (`cudnnup use --local V`), or\n"
       "into --dir. It names the version, CUDA variant, platform, the archive's sha256, every file with\n"
       "its size and sha256 (from the install manifest; --deep hashes them again) and the driver minimum.\n"
-      "Exit codes: 0 written; 2 nothing (or system) selected, no project, or the install manifest is unreadable.\n"
-      "Examples:\n  cudnnup use --local 9.19 && cudnnup lock\n  cudnnup lock --dir ~/proj --deep");
+      "--copy DIR locks a pip wheel's or a toolkit's cuDNN instead (DIR: its library folder or root, as\n"
+      "`cudnnup list` shows it), hashing its libcudnn* and cudnn*.h files; the lock goes into --dir or here.\n"
+      "Exit codes: 0 written; 2 nothing (or system) selected, no project, the install manifest is\n"
+      "unreadable, or --copy names no pip or toolkit copy found here.\n"
+      "Examples:\n  cudnnup use --local 9.19 && cudnnup lock\n  cudnnup lock --dir ~/proj --deep\n"
+      "  cudnnup lock --copy .venv/lib/python3.11/site-packages/nvidia/cudnn");
   cmd->add_option("--dir", opt.dir, "Write DIR/cudnn.lock instead of beside the project's .cudnn-version")->type_name("DIR");
+  cmd->add_option("--copy", opt.copy, "Lock this pip-wheel or toolkit copy (its library folder or root) instead of the selected version")
+      ->type_name("DIR");
   cmd->add_flag("--deep", opt.deep, "Hash every file again instead of taking the install manifest's sha256");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_lock(ctx, opt); }; });
 }

@@ -11,6 +11,20 @@ Result<LockedRequest> locked_request(const AppContext& ctx, const std::string& g
   if (!path) return path.error();
   auto lock = read_lock_file(*ctx.fs, *path);
   if (!lock) return lock.error();
+  if (lock->form == kLockFormPip) {
+    std::string how = lock->package.empty() ? "the nvidia-cudnn-cu" + lock->cuda_variant + " wheel of cuDNN " + lock->cudnn_version
+                                            : "pip install " + lock->package.substr(0, lock->package.find(' ')) + "==" +
+                                                  lock->package.substr(lock->package.find(' ') + 1);
+    return make_error(ErrorCode::kUsage, *path + " names a pip wheel's cuDNN " + lock->cudnn_version +
+                                             ", which pip installs, not cudnnup: in the project's environment run `" + how +
+                                             "`, then `cudnnup check`", *path);
+  }
+  if (lock->form == kLockFormToolkit) {
+    return make_error(ErrorCode::kUsage, *path + " names the cuDNN " + lock->cudnn_version + " files of a CUDA " +
+                                             lock->cuda_variant + " toolkit, not a cudnnup version: merge that release into the "
+                                             "toolkit with cudnnup install " + lock->cudnn_version + " --cuda " + lock->cuda_variant +
+                                             " --into followed by the toolkit's folder, then run `cudnnup check`", *path);
+  }
   if (lock->archive_sha256.empty()) {
     return make_error(ErrorCode::kUsage, *path + " names no archive (its copy was installed without one): "
                                                  "install --locked needs the archive's sha256", *path);

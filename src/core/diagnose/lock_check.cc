@@ -56,9 +56,11 @@ std::optional<LockDrift> check_one(const FileSystem& fs, const LockedFile& f, co
 }
 
 // Library files in the folders the lock names libraries in, that the lock does not name: a
-// library copied in over the top is loaded like one of the copy's own.
+// library copied in over the top is loaded like one of the copy's own. A toolkit's or a wheel's
+// folder holds other libraries too: there only cuDNN's own names count.
 void find_extra_libraries(const FileSystem& fs, const CudnnLock& lock, const LockedCopy& copy, bool windows,
                           std::vector<LockDrift>& out) {
+  const bool cudnn_only = lock.form != kLockFormStore;
   std::set<std::string> named, dirs;
   for (const auto& f : lock.files) {
     named.insert(f.path);
@@ -74,6 +76,7 @@ void find_extra_libraries(const FileSystem& fs, const CudnnLock& lock, const Loc
     for (const auto& e : *entries) {
       std::string rel = dir.empty() ? e.name : dir + "/" + e.name;
       if (e.type == FileType::kDirectory || named.count(rel) || !is_library_file_name(e.name, windows)) continue;
+      if (cudnn_only && !parse_cudnn_library_name(e.name)) continue;
       std::string shown = paths::join(copy.root, rel);
       out.push_back({"extra", shown, shown + ": a library file the lock does not name"});
     }
@@ -132,6 +135,83 @@ std::optional<LockDrift> check_plain_program_load(const FileSystem& fs, const En
     }
   }
   return std::nullopt;
+}
+
+namespace {
+
+std::string real_or(const FileSystem& fs, const std::string& path) { return fs.canonical(path).value_or(path); }
+
+// The whole version a copy says: a pip wheel's distribution (9.19.0.56) over its library's 9.19.0.
+Version copy_version(const CudnnCopy& c) {
+  Version v = c.library_version.known() ? c.library_version : c.header_version;
+  size_t space = c.package.rfind(' ');
+  if (c.form == PackageForm::kPipWheel && space != std::string::npos) {
+    auto full = Version::parse(c.package.substr(space + 1));
+    if (full && (!v.known() || full->has_prefix(v))) return *full;
+  }
+  return v;
+}
+
+}  // namespace
+
+LocatedCopy locate_unmanaged_copy(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
+                                  const std::string& chosen) {
+  PackageForm form = lock.form == kLockFormPip ? PackageForm::kPipWheel : PackageForm::kToolkitMerged;
+  auto locked = Version::parse(lock.cudnn_version).value_or(Version{});
+  std::string want = chosen.empty() ? "" : real_or(fs, chosen);
+  std::vector<const CudnnCopy*> same_kind;
+  for (const auto& c : copies) {
+    if (!want.empty()) {
+      if (real_or(fs, c.lib_dir) == want || real_or(fs, c.root) == want) same_kind.push_back(&c);
+      continue;
+    }
+    if (c.form == form && c.major() == locked.major()) same_kind.push_back(&c);
+  }
+  const char* what = lock.form == kLockFormPip ? "pip-wheel" : "toolkit";
+  if (same_kind.empty()) {
+    std::string hint = lock.form == kLockFormPip && !lock.package.empty()
+                           ? " (`pip install " + lock.package.substr(0, lock.package.find(' ')) + "==" +
+                                 lock.package.substr(lock.package.find(' ') + 1) + "` in the project's environment)"
+                           : "";
+    if (!want.empty()) return {nullptr, LockDrift{"not_installed", chosen, chosen + " is not a cuDNN copy that cudnnup finds here"}};
+    return {nullptr, LockDrift{"not_installed", lock.id, std::string("no ") + what + " copy of cuDNN " +
+                                                             std::to_string(locked.major()) + " is found here; the lock names " +
+                                                             lock.cudnn_version + hint}};
+  }
+  for (const CudnnCopy* c : same_kind) {
+    if (c->cuda_major == lock.cuda_major && locked.is_named_by(copy_version(*c))) return {c, std::nullopt};
+  }
+  const CudnnCopy* c = same_kind.front();
+  Version v = copy_version(*c);
+  return {c, LockDrift{"version", c->lib_dir, "the " + std::string(what) + " copy in " + c->lib_dir + " is cuDNN " +
+                                                  (v.known() ? v.str() : "of unknown version") + " for CUDA " +
+                                                  std::to_string(c->cuda_major) + ", the lock names " + lock.cudnn_version +
+                                                  " for CUDA " + std::to_string(lock.cuda_major)}};
+}
+
+std::vector<LockDrift> check_framework_loads(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks,
+                                             const std::string& root) {
+  std::vector<LockDrift> out;
+  std::string want = real_or(fs, root);
+  for (const auto& f : frameworks) {
+    if (f.site_packages.empty() || !below(want, real_or(fs, f.site_packages))) continue;  // another environment
+    if (!f.load || !f.load->resolution.found) continue;  // not a CUDA build, or nothing to load: doctor says why
+    const auto& r = f.load->resolution;
+    std::string got = real_or(fs, r.canonical.empty() ? r.path : r.canonical);
+    std::string name = f.framework + " " + f.version + (f.variant.empty() ? "" : " (" + f.variant + ")");
+    if (!below(got, want)) {
+      out.push_back({"framework_loads", got, name + " in " + f.env_prefix + " loads " + got + ", not the locked copy in " + want});
+      continue;
+    }
+    for (const auto& file : f.load->loaded_cudnn_files) {
+      std::string real = real_or(fs, file);
+      if (!below(real, want)) {
+        out.push_back({"framework_loads", real, name + " in " + f.env_prefix + " loads " + real + " from another copy beside the locked " + want});
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 std::optional<LockDrift> check_driver_minimum(const std::string& driver_version, const CudnnLock& lock, bool windows) {

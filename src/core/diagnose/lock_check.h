@@ -17,6 +17,7 @@
 #include "diagnose/install_integrity.h"
 #include "install/cudnn_lock.h"
 #include "install/install_manifest.h"
+#include "loader/frameworks.h"
 
 namespace cudnnup {
 
@@ -24,7 +25,8 @@ struct LockDrift {
   // "version" (another version is selected here), "not_installed", "missing", "changed",
   // "modified" (written after install: --deep tells whether its bytes differ), "not_a_file",
   // "link_changed", "extra" (a library file the lock does not name), "archive", "loads" (a plain
-  // program loads another copy), "driver" (below the lock's minimum).
+  // program loads another copy), "framework_loads" (a framework of the locked pip copy's
+  // environment loads another copy), "driver" (below the lock's minimum).
   std::string kind;
   std::string subject;  // the file (absolute) or the version concerned
   std::string message;  // one sentence for people
@@ -50,6 +52,22 @@ FileCheck check_locked_files(const FileSystem& fs, const CudnnLock& lock, const 
 // model, loader/which.h), and every cuDNN file it maps, must lie in the locked copy.
 std::optional<LockDrift> check_plain_program_load(const FileSystem& fs, const Environment& env, const CudnnLock& lock,
                                                   const std::string& root);
+
+// A pip or toolkit lock (form "pip", "toolkit") names no place: a project's lock is used on other
+// machines, where the venv or toolkit lies elsewhere. Its copy here is the one doctor finds of the
+// same form and cuDNN major, preferring one of the locked version; `chosen` (check --copy DIR, a
+// library or root folder) when given. No copy, or only copies of another version: drift.
+struct LocatedCopy {
+  const CudnnCopy* copy = nullptr;  // null: none found (drift says so)
+  std::optional<LockDrift> drift;   // "not_installed", or "version" (the copy found is another one)
+};
+LocatedCopy locate_unmanaged_copy(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
+                                  const std::string& chosen);
+
+// A pip lock: every framework of the Python environment that holds the copy (`root`) must load
+// its cuDNN from that copy (each framework's own loading rules, loader/frameworks.h).
+std::vector<LockDrift> check_framework_loads(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks,
+                                             const std::string& root);
 
 // `driver_version`: the loaded kernel module's ("580.65.06"; "" when none is seen, which is not
 // drift: a build machine without a GPU may check a lock too).

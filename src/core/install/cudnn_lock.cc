@@ -10,6 +10,7 @@
 #include "base/paths.h"
 #include "base/relative_path.h"
 #include "base/version.h"
+#include "facts/cudnn_files.h"
 #include "store/selection.h"
 #include "store/version_spec.h"
 
@@ -32,6 +33,14 @@ bool is_word(const std::string& s, size_t max) {
 }
 
 bool is_version_text(const std::string& s) { return s.size() <= 32 && is_word(s, 32) && Version::parse(s).has_value(); }
+
+// "nvidia-cudnn-cu13 9.19.0.56": what goes into a printed `pip install` line, so nothing a shell
+// would read as more than a word.
+bool is_package_text(const std::string& s) {
+  size_t space = s.find(' ');
+  return space != std::string::npos && space > 0 && is_word(s.substr(0, space), 64) &&
+         is_version_text(s.substr(space + 1));
+}
 
 // A member name as it may appear in a message: the lock's own bytes only when they are plain.
 bool plain_key(const std::string& key) {
@@ -77,7 +86,9 @@ LockedFile read_file_entry(const JsonValue& e) {
 
 void read_identity(const JsonValue& doc, CudnnLock& lock) {
   lock.form = doc.required_string("form");
-  if (lock.form != "store") doc.fail("form", "must be \"store\"");
+  if (lock.form != kLockFormStore && lock.form != kLockFormPip && lock.form != kLockFormToolkit) {
+    doc.fail("form", "must be \"store\", \"pip\" or \"toolkit\"");
+  }
   lock.id = doc.required_string("id");
   auto id = StoreVersionId::parse(lock.id);
   if (!id || !is_plain_name(lock.id)) doc.fail("id", "must be a store version id like 9.19.0.56+cuda13");
@@ -91,6 +102,11 @@ void read_identity(const JsonValue& doc, CudnnLock& lock) {
   if (!is_word(lock.platform, 32)) doc.fail("platform", "must be a platform like linux-x86_64");
   if (id && (id->version.str() != lock.cudnn_version || id->cuda_major != lock.cuda_major)) {
     doc.fail("id", "does not agree with cudnn_version and cuda_major");
+  }
+  if (doc.has("package")) {
+    lock.package = doc.string("package");
+    if (lock.form != kLockFormPip) doc.fail("package", "is only for a pip copy");
+    if (!is_package_text(lock.package)) doc.fail("package", "must be a distribution and version like nvidia-cudnn-cu13 9.19.0.56");
   }
 }
 
@@ -124,6 +140,7 @@ void read_minimums(const JsonValue& doc, CudnnLock& lock) {
 std::string lock_to_json(const CudnnLock& lock) {
   ordered_json out = {{"schema", kLockSchema}, {"form", lock.form}, {"id", lock.id}, {"cudnn_version", lock.cudnn_version},
                       {"cuda_variant", lock.cuda_variant}, {"cuda_major", lock.cuda_major}, {"platform", lock.platform}};
+  if (!lock.package.empty()) out["package"] = lock.package;
   out["archive"] = lock.archive_sha256.empty()
                        ? ordered_json(nullptr)
                        : ordered_json{{"file_name", lock.archive_file_name}, {"size", lock.archive_size}, {"sha256", lock.archive_sha256}};
@@ -144,8 +161,8 @@ Result<CudnnLock> lock_from_json(std::string_view text, const std::string& origi
   JsonValue doc = reader.parse_object(text);
   CudnnLock lock;
   if (reader.ok()) {
-    refuse_unknown(doc, {"schema", "form", "id", "cudnn_version", "cuda_variant", "cuda_major", "platform", "archive",
-                         "driver_minimum", "files"});
+    refuse_unknown(doc, {"schema", "form", "id", "cudnn_version", "cuda_variant", "cuda_major", "platform", "package",
+                         "archive", "driver_minimum", "files"});
     std::string schema = doc.required_string("schema");
     if (reader.ok() && schema != kLockSchema) {
       doc.fail("schema", std::string("must be \"") + kLockSchema + "\" (a newer cudnnup wrote it, or it is not a lock)");
@@ -169,10 +186,61 @@ Result<CudnnLock> lock_from_json(std::string_view text, const std::string& origi
   return lock;
 }
 
+namespace {
+
+void set_driver_minimum(const Rules& rules, CudnnLock& lock) {
+  if (const MajorDriverMinimum* d = rules.major_driver_minimum_for(lock.cuda_major)) {
+    lock.driver_minimum_linux = d->linux_driver.known() ? d->linux_driver.str() : "";
+    lock.driver_minimum_windows = d->windows_driver.known() ? d->windows_driver.str() : "";
+    lock.driver_minimum_source = d->source;
+  }
+}
+
+// `path` relative to `root` when it lies below it ("" otherwise).
+std::string below_root(const std::string& path, const std::string& root) {
+  if (path.size() <= root.size() + 1 || path.compare(0, root.size(), root) != 0 || path[root.size()] != '/') return "";
+  return path.substr(root.size() + 1);
+}
+
+// The cuDNN files of a folder of the copy (facts/cudnn_files.h: libraries, static and import
+// libraries, headers); a toolkit's lib and include folders hold much else.
+Status add_folder(const FileSystem& fs, const std::string& root, const std::string& dir, const BelowHasher& hasher,
+                  CudnnLock& lock) {
+  std::string rel_dir = below_root(dir, root);
+  if (rel_dir.empty() && dir != root) {
+    return make_error(ErrorCode::kUsage, dir + " is not inside the copy's folder " + root + ": it cannot be locked", dir);
+  }
+  auto entries = fs.list_dir(dir);
+  if (!entries) return entries.error();
+  for (const DirEntry& e : *entries) {
+    if (!parse_cudnn_file_name(e.name) || e.type == FileType::kDirectory) continue;
+    std::string rel = rel_dir.empty() ? e.name : rel_dir + "/" + e.name;
+    if (e.type == FileType::kSymlink) {
+      auto target = fs.read_link_below(root, rel);
+      if (!target) return target.error();
+      if (!is_plain_name(*target)) {
+        return make_error(ErrorCode::kUsage, paths::join(root, rel) + " links to " + *target +
+                                                 ", outside its folder: a lock names only links beside their file", rel);
+      }
+      lock.files.push_back(LockedFile{rel, EntryKind::kSymlink, 0, "", *target});
+      continue;
+    }
+    auto info = fs.lstat_below(root, rel);
+    if (!info) return info.error();
+    if (info->type != FileType::kRegular) continue;
+    auto sum = hasher(root, rel);
+    if (!sum) return sum.error();
+    lock.files.push_back(LockedFile{rel, EntryKind::kFile, info->size, *sum, ""});
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Result<CudnnLock> lock_from_manifest(const InstallManifest& manifest, const Rules& rules, const BelowHasher* hasher,
                                      const std::string& root, bool rehash) {
   CudnnLock lock;
-  lock.form = "store";
+  lock.form = kLockFormStore;
   lock.id = manifest.id;
   lock.cudnn_version = manifest.cudnn_version;
   lock.cuda_variant = manifest.cuda_variant;
@@ -181,11 +249,7 @@ Result<CudnnLock> lock_from_manifest(const InstallManifest& manifest, const Rule
   lock.archive_file_name = manifest.archive_file_name;
   lock.archive_size = manifest.archive_size;
   lock.archive_sha256 = manifest.archive_sha256;
-  if (const MajorDriverMinimum* d = rules.major_driver_minimum_for(manifest.cuda_major)) {
-    lock.driver_minimum_linux = d->linux_driver.known() ? d->linux_driver.str() : "";
-    lock.driver_minimum_windows = d->windows_driver.known() ? d->windows_driver.str() : "";
-    lock.driver_minimum_source = d->source;
-  }
+  set_driver_minimum(rules, lock);
   for (const auto& mf : manifest.files) {
     if (mf.kind == EntryKind::kDirectory) continue;
     bool link = mf.kind == EntryKind::kSymlink;
@@ -200,6 +264,44 @@ Result<CudnnLock> lock_from_manifest(const InstallManifest& manifest, const Rule
     lock.files.push_back(std::move(f));
   }
   std::sort(lock.files.begin(), lock.files.end(), [](const LockedFile& a, const LockedFile& b) { return a.path < b.path; });
+  return lock;
+}
+
+Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& root,
+                                 const std::string& platform, const Rules& rules, const BelowHasher& hasher) {
+  CudnnLock lock;
+  if (copy.form == PackageForm::kPipWheel) lock.form = kLockFormPip;
+  else if (copy.form == PackageForm::kToolkitMerged) lock.form = kLockFormToolkit;
+  else {
+    return make_error(ErrorCode::kUsage, std::string("the copy in ") + copy.lib_dir + " is a " + package_form_name(copy.form) +
+                                             " copy: a lock names a cudnnup version (`cudnnup lock`), a pip wheel or a toolkit (`cudnnup lock --copy DIR`)",
+                      copy.lib_dir);
+  }
+  Version version = copy.library_version.known() ? copy.library_version : copy.header_version;
+  // A pip wheel's distribution says the whole version (9.19.0.56) where the library says 9.19.0.
+  size_t space = copy.package.rfind(' ');
+  if (lock.form == kLockFormPip && space != std::string::npos) {
+    auto full = Version::parse(copy.package.substr(space + 1));
+    if (full && (!version.known() || full->has_prefix(version))) version = *full;
+    if (full && is_package_text(copy.package)) lock.package = copy.package;
+  }
+  if (!version.known() || copy.cuda_major <= 0) {
+    return make_error(ErrorCode::kUsage, "the copy in " + copy.lib_dir + " has no known " +
+                                             std::string(version.known() ? "CUDA major" : "cuDNN version") +
+                                             " (`cudnnup doctor` says why): it cannot be locked", copy.lib_dir);
+  }
+  lock.cudnn_version = version.str();
+  lock.cuda_major = copy.cuda_major;
+  lock.cuda_variant = std::to_string(copy.cuda_major);
+  lock.id = lock.cudnn_version + "+cuda" + lock.cuda_variant;
+  lock.platform = platform;
+  set_driver_minimum(rules, lock);
+  if (auto s = add_folder(fs, root, copy.lib_dir, hasher, lock); !s) return s.error();
+  if (!copy.include_dir.empty() && copy.include_dir != copy.lib_dir) {
+    if (auto s = add_folder(fs, root, copy.include_dir, hasher, lock); !s) return s.error();
+  }
+  std::sort(lock.files.begin(), lock.files.end(), [](const LockedFile& a, const LockedFile& b) { return a.path < b.path; });
+  if (lock.files.empty()) return make_error(ErrorCode::kUsage, "the copy in " + copy.lib_dir + " has no cuDNN file to lock", copy.lib_dir);
   return lock;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/filesystem.h"
+#include "base/model.h"
 #include "base/result.h"
 #include "facts/rules.h"
 #include "install/archive_policy.h"
@@ -37,9 +38,15 @@ struct LockedFile {
   std::string link_target;  // symlinks: a file name in the link's own folder
 };
 
+// The copies a lock can name: a cudnnup store version, a pip wheel's nvidia/cudnn folder, or the
+// cuDNN files merged into a CUDA toolkit.
+inline constexpr const char* kLockFormStore = "store";
+inline constexpr const char* kLockFormPip = "pip";
+inline constexpr const char* kLockFormToolkit = "toolkit";
+
 struct CudnnLock {
-  std::string form = "store";  // "store": a cudnnup store version (the only form written so far)
-  std::string id;              // the store version id, "9.19.0.56+cuda13"
+  std::string form = kLockFormStore;  // kLockForm*
+  std::string id;              // "9.19.0.56+cuda13": the store version, or what a store version of it is called
   std::string cudnn_version;   // "9.19.0.56"
   std::string cuda_variant;    // "13"
   int cuda_major = 0;
@@ -50,7 +57,10 @@ struct CudnnLock {
   std::string archive_sha256;
   // From the rules (data/rules.json): the lowest driver that runs this CUDA major.
   std::string driver_minimum_linux, driver_minimum_windows, driver_minimum_source;
-  std::vector<LockedFile> files;  // sorted by path
+  // A pip copy's distribution, "nvidia-cudnn-cu13 9.19.0.56" ("" when not known, and for the
+  // other forms): what `install --locked` tells the user to pip install.
+  std::string package;
+  std::vector<LockedFile> files;  // sorted by path; for pip and toolkit forms relative to the copy's root
 };
 
 // The document, two-space indented, ending in a newline.
@@ -66,6 +76,15 @@ Result<CudnnLock> lock_from_json(std::string_view text, const std::string& origi
 // file when `rehash` (lock --deep).
 Result<CudnnLock> lock_from_manifest(const InstallManifest& manifest, const Rules& rules, const BelowHasher* hasher,
                                      const std::string& root, bool rehash);
+
+// The lock of a pip-wheel or toolkit copy as discovery found it (`lock --copy DIR`). These have no
+// install manifest to vouch for their files, so every file is hashed now (`hasher`). The lock names
+// the copy's cuDNN files only (facts/cudnn_files.h names: libraries, static and import libraries,
+// headers, in its library and include folders), relative to the copy's root `root` (canonical); a
+// toolkit's other files are not cuDNN's. kUsage for a copy of another form, of an unknown version
+// or CUDA major, or with a folder outside `root`.
+Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& root,
+                                 const std::string& platform, const Rules& rules, const BelowHasher& hasher);
 
 // How an install manifest differs from the lock, one line per file ("lib/x: sha256 differs",
 // "lib/y: not in the lock"); empty when the manifest records exactly the locked files, sizes,

@@ -10,6 +10,7 @@ namespace cudnnup {
 namespace {
 
 using nlohmann::json;
+using testing::MemoryFileSystem;
 
 const std::string kSum(64, 'a');
 
@@ -164,6 +165,111 @@ TEST(CudnnLock, FromAManifestTakesItsSumsAndHashesOnlyWhatItLacks) {
   hashed.clear();
   ASSERT_TRUE(lock_from_manifest(m, builtin_rules(), &hasher, "/r", true).ok());
   EXPECT_EQ(hashed.size(), 2u) << "--deep hashes every file";
+}
+
+TEST(CudnnLock, PipAndToolkitFormsReadBackAndAPackageIsOnlyAPipWheelsAndPlain) {
+  CudnnLock pip = sample_lock();
+  pip.form = kLockFormPip;
+  pip.package = "nvidia-cudnn-cu13 9.19.0.56";
+  pip.archive_sha256.clear();
+  auto back = lock_from_json(lock_to_json(pip), "/p/cudnn.lock");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->form, "pip");
+  EXPECT_EQ(back->package, "nvidia-cudnn-cu13 9.19.0.56");
+  EXPECT_EQ(lock_to_json(*back), lock_to_json(pip));
+  json toolkit = sample_json();
+  toolkit["form"] = "toolkit";
+  EXPECT_EQ(refusal(toolkit), "");
+  json conda = sample_json();
+  conda["form"] = "conda";
+  EXPECT_NE(refusal(conda).find("'form'"), std::string::npos) << refusal(conda);
+  json store_package = sample_json();
+  store_package["package"] = "nvidia-cudnn-cu13 9.19.0.56";
+  EXPECT_NE(refusal(store_package).find("only for a pip copy"), std::string::npos) << refusal(store_package);
+  // What goes into a printed `pip install` line must be two plain words.
+  for (const char* bad : {"nvidia-cudnn-cu13 9.19; rm -rf ~", "nvidia-cudnn-cu13", "x 9.19.0 y", "Nvidia 9.19", " 9.19"}) {
+    json doc = json::parse(lock_to_json(pip));
+    doc["package"] = bad;
+    EXPECT_NE(refusal(doc).find("'package'"), std::string::npos) << bad << ": " << refusal(doc);
+  }
+}
+
+// A pip wheel's copy as discovery reports it, on the in-memory filesystem.
+CudnnCopy pip_copy(MemoryFileSystem& fs) {
+  const std::string root = "/venv/lib/python3.11/site-packages/nvidia/cudnn";
+  fs.add_file(root + "/lib/libcudnn.so.9", "shim");
+  fs.add_file(root + "/lib/libcudnn_ops.so.9.19.0", "ops");
+  fs.add_symlink(root + "/lib/libcudnn_ops.so.9", "libcudnn_ops.so.9.19.0");
+  fs.add_file(root + "/lib/libstdc++.so.6", "not cuDNN's");
+  fs.add_file(root + "/include/cudnn_version.h", "#define CUDNN_MAJOR 9");
+  fs.add_file(root + "/include/other.h", "not cuDNN's");
+  fs.add_file(root + "/__init__.py");
+  CudnnCopy c;
+  c.root = root;
+  c.lib_dir = root + "/lib";
+  c.include_dir = root + "/include";
+  c.form = PackageForm::kPipWheel;
+  c.package = "nvidia-cudnn-cu13 9.19.0.56";
+  c.library_version = Version{9, 19, 0};
+  c.cuda_major = 13;
+  return c;
+}
+
+TEST(CudnnLock, FromAPipCopyLocksCudnnsOwnFilesByRelativePathWithTheWheelsVersion) {
+  MemoryFileSystem fs;
+  CudnnCopy copy = pip_copy(fs);
+  std::vector<std::string> hashed;
+  BelowHasher hasher = [&](const std::string&, const std::string& rel) -> Result<std::string> {
+    hashed.push_back(rel);
+    return std::string(64, 'd');
+  };
+  auto lock = lock_from_copy(fs, copy, copy.root, "linux-x86_64", builtin_rules(), hasher);
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->form, "pip");
+  EXPECT_EQ(lock->id, "9.19.0.56+cuda13");
+  EXPECT_EQ(lock->package, "nvidia-cudnn-cu13 9.19.0.56");
+  std::vector<std::string> paths;
+  for (const auto& f : lock->files) paths.push_back(f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"include/cudnn_version.h", "lib/libcudnn.so.9", "lib/libcudnn_ops.so.9",
+                                             "lib/libcudnn_ops.so.9.19.0"}))
+      << "only cuDNN's names, sorted; the wheel's other files are not locked";
+  EXPECT_EQ(lock->files[2].kind, EntryKind::kSymlink);
+  EXPECT_EQ(lock->files[2].link_target, "libcudnn_ops.so.9.19.0");
+  EXPECT_EQ(hashed.size(), 3u) << "every file hashed, no link";
+  EXPECT_TRUE(lock_from_json(lock_to_json(*lock), "/p/cudnn.lock").ok()) << "what lock --copy writes, check reads";
+}
+
+TEST(CudnnLock, FromACopyRefusesOtherFormsUnknownVersionsAndLinksOutOfTheFolder) {
+  BelowHasher hasher = [](const std::string&, const std::string&) -> Result<std::string> { return std::string(64, 'd'); };
+  auto refused = [&](MemoryFileSystem& fs, const CudnnCopy& c) {
+    auto lock = lock_from_copy(fs, c, c.root, "linux-x86_64", builtin_rules(), hasher);
+    return lock ? std::string() : lock.error().message;
+  };
+  {
+    MemoryFileSystem fs;
+    CudnnCopy c = pip_copy(fs);
+    c.form = PackageForm::kConda;
+    EXPECT_NE(refused(fs, c).find("is a conda copy"), std::string::npos) << refused(fs, c);
+  }
+  {
+    MemoryFileSystem fs;
+    CudnnCopy c = pip_copy(fs);
+    c.cuda_major = 0;
+    EXPECT_NE(refused(fs, c).find("no known CUDA major"), std::string::npos) << refused(fs, c);
+  }
+  {
+    MemoryFileSystem fs;
+    CudnnCopy c = pip_copy(fs);
+    fs.add_symlink(c.lib_dir + "/libcudnn_cnn.so.9", "../../../evil/libcudnn_cnn.so.9");
+    EXPECT_NE(refused(fs, c).find("outside its folder"), std::string::npos) << refused(fs, c);
+  }
+  {
+    MemoryFileSystem fs;
+    CudnnCopy c = pip_copy(fs);
+    c.include_dir = "/usr/include";
+    fs.add_file("/usr/include/cudnn.h");
+    EXPECT_NE(refused(fs, c).find("is not inside the copy's folder"), std::string::npos) << refused(fs, c);
+  }
 }
 
 }  // namespace
