@@ -94,7 +94,7 @@ def variants(doc):
     error["findings"].append({
         "id": "bench.synthetic_error", "severity": "error", "subject": "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
         "title": "a synthetic error for the fleet benchmark", "detail": "made by bench/fleet_bench.py",
-        "evidence": ["generated"], "fix": [], "fix_commands": {}, "fix_steps": []})
+        "evidence": ["generated"], "fix": [], "fix_commands": [], "fix_steps": []})
     error["summary"]["errors"] += 1
     error["summary"]["exit_code"] = 1
     out = []
