@@ -27,6 +27,7 @@ import copy
 import glob
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -137,14 +138,17 @@ def generate(directory, hosts, texts, base_errors):
 
 
 def timed(argv):
-    """Wall time (s), CPU time (s) and peak RSS (kB) of one run, from GNU time; the exit code."""
+    """Wall time (s), CPU time (s: user+sys of the children, GNU time wrapper included) and peak RSS (kB,
+    GNU time %M) of one run; the exit code."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", t.name] + argv,
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", t.name] + argv,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - start
-        rss, user, system = t.read().split()[-3:]
-    return wall, float(user) + float(system), int(rss), r.returncode
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss = t.read().split()[-1]
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), int(rss), r.returncode
 
 
 def check_fleet(binary, directory, expected):
