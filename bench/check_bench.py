@@ -195,8 +195,9 @@ def main():
         wall = statistics.median(x[0] for x in s)
         cpu = statistics.median(x[1] for x in s)
         rss = max(x[2] for x in s)
-        shown = f"{wall * 1000:.1f} ms" if wall < 10 else f"{wall:.2f} s"
-        print(f"| {name} | {len(s)} | {shown} | {cpu * 1000:.1f} ms | {rss / 1024:.1f} MiB | {wall / ver:.2f}x | {wall / st:.2f}x |")
+        shown = f"{wall * 1000:.1f} ms" if wall < 1 else f"{wall:.2f} s"
+        cpu_shown = f"{cpu * 1000:.1f} ms" if cpu < 1 else f"{cpu:.2f} s"
+        print(f"| {name} | {len(s)} | {shown} | {cpu_shown} | {rss / 1024:.1f} MiB | {wall / ver:.2f}x | {wall / st:.2f}x |")
     for name in ("`cudnnup check --deep`", "`sha256sum` of every file", "`openssl dgst -sha256` of every file"):
         wall = statistics.median(x[0] for x in samples[name])
         print(f"\n{name}: {copy_bytes / wall / 1e9:.2f} GB/s", end="")
