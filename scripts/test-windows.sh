@@ -436,6 +436,15 @@ assert "cudnn_graph64_9.dll" in r["candidates"][0]["problem_detail"], r' -- --js
 WINEPATH="$(win_path "$wd/b")" check "which (text) names the winner and the rule" 0 '
 assert "loads" in out and "PATH entry" in out and "cudnn64_9.dll" in out, out' -- which
 
+echo "== --help and env speak Windows: %LOCALAPPDATA%, C:\\Program Files, PATH/LIB/INCLUDE"
+check "install --help names the Windows store and toolkit folders, nothing of Linux" 0 '
+assert "%LOCALAPPDATA%" in out and "Program Files" in out and "administrator" in out, out
+for word in ("XDG_DATA_HOME", "/usr/local", "no root needed", ".tar.xz", "sudo"):
+    assert word not in out, word' -- install --help
+check "verify --help and env --help name Windows places and MSVC variables" 0 '
+assert "LIB and INCLUDE" in out and "LD_LIBRARY_PATH" not in out and "CPATH" not in out, out' -- env --help
+check "verify --help has no Linux paths" 0 '
+assert "/usr/local/cuda" not in out and "Program Files" in out, out' -- verify --help
 echo "== env --persist: the user PATH in HKCU\\Environment (REG_EXPAND_SZ) under Wine"
 store=$work/store-persist
 mkdir -p "$store/versions/9.19.0.56+cuda13/bin"
@@ -493,6 +502,14 @@ j = json.loads(out); assert not j["changed"] and not j["written"], j' -- --json 
 check "env --unpersist (text) says what it removed" 0 '
 assert "- " in out and "9.19.0.56+cuda13" in out, out' -- env --unpersist
 check_reg "--unpersist gives back the exact old value" 'assert typ == "REG_EXPAND_SZ" and val == long, (len(val), len(long))'
+# A user without a user PATH value: persist creates it, unpersist removes it again (absent stays absent).
+wine reg delete 'HKCU\Environment' /v Path /f >/dev/null 2>&1 || true
+check_reg "the user PATH value is absent" 'assert typ == "", (typ, val[:80])'
+check "env --persist creates the user PATH" 0 '
+j = json.loads(out); assert j["written"] and j["old_value"] == "", j' -- --json env --persist --version 9.19
+check "env --unpersist takes it out again" 0 '
+j = json.loads(out); assert j["written"] and j["new_value"] == "", j' -- --json env --unpersist
+check_reg "--unpersist deletes the value it emptied, rather than leaving an empty Path" 'assert typ == "", (typ, val[:80])'
 # Put the prefix's user PATH back as it was.
 if [[ -n $original_path ]]; then
   wine reg add 'HKCU\Environment' /v Path /t "${original_path%%$'\t'*}" /d "${original_path#*$'\t'}" /f >/dev/null 2>&1

@@ -9,6 +9,9 @@
 namespace cudnnup {
 
 Environment current_environment();
+// The system this build runs on (what current_environment().os says), for texts written before
+// the environment is read: `--help` speaks of %LOCALAPPDATA% on Windows, $XDG_DATA_HOME on Linux.
+OsKind host_os();
 bool stdout_is_terminal();
 bool stderr_is_terminal();  // where progress lines go
 // Makes stdout UTF-8 and ANSI-capable where that needs asking (Windows consoles).

@@ -7,6 +7,8 @@ extern char** environ;
 
 namespace cudnnup {
 
+OsKind host_os() { return OsKind::kLinux; }
+
 Environment current_environment() {
   Environment env;
   env.os = OsKind::kLinux;

@@ -57,6 +57,8 @@ bool g_console_has_vt = false;
 
 }  // namespace
 
+OsKind host_os() { return OsKind::kWindows; }
+
 Environment current_environment() {
   Environment env;
   env.os = OsKind::kWindows;

@@ -7,6 +7,7 @@
 #include "base/json_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/help_words.h"
 #include "app/commands/store_access.h"
 #include "app/render/archive_render.h"
 
@@ -117,9 +118,9 @@ void add_cache_command(CLI::App& app, CommandAction& action) {
   static bool dry_run = false;
   auto* clean = cache->add_subcommand("clean", "Remove the downloaded archives and partial downloads, and say what was removed");
   clean->footer(
-      "The cache is <store>/cache (the store: $CUDNNUP_HOME, else $XDG_DATA_HOME/cudnnup, ~/.local/share/cudnnup;\n"
-      "Windows %LOCALAPPDATA%\\cudnnup). Installed versions do not need it: `install VERSION` downloads again\n"
-      "when it must. Waits for the store's lock, so a download in progress is left alone.\n"
+      "The cache is the store's cache folder (the store: " + help_words().store + ").\n"
+      "Installed versions do not need it: `install VERSION` downloads again when it must. Waits for the\n"
+      "store's lock, so a download in progress is left alone.\n"
       "Exit codes: 0 done (also when the cache was empty); 2 the cache cannot be read or a file cannot be\n"
       "removed (the message names it).\n"
       "Examples:\n  cudnnup cache clean --dry-run\n  cudnnup cache clean --json");

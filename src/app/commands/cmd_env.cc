@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/commands/env_persist.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/help_words.h"
 #include "app/cli/terminal_stream.h"
 #include "app/commands/store_access.h"
 #include "shell/shell_env.h"
@@ -147,7 +148,7 @@ void add_env_command(CLI::App& app, CommandAction& action) {
   static EnvOptions opt;
   auto* cmd = app.add_subcommand("env", "Print shell code that puts the selected cuDNN first and hides other copies");
   cmd->footer(
-      "Sets LD_LIBRARY_PATH (Linux) or PATH (Windows), LIBRARY_PATH and CPATH with the selected\n"
+      "Sets " + help_words().env_variables + " with the selected\n"
       "version's dirs first, drops dirs that hold only other cuDNN copies (other store versions,\n"
       "anything with libcudnn files and nothing else), and sets CUDNN_PATH and CUDNN_HOME.\n"
       "Dirs that hold another cuDNN next to other libraries (a CUDA toolkit's lib64) are kept after\n"

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/help_words.h"
 
 #if CUDNNUP_HAVE_INSTALL
 #include <chrono>
@@ -346,15 +347,17 @@ void add_install_command(CLI::App& app, CommandAction& action) {
                    : std::string("--sha256 needs 64 hexadecimal digits");
       });
   cmd->add_flag("--no-wait", args->no_wait, "Fail at once (exit 4) when another cudnnup holds the store lock");
+  const HelpWords& words = help_words();
   cmd->footer(
-      "Store mode (default) unpacks into $XDG_DATA_HOME/cudnnup/versions/<version>+cuda<M>/ — no root needed;\n"
+      "Store mode (default) unpacks into " + words.store_versions + " (the store: " + words.store + ") — " +
+      words.no_privileges + ";\n"
       "select it with `cudnnup use`. Merge mode (--into) is the classic copy into a toolkit, with every\n"
       "replaced file backed up and a manifest so `cudnnup uninstall --into DIR` restores it exactly.\n"
       "Every entry is checked before anything is written; a crash at any point is repaired by the next run.\n\n"
       "A partial version (9, 9.19, latest) is the newest release the mirror lists (its index page, or the\n"
       "files of a mirror directory) that has an archive for this platform and CUDA major; when the list\n"
       "cannot be read, cudnnup's table of NVIDIA archives decides. Without --cuda, the CUDA major is the --into\n"
-      "toolkit's, else that of the first toolkit found (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda),\n"
+      "toolkit's, else that of the first toolkit found (" + words.toolkit_search + "),\n"
       "else the highest the NVIDIA driver runs; both choices are printed on stderr. `cudnnup list --available`\n"
       "shows what the mirror offers.\n\n"
       "--locked installs what the project's cudnn.lock names (docs/commands/lock.md): its release and CUDA\n"
@@ -363,14 +366,12 @@ void add_install_command(CLI::App& app, CommandAction& action) {
       "Exit codes: 0 installed (or already there), 2 refused or failed (nothing changed), 4 another cudnnup\n"
       "holds the lock (--no-wait) or the toolkit already has a cudnnup install.\n"
       "Examples:\n"
-      "  cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz\n"
+      "  cudnnup install " + words.archive_example + "\n"
       "  cudnnup install 9 --cuda 13\n"
       "  cudnnup install 9.1.0 --cuda 12\n"
       "  cudnnup install latest --dry-run\n"
       "  cudnnup install --locked --mirror https://mirror.example/cudnn/\n"
-      "  sudo cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --into /usr/local/cuda-13.0 --dry-run\n"
-      "  cudnnup install cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip --into \"C:\\Program Files\\NVIDIA GPU Computing "
-      "Toolkit\\CUDA\\v12.4\"   (Windows, elevated)");
+      "  " + words.merge_example);
   cmd->callback([&action, args] {
     if (args->source.empty() && !args->locked) throw CLI::RequiredError("archive_or_version (or --locked)");
 #if CUDNNUP_HAVE_INSTALL

@@ -15,6 +15,7 @@
 #include "app/child/copy_loader.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/help_words.h"
 #include "app/commands/doctor_runner.h"
 #include "app/commands/verify_run.h"
 #include "app/render/verify_render.h"
@@ -316,14 +317,13 @@ void add_verify_command(CLI::App& app, CommandAction& action) {
       "copy in the usual places, and says which it chose.\n\n"
       "Examples:\n"
       "  cudnnup verify\n"
-      "  cudnnup verify --copy /usr/local/cuda-13.0/lib64\n"
-      "  cudnnup verify --copy ~/.venv/lib/python3.12/site-packages/nvidia/cudnn --json\n\n"
+      "  cudnnup verify --copy " + help_words().verify_copy_example + "\n"
+      "  cudnnup verify --copy " + help_words().pip_copy_example + " --json\n\n"
       "Exit codes: 0 every stage passed or was skipped; 1 a stage failed, or the child ended before reporting\n"
       "every stage; 2 bad arguments; 3 no NVIDIA driver/GPU here (everything before the driver stage passed).");
   cmd->add_option("--copy", opt.copy,
                   "The cuDNN copy: its lib directory, its root (lib/, lib64/, bin/ are tried) or the shim file. "
-                  "Default: the selected version, else the first copy in CUDNN_PATH, CUDA_HOME, /usr/local/cuda/lib64, "
-                  "/usr/lib/<triplet>")
+                  "Default: the selected version, else the first copy in " + help_words().default_copy_places)
       ->type_name("PATH");
   cmd->add_option("--version", opt.version, "Verify the installed copy of this cuDNN version (needs doctor's copy list)");
   cmd->add_option("--gpu", opt.gpu, "GPU number to test, or 'all' (default 0)");

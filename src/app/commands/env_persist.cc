@@ -80,7 +80,20 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
   std::vector<std::string> notes;
   bool written = false;
   std::optional<std::string> broadcast_error;
-  if (!opt.dry_run && plan.changed) {
+  if (!opt.dry_run && plan.remove_value) {
+    Status s = delete_registry_value(RegistryHive::kCurrentUser, kKey, kValue);
+    if (!s) return report_error(ctx, s.error());
+    auto back = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
+    if (back || back.error().code != ErrorCode::kNotFound) {
+      return report_error(ctx, make_error(ErrorCode::kIo,
+                                          "HKCU\\Environment\\Path is still there after it was deleted; check it in "
+                                          "System Properties > Environment Variables. The value before was: " +
+                                              old_value,
+                                          "HKCU\\Environment\\Path"));
+    }
+    written = true;
+    if (auto b = broadcast_environment_change(); !b) broadcast_error = b.error().message;
+  } else if (!opt.dry_run && plan.changed) {
     Status s = write_registry_string(RegistryHive::kCurrentUser, kKey, kValue, plan.new_value, true);
     if (!s) return report_error(ctx, s.error());
     // Read it back: the value must be exactly what we meant, whatever its length.

@@ -114,6 +114,7 @@ PathEditPlan plan_unpersist_path(const std::string& old_value, const std::string
   plan.removed = drop_store_entries(parts, store_root, vars);
   plan.new_value = plan.removed.empty() ? old_value : join(parts, ";");
   plan.changed = plan.new_value != old_value;
+  plan.remove_value = plan.changed && plan.new_value.empty();
   return plan;
 }
 

@@ -26,6 +26,9 @@ struct PathEditPlan {
   bool changed = false;
   std::vector<std::string> removed;  // entries taken out, as they were written
   std::string added;                 // the entry put in ("" for unpersist)
+  // Unpersist took out every entry: the value is deleted rather than left empty, so a user PATH
+  // that `--persist` created is gone again (absent stays absent), as Windows had it.
+  bool remove_value = false;
 };
 
 // Expands %NAME% references with `vars` (names without case, as Windows does); unknown

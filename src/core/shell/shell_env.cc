@@ -179,23 +179,28 @@ void plan_list_without(const FileSystem& fs, const Environment& env, const std::
   else plan.changes.push_back({var, join(kept, std::string(1, env.list_separator()))});
 }
 
-const char* const kLinkTimeVar = "LIBRARY_PATH";
-const char* const kHeaderVar = "CPATH";
 const char* const kRootVars[] = {"CUDNN_PATH", "CUDNN_HOME"};
 
 const char* loader_variable(bool windows) { return windows ? "PATH" : "LD_LIBRARY_PATH"; }
+// What the compilers read: gcc and clang LIBRARY_PATH and CPATH; MSVC's cl and link LIB and
+// INCLUDE, and ignore the others (https://learn.microsoft.com/en-us/cpp/build/reference/cl-environment-variables,
+// https://learn.microsoft.com/en-us/cpp/build/reference/link-environment-variables).
+const char* link_time_variable(bool windows) { return windows ? "LIB" : "LIBRARY_PATH"; }
+const char* header_variable(bool windows) { return windows ? "INCLUDE" : "CPATH"; }
 
 }  // namespace
 
 std::vector<std::string> environment_variable_names(bool windows) {
-  return {loader_variable(windows), kLinkTimeVar, kHeaderVar, kRootVars[0], kRootVars[1]};
+  return {loader_variable(windows), link_time_variable(windows), header_variable(windows), kRootVars[0], kRootVars[1]};
 }
 
 EnvPlan plan_system_environment(const FileSystem& fs, const Environment& env, const EnvInputs& inputs) {
   bool windows = env.windows();
   std::set<std::string> store = version_subdirs(fs, inputs.other_version_dirs, windows);
   EnvPlan plan;
-  for (const char* var : {loader_variable(windows), kLinkTimeVar, kHeaderVar}) plan_list_without(fs, env, var, store, plan);
+  for (const char* var : {loader_variable(windows), link_time_variable(windows), header_variable(windows)}) {
+    plan_list_without(fs, env, var, store, plan);
+  }
   std::set<std::string> roots;
   for (const auto& dir : inputs.other_version_dirs) {
     auto ids = identities(fs, dir);
@@ -229,8 +234,8 @@ EnvPlan plan_environment(const FileSystem& fs, const Environment& env, const Env
 
   EnvPlan plan;
   plan_list(fs, env, loader_variable(windows), selected.loader_dir(), ListKind::kLoader, others, plan);
-  plan_list(fs, env, kLinkTimeVar, selected.lib, ListKind::kLinkTime, others, plan);
-  plan_list(fs, env, kHeaderVar, selected.include, ListKind::kHeaders, others, plan);
+  plan_list(fs, env, link_time_variable(windows), selected.lib, ListKind::kLinkTime, others, plan);
+  plan_list(fs, env, header_variable(windows), selected.include, ListKind::kHeaders, others, plan);
   for (const char* var : kRootVars) plan.changes.push_back({var, selected.root});
   return plan;
 }

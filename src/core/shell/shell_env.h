@@ -65,8 +65,8 @@ EnvPlan plan_system_environment(const FileSystem& fs, const Environment& env, co
 inline constexpr const char* kHookActiveVar = "_CUDNNUP_ACTIVE";
 inline constexpr const char* kHookQuietVar = "CUDNNUP_HOOK_QUIET";
 
-// Every variable the plans set, in their order: LD_LIBRARY_PATH (PATH on Windows), LIBRARY_PATH,
-// CPATH, CUDNN_PATH, CUDNN_HOME. The `cudnnup init` hooks save and restore exactly these.
+// Every variable the plans set, in their order: LD_LIBRARY_PATH, LIBRARY_PATH, CPATH (on Windows
+// PATH, LIB, INCLUDE: what MSVC reads), CUDNN_PATH, CUDNN_HOME. The `cudnnup init` hooks save and restore exactly these.
 std::vector<std::string> environment_variable_names(bool windows);
 
 // Shell code that applies the plan: `export`/`set -gx`/`$env:`/`set "..."` lines, every value

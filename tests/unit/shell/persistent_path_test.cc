@@ -71,7 +71,11 @@ TEST(PersistentPath, UnpersistRemovesOnlyStoreEntries) {
   auto none = plan_unpersist_path("C:\\A;C:\\B", kStore, kVars);
   EXPECT_FALSE(none.changed);
   EXPECT_EQ(none.new_value, "C:\\A;C:\\B");
-  EXPECT_EQ(plan_unpersist_path(kBin, kStore, kVars).new_value, "");
+  auto emptied = plan_unpersist_path(kBin, kStore, kVars);
+  EXPECT_EQ(emptied.new_value, "");
+  EXPECT_TRUE(emptied.remove_value) << "a Path that held only cudnnup's entry is deleted, not left empty";
+  EXPECT_FALSE(p.remove_value);
+  EXPECT_FALSE(plan_unpersist_path("", kStore, kVars).remove_value) << "an absent Path stays absent, untouched";
 }
 
 TEST(PersistentPath, LongValuesSurviveIntact) {

@@ -63,8 +63,28 @@ TEST(ShellEnv, WindowsUsesPathAndBin) {
   env.vars["PATH"] = "C:/Windows/System32;C:/s/versions/B/bin";
   EnvPlan plan = plan_environment(fs, env, EnvInputs{"C:/s/versions/A", {"C:/s/versions/B"}, {}});
   EXPECT_EQ(value_of(plan, "PATH"), "C:/s/versions/A/bin;C:/Windows/System32");
-  EXPECT_EQ(value_of(plan, "LIBRARY_PATH"), "C:/s/versions/A/lib/x64");
+  EXPECT_EQ(value_of(plan, "LIB"), "C:/s/versions/A/lib/x64") << "MSVC's link reads LIB";
+  EXPECT_EQ(value_of(plan, "INCLUDE"), "C:/s/versions/A/include") << "MSVC's cl reads INCLUDE";
+  EXPECT_EQ(value_of(plan, "LIBRARY_PATH"), "<absent>") << "what MSVC ignores is not set";
+  EXPECT_EQ(value_of(plan, "CPATH"), "<absent>");
   EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "<absent>");
+}
+
+TEST(ShellEnv, WindowsKeepsMsvcsOwnIncludeAndLibFoldersAfterTheSelectedOnes) {
+  MemoryFileSystem fs;
+  fs.add_file("C:/s/versions/A/bin/cudnn64_9.dll");
+  fs.add_file("C:/s/versions/B/lib/x64/cudnn.lib");
+  fs.add_file("C:/VS/VC/lib/x64/msvcrt.lib");
+  Environment env;
+  env.os = OsKind::kWindows;
+  env.vars["LIB"] = "C:/s/versions/B/lib/x64;C:/VS/VC/lib/x64";
+  env.vars["INCLUDE"] = "C:/VS/VC/include";
+  EnvPlan plan = plan_environment(fs, env, EnvInputs{"C:/s/versions/A", {"C:/s/versions/B"}, {}});
+  EXPECT_EQ(value_of(plan, "LIB"), "C:/s/versions/A/lib/x64;C:/VS/VC/lib/x64") << "another version's folder goes, MSVC's stays";
+  EXPECT_EQ(value_of(plan, "INCLUDE"), "C:/s/versions/A/include;C:/VS/VC/include");
+  EXPECT_EQ(environment_variable_names(true)[1], "LIB");
+  EXPECT_EQ(environment_variable_names(true)[2], "INCLUDE");
+  EXPECT_EQ(environment_variable_names(false)[2], "CPATH");
 }
 
 // Under `system` only the store's own directories go, and CUDNN_PATH/CUDNN_HOME when they name a
