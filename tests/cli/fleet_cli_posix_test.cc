@@ -132,6 +132,12 @@ TEST_F(FleetCli, ALockListsTheHostsThatLoadAnotherVersion) {
   EXPECT_EQ(bad.out, "");
   EXPECT_NE(bad.err.find("bad.lock"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("files[0].path"), std::string::npos) << bad.err;
+  lock["files"][0]["path"] = "lib/libcudnn.so.9";
+  lock["form"] = "pip";
+  write_text(tmp / "pip.lock", lock.dump(2));
+  auto pip = cli({"fleet", "--lock", tmp / "pip.lock", reports()});
+  EXPECT_EQ(pip.exit_code, 2) << "a report cannot show what frameworks load: " << pip.out << pip.err;
+  EXPECT_NE(pip.err.find("cudnnup check"), std::string::npos) << pip.err;
   auto missing = cli({"fleet", "--lock", tmp / "no-such.lock", reports()});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_NE(missing.err.find("no-such.lock"), std::string::npos) << missing.err;

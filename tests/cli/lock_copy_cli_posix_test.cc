@@ -77,7 +77,6 @@ TEST_F(LockCopyCli, APipWheelIsLockedByRelativePathsAndChecksClean) {
   auto lock = lock_pip();
   EXPECT_EQ(lock["form"], "pip");
   EXPECT_EQ(lock["cudnn_version"], "9.19.0.56") << "the wheel's whole version, not the library's 9.19.0";
-  EXPECT_EQ(lock["package"], "nvidia-cudnn-cu13 9.19.0.56");
   EXPECT_EQ(lock["archive"], nullptr);
   std::set<std::string> paths;
   for (const auto& f : lock["files"]) paths.insert(f["path"]);
@@ -146,6 +145,46 @@ TEST_F(LockCopyCli, TorchLoadingAnotherCopyThanTheLockedWheelIsDrift) {
   EXPECT_EQ(r.json["drift"][0]["kind"], "framework_loads");
   EXPECT_EQ(r.json["drift"][0]["subject"], stdfs::canonical(tmp / "foreign/lib/libcudnn.so.9").string());
   EXPECT_NE(r.json["drift"][0]["message"].get<std::string>().find("torch 2.9.0"), std::string::npos) << r.out;
+}
+
+TEST_F(LockCopyCli, OnlyTheProjectsOwnEnvironmentCountsNotAMatchingWheelInAnotherVenv) {
+  lock_pip();
+  make_venv(tmp / "old", "9.14.0");                     // the project's venv, activated, at another version
+  make_venv(tmp / "home/.virtualenvs/other", "9.19.0");  // an unrelated venv with the locked wheel
+  auto r = cli({"--json", "check"}, "old", {{"VIRTUAL_ENV", tmp / "old"}});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  ASSERT_FALSE(r.json["drift"].empty()) << r.out;
+  EXPECT_EQ(r.json["drift"][0]["kind"], "version") << r.out;
+  EXPECT_NE(r.json["copy"].get<std::string>().find("/old/"), std::string::npos) << r.out;
+  // The project's own .venv beside the lock, not activated, is the project's too.
+  make_venv(proj() + "/.venv", "9.14.0");
+  auto local = cli({"--json", "check"}, "home/.virtualenvs/other");
+  EXPECT_EQ(local.exit_code, 1) << local.out;
+  EXPECT_NE(local.json["copy"].get<std::string>().find("/proj/.venv/"), std::string::npos) << local.out;
+}
+
+TEST_F(LockCopyCli, CheckCopyMustNameACopyOfTheLocksForm) {
+  lock_pip();
+  auto none = cli({"check", "--copy", tmp / "home"});
+  EXPECT_EQ(none.exit_code, 2) << none.out << none.err;
+  EXPECT_EQ(none.out, "");
+  EXPECT_NE(none.err.find("is not a pip copy of cuDNN that cudnnup finds here"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find(stdfs::canonical(wheel()).string()), std::string::npos) << "it lists the pip copies: " << none.err;
+  if (stdfs::exists(kToolkit + "/include/cudnn_version.h")) {
+    auto toolkit = cli({"check", "--copy", kToolkit});
+    EXPECT_EQ(toolkit.exit_code, 2) << "a toolkit is not the pip copy a pip lock names: " << toolkit.out << toolkit.err;
+  }
+  auto chosen = cli({"--json", "check", "--copy", wheel()});
+  EXPECT_EQ(chosen.exit_code, 0) << chosen.out << chosen.err;
+}
+
+TEST_F(LockCopyCli, AnyLibraryPlantedInTheWheelsFolderIsExtra) {
+  lock_pip();
+  std::string lib = stdfs::canonical(wheel()).string() + "/lib";
+  copy_file(lib + "/libcudnn_ops.so.9", lib + "/libz.so.1");  // on torch's RPATH: it would be loaded
+  auto r = cli({"--json", "check"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(drift(r), std::vector<std::string>{"extra " + lib + "/libz.so.1"}) << r.out;
 }
 
 TEST_F(LockCopyCli, InstallLockedOfAPipLockSaysWhatPipInstalls) {

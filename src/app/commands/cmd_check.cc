@@ -1,4 +1,5 @@
 // `cudnnup check`: this machine against cudnn.lock (diagnose/lock_check.h; docs/commands/check.md).
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "base/paths.h"
 #include "diagnose/lock_check.h"
 #include "discover/discovery.h"
+#include "discover/python_envs.h"
 #include "install/cudnn_lock.h"
 #include "platform/sha256.h"
 
@@ -24,6 +26,7 @@ struct CheckOptions {
 };
 
 struct CheckOutcome {
+  size_t frameworks_checked = 0;  // a pip lock: the frameworks of the wheel's environment
   bool hashed = false;    // every file's sha256 compared (--deep, and always for pip and toolkit copies)
   std::string lock_path;
   CudnnLock lock;
@@ -65,7 +68,7 @@ void check_copy(const AppContext& ctx, const StoreSnapshot& store, const CheckOp
   out.copy_root = root;
   std::string manifest_path = paths::join(root, StoreLayout::kManifestName);
   auto manifest = read_manifest(*ctx.fs, manifest_path, root, /*acting=*/false);
-  LockedCopy copy{root, manifest ? &*manifest : nullptr, 0};
+  LockedCopy copy{root, manifest ? &*manifest : nullptr, 0, "", ""};
   if (auto info = ctx.fs->stat(manifest_path)) copy.installed_ns = info->mtime_ns;
   if (!manifest && !opt.deep) {
     out.drift.push_back({"changed", manifest_path, "the install manifest cannot be read (" + manifest.error().message +
@@ -79,31 +82,74 @@ void check_copy(const AppContext& ctx, const StoreSnapshot& store, const CheckOp
   if (auto load = check_plain_program_load(fs, ctx.env, out.lock, root)) out.drift.push_back(std::move(*load));
 }
 
+// The Python environment a pip lock's project runs in: the activated one (VIRTUAL_ENV,
+// CONDA_PREFIX), else the project's own .venv beside the lock, else the first python3 on PATH.
+// A wheel in some other venv on the machine is not the project's. nullopt when there is no Python.
+std::optional<ProjectEnv> project_python_env(const AppContext& ctx, const std::string& lock_path) {
+  std::vector<PythonEnv> envs = find_python_envs(*ctx.fs, ctx.env, nullptr);
+  auto via = [&](const char* why) -> std::optional<ProjectEnv> {
+    for (const auto& e : envs) {
+      if (std::find(e.found_via.begin(), e.found_via.end(), why) != e.found_via.end()) return ProjectEnv{e.prefix, why};
+    }
+    return std::nullopt;
+  };
+  if (auto e = via("VIRTUAL_ENV")) return e;
+  if (auto e = via("CONDA_PREFIX")) return e;
+  std::string local = paths::join(paths::parent(lock_path), ".venv");
+  if (ctx.fs->is_dir(local)) return ProjectEnv{ctx.fs->canonical(local).value_or(local), "the project's .venv"};
+  if (auto e = via("PATH")) return ProjectEnv{e->prefix, "the first python3 on PATH"};
+  return std::nullopt;
+}
+
+// `check --copy DIR` for a pip or toolkit lock: a copy of the lock's form, or a usage error that
+// lists the ones there are.
+Result<CudnnCopy> chosen_copy(const AppContext& ctx, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
+                              const std::string& dir) {
+  if (const CudnnCopy* c = copy_named(*ctx.fs, lock, copies, dir)) return *c;
+  std::string listed;
+  for (const auto& c : copies) {
+    if (package_form_name(c.form) == lock.form) listed += "\n  " + c.lib_dir;
+  }
+  return make_error(ErrorCode::kUsage, "--copy " + dir + " is not a " + lock.form + " copy of cuDNN that cudnnup finds here" +
+                                           (listed.empty() ? std::string(" (none is)") : "; the " + lock.form + " copies are:" + listed),
+                    dir);
+}
+
 // A pip or toolkit lock: the copy of that form doctor finds here, hashed (no install manifest
 // vouches for its files), and what loads it: each framework of its environment (pip), a plain
 // program (toolkit).
-void check_unmanaged_copy(AppContext& ctx, const CheckOptions& opt, CheckOutcome& out) {
+Status check_unmanaged_copy(AppContext& ctx, const CheckOptions& opt, CheckOutcome& out) {
   auto outcome = collect_outcome(ctx);
-  if (!outcome) {
-    out.drift.push_back({"not_installed", out.lock.id, "the copies here cannot be listed: " + outcome.error().message});
-    return;
-  }
+  if (!outcome) return outcome.error();
   const FileSystem& fs = *ctx.fs;
-  LocatedCopy located = locate_unmanaged_copy(fs, out.lock, outcome->report.copies, opt.copy);
+  std::vector<CudnnCopy> only;  // --copy DIR
+  if (!opt.copy.empty()) {
+    auto chosen = chosen_copy(ctx, out.lock, outcome->report.copies, opt.copy);
+    if (!chosen) return chosen.error();
+    only.push_back(std::move(*chosen));
+  }
+  LocatedCopy located = only.empty()
+                            ? locate_unmanaged_copy(fs, out.lock, outcome->report.copies, project_python_env(ctx, out.lock_path))
+                            : locate_unmanaged_copy(fs, out.lock, only, std::nullopt);
   if (located.drift) out.drift.push_back(std::move(*located.drift));
-  if (!located.copy) return;
-  std::string root = fs.canonical(located.copy->root).value_or(located.copy->root);
+  if (!located.copy) return Ok{};
+  const CudnnCopy& copy = *located.copy;
+  std::string root = fs.canonical(copy.root).value_or(copy.root);
   out.copy_root = root;
   out.hashed = true;
   FileHasher hasher = [&fs](const std::string& r, const std::string& rel) { return sha256_file_below(fs, r, rel); };
-  FileCheck files = check_locked_files(fs, out.lock, LockedCopy{root, nullptr, 0}, &hasher, ctx.env.windows());
+  LockedCopy locked{root, nullptr, 0, fs.canonical(copy.lib_dir).value_or(copy.lib_dir),
+                    copy.include_dir.empty() ? "" : fs.canonical(copy.include_dir).value_or(copy.include_dir)};
+  FileCheck files = check_locked_files(fs, out.lock, locked, &hasher, ctx.env.windows());
   out.files_checked = files.files_checked;
   for (auto& d : files.drift) out.drift.push_back(std::move(d));
   if (out.lock.form == kLockFormPip) {
+    out.frameworks_checked = frameworks_of(fs, outcome->frameworks, root);
     for (auto& d : check_framework_loads(fs, outcome->frameworks, root)) out.drift.push_back(std::move(d));
   } else if (auto load = check_plain_program_load(fs, ctx.env, out.lock, root)) {
     out.drift.push_back(std::move(*load));
   }
+  return Ok{};
 }
 
 nlohmann::ordered_json check_json(const CheckOutcome& out) {
@@ -129,8 +175,11 @@ void print_text(const AppContext& ctx, const CheckOutcome& out) {
     if (ctx.options.quiet) return;
     std::cout << "  matches: " << (store ? "the selected version, " : "") << out.files_checked << " files ("
               << (out.hashed ? "every sha256" : "type, size and modification time; --deep compares every sha256") << "), "
-              << (out.lock.form == kLockFormPip ? "the copy each framework of its environment loads"
-                                                : "the copy a plain program loads")
+              << (out.lock.form != kLockFormPip      ? std::string("the copy a plain program loads")
+                  : out.frameworks_checked == 0 ? std::string("no framework in its environment to compare")
+                                                : "what " + std::to_string(out.frameworks_checked) +
+                                                      (out.frameworks_checked == 1 ? " framework" : " frameworks") +
+                                                      " of its environment load")
               << ", the driver minimum" << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
     return;
   }
@@ -150,11 +199,15 @@ int run_check(AppContext& ctx, const CheckOptions& opt) {
   out.lock_path = *path;
   out.lock = std::move(*lock);
   if (out.lock.form == kLockFormStore) {
+    if (!opt.copy.empty()) {
+      return report_error(ctx, make_error(ErrorCode::kUsage, "--copy is for pip and toolkit locks; " + *path +
+                                                                 " names the store version " + out.lock.id, *path));
+    }
     out.hashed = opt.deep;
     check_selection(ctx, *store, out);
     check_copy(ctx, *store, opt, out);
-  } else {
-    check_unmanaged_copy(ctx, opt, out);
+  } else if (auto s = check_unmanaged_copy(ctx, opt, out); !s) {
+    return report_error(ctx, s.error());
   }
   out.driver = kernel_module_version(*ctx.fs);
   if (auto d = check_driver_minimum(out.driver, out.lock, ctx.env.windows())) out.drift.push_back(std::move(*d));

@@ -67,6 +67,13 @@ Result<FleetReducer> make_reducer(const AppContext& ctx, const FleetOptions& opt
   if (opt.lock.empty()) return FleetReducer{};
   auto lock = read_lock_file(*ctx.fs, opt.lock);
   if (!lock) return make_error(ErrorCode::kUsage, "--lock " + lock.error().message, opt.lock);
+  // A report says what a plain program loads; a pip wheel is what frameworks load, which only
+  // `cudnnup check` on the host sees.
+  if (lock->form == kLockFormPip) {
+    return make_error(ErrorCode::kUsage, "--lock " + opt.lock + " names a pip wheel, which frameworks load and a plain program "
+                                             "does not: a doctor report cannot show it; run `cudnnup check` on each host "
+                                             "(srun, ansible) instead", opt.lock);
+  }
   return FleetReducer{FleetLockTarget{opt.lock, lock->cudnn_version, lock->cuda_major}};
 }
 

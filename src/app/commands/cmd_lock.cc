@@ -74,8 +74,7 @@ int run_lock_copy(AppContext& ctx, const LockOptions& opt) {
   if (!rules) return report_error(ctx, rules.error());
   const FileSystem& fs = *ctx.fs;
   BelowHasher hasher = [&fs](const std::string& root, const std::string& rel) { return sha256_file_below(fs, root, rel); };
-  std::string root = fs.canonical(found->root).value_or(found->root);
-  auto lock = lock_from_copy(fs, *found, root, archive_platform_key_for(host_machine(), ctx.env.windows()), *rules, hasher);
+  auto lock = lock_from_copy(fs, *found, archive_platform_key_for(host_machine(), ctx.env.windows()), *rules, hasher);
   if (!lock) return report_error(ctx, lock.error());
   std::string dir = opt.dir.empty() ? ctx.env.cwd : opt.dir;
   return write_and_say(ctx, paths::join(dir, kLockFileName), *lock, "each hashed now");
@@ -131,7 +130,7 @@ void add_lock_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--dir", opt.dir, "Write DIR/cudnn.lock instead of beside the project's .cudnn-version")->type_name("DIR");
   cmd->add_option("--copy", opt.copy, "Lock this pip-wheel or toolkit copy (its library folder or root) instead of the selected version")
       ->type_name("DIR");
-  cmd->add_flag("--deep", opt.deep, "Hash every file again instead of taking the install manifest's sha256");
+  cmd->add_flag("--deep", opt.deep, "Hash every file again instead of taking the install manifest's sha256 (--copy always hashes)");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_lock(ctx, opt); }; });
 }
 

@@ -2,9 +2,35 @@
 
 #include "base/paths.h"
 #include "base/strings.h"
+#include "discover/discovery.h"
+#include "shell/fix_render.h"
 #include "store/use_change.h"
 
 namespace cudnnup {
+namespace {
+
+// install --locked of a toolkit lock: cudnnup does not pick a toolkit for the user. With one
+// toolkit of the lock's CUDA major here, the merge that makes it is printed whole; else in words.
+Error toolkit_lock_refusal(const AppContext& ctx, const std::string& path, const CudnnLock& lock) {
+  std::vector<std::string> matching;
+  for (const auto& t : find_toolkits(*ctx.fs, ctx.env, nullptr)) {
+    if (t.version.major() == lock.cuda_major) matching.push_back(t.root);
+  }
+  Result<std::string> command = make_error(ErrorCode::kUsage, "");
+  if (matching.size() == 1) {
+    command = render_words({"cudnnup", "install", lock.cudnn_version, "--cuda", lock.cuda_variant, "--into", matching[0]},
+                           default_fix_shell(ctx.env.windows()));
+  }
+  std::string how = command ? "`" + *command + "`"
+                        : "merge cuDNN " + lock.cudnn_version + " into the CUDA " + lock.cuda_variant +
+                              " toolkit with cudnnup install and --into (" +
+                              (matching.empty() ? "no such toolkit is found here" : "several are found here") + ")";
+  return make_error(ErrorCode::kUsage, path + " names the cuDNN " + lock.cudnn_version + " files of a CUDA " + lock.cuda_variant +
+                                           " toolkit, not a cudnnup version: " + how + ", then run `cudnnup check`",
+                    path);
+}
+
+}  // namespace
 
 Result<LockedRequest> locked_request(const AppContext& ctx, const std::string& given, const std::string& platform_key) {
   auto path = locate_lock_file(*ctx.fs, ctx.env.cwd, given);
@@ -12,19 +38,11 @@ Result<LockedRequest> locked_request(const AppContext& ctx, const std::string& g
   auto lock = read_lock_file(*ctx.fs, *path);
   if (!lock) return lock.error();
   if (lock->form == kLockFormPip) {
-    std::string how = lock->package.empty() ? "the nvidia-cudnn-cu" + lock->cuda_variant + " wheel of cuDNN " + lock->cudnn_version
-                                            : "pip install " + lock->package.substr(0, lock->package.find(' ')) + "==" +
-                                                  lock->package.substr(lock->package.find(' ') + 1);
     return make_error(ErrorCode::kUsage, *path + " names a pip wheel's cuDNN " + lock->cudnn_version +
-                                             ", which pip installs, not cudnnup: in the project's environment run `" + how +
-                                             "`, then `cudnnup check`", *path);
+                                             ", which pip installs, not cudnnup: in the project's environment run `" +
+                                             pip_install_command(*lock) + "`, then `cudnnup check`", *path);
   }
-  if (lock->form == kLockFormToolkit) {
-    return make_error(ErrorCode::kUsage, *path + " names the cuDNN " + lock->cudnn_version + " files of a CUDA " +
-                                             lock->cuda_variant + " toolkit, not a cudnnup version: merge that release into the "
-                                             "toolkit with cudnnup install " + lock->cudnn_version + " --cuda " + lock->cuda_variant +
-                                             " --into followed by the toolkit's folder, then run `cudnnup check`", *path);
-  }
+  if (lock->form == kLockFormToolkit) return toolkit_lock_refusal(ctx, *path, *lock);
   if (lock->archive_sha256.empty()) {
     return make_error(ErrorCode::kUsage, *path + " names no archive (its copy was installed without one): "
                                                  "install --locked needs the archive's sha256", *path);

@@ -50,7 +50,8 @@ std::string checklist(const FleetSummary& f) {
   if (f.lock) {
     size_t off = f.differing_from_lock().size();
     out += check_line(off ? HtmlMark::kError : HtmlMark::kOk, "The lock",
-                      off ? plural(off, "host") + " load something other than " + lock_name(*f.lock) + " names"
+                      off ? plural(off, "host") + (off == 1 ? " loads" : " load") + " something other than what " +
+                                lock_name(*f.lock) + " names"
                           : "every host loads what " + lock_name(*f.lock) + " names");
   }
   out += check_line(errors ? HtmlMark::kError : HtmlMark::kOk, "Errors",

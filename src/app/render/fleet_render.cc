@@ -150,10 +150,7 @@ std::string fleet_to_text(const FleetSummary& f, const Style& st, bool quiet) {
     out << "  " << st.dim("[" + h.file + "]") << "\n";
   }
   if (!f.problems.empty()) problems_text(out, f, st);
-  if (!quiet && f.exit_code() == 0) {
-    out << "\n" << st.ok() << " every report counted, every host loads the same" << (f.lock ? " (what the lock names)" : "")
-        << ", no errors\n";
-  }
+  if (!quiet && f.exit_code() == 0) out << "\n" << st.ok() << " every report counted, every host loads the same, no errors\n";
   return out.str();
 }
 

@@ -53,6 +53,12 @@ bool Version::has_prefix(const Version& prefix) const {
   return true;
 }
 
+bool versions_name_each_other(const Version& a, const Version& b) {
+  const Version& shorter = a.parts.size() <= b.parts.size() ? a : b;
+  const Version& longer = &shorter == &a ? b : a;
+  return shorter.parts.size() >= 3 && longer.has_prefix(shorter);
+}
+
 Version decode_cudnn_version_number(long long value) {
   if (value <= 0) return {};
   if (value >= 90000) return Version{int(value / 10000), int(value / 100 % 100), int(value % 100)};

@@ -29,10 +29,11 @@ struct Version {
   bool operator==(const Version& other) const { return (*this <=> other) == 0; }
   // True when every part given in `prefix` matches: 9.1 is a prefix of 9.1.0.70.
   bool has_prefix(const Version& prefix) const;
-  // True when `seen` names this release: it is this version, or a prefix of it with at least
-  // major.minor.patch. A library or a report often knows only 9.19.0 of a lock's 9.19.0.56.
-  bool is_named_by(const Version& seen) const { return seen.parts.size() >= 3 && has_prefix(seen); }
 };
+
+// True when `a` and `b` name one release: one is the other, or a prefix of it with at least
+// major.minor.patch. A library, a report or a toolkit often knows only 9.19.0 of 9.19.0.56.
+bool versions_name_each_other(const Version& a, const Version& b);
 
 // cudnnGetVersion() / CUDNN_VERSION: 9.x encodes M*10000+m*100+p, earlier M*1000+m*100+p.
 Version decode_cudnn_version_number(long long value);

@@ -1,5 +1,6 @@
 #include "diagnose/lock_check.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -13,18 +14,30 @@ namespace {
 
 std::string size_words(uint64_t n) { return std::to_string(n) + " bytes"; }
 
+// Where a locked path lies: below the store version's directory, or, for a pip or toolkit lock's
+// lib/NAME and include/NAME, in the copy's library or header folder.
+struct Place {
+  std::string root, rel;
+};
+Place place_of(const LockedCopy& copy, const std::string& path) {
+  if (!copy.lib_dir.empty() && path.starts_with("lib/")) return {copy.lib_dir, path.substr(4)};
+  if (!copy.include_dir.empty() && path.starts_with("include/")) return {copy.include_dir, path.substr(8)};
+  return {copy.root, path};
+}
+
 // One locked file against the disk; nullopt when it matches.
 std::optional<LockDrift> check_one(const FileSystem& fs, const LockedFile& f, const LockedCopy& copy,
                                    const std::map<std::string, const ManifestFile*>& installed, const FileHasher* hasher) {
-  std::string shown = paths::join(copy.root, f.path);
-  auto info = fs.lstat_below(copy.root, f.path);
+  const Place at = place_of(copy, f.path);
+  std::string shown = paths::join(at.root, at.rel);
+  auto info = fs.lstat_below(at.root, at.rel);
   if (!info) {
     // Gone, or now reached through a link (never followed): either way not the locked file.
     if (info.error().code == ErrorCode::kPermission) return LockDrift{"not_a_file", shown, shown + ": reached through a link now"};
     return LockDrift{"missing", shown, shown + ": missing (the lock names it)"};
   }
   if (f.kind == EntryKind::kSymlink) {
-    auto target = fs.read_link_below(copy.root, f.path);
+    auto target = fs.read_link_below(at.root, at.rel);
     if (!target || *target != f.link_target) {
       return LockDrift{"link_changed", shown, shown + ": should be a link to " + f.link_target};
     }
@@ -35,7 +48,7 @@ std::optional<LockDrift> check_one(const FileSystem& fs, const LockedFile& f, co
     return LockDrift{"changed", shown, shown + ": " + size_words(info->size) + ", the lock says " + size_words(f.size)};
   }
   if (hasher) {
-    auto sum = (*hasher)(copy.root, f.path);
+    auto sum = (*hasher)(at.root, at.rel);
     if (!sum) return LockDrift{"missing", shown, shown + ": cannot be read (" + sum.error().message + ")"};
     if (*sum != f.sha256) return LockDrift{"changed", shown, shown + ": same size, but its sha256 is not the lock's"};
     return std::nullopt;
@@ -56,11 +69,11 @@ std::optional<LockDrift> check_one(const FileSystem& fs, const LockedFile& f, co
 }
 
 // Library files in the folders the lock names libraries in, that the lock does not name: a
-// library copied in over the top is loaded like one of the copy's own. A toolkit's or a wheel's
-// folder holds other libraries too: there only cuDNN's own names count.
+// library copied in over the top is loaded like one of the copy's own. A toolkit's folder holds
+// cuBLAS and the rest too: there only cuDNN's own names count (a wheel's folder is cuDNN's alone).
 void find_extra_libraries(const FileSystem& fs, const CudnnLock& lock, const LockedCopy& copy, bool windows,
                           std::vector<LockDrift>& out) {
-  const bool cudnn_only = lock.form != kLockFormStore;
+  const bool cudnn_only = lock.form == kLockFormToolkit;
   std::set<std::string> named, dirs;
   for (const auto& f : lock.files) {
     named.insert(f.path);
@@ -71,13 +84,16 @@ void find_extra_libraries(const FileSystem& fs, const CudnnLock& lock, const Loc
     }
   }
   for (const auto& dir : dirs) {
-    auto entries = dir.empty() ? fs.list_dir(copy.root) : fs.list_dir_below(copy.root, dir);
+    // The folder itself: place_of a name in it, less the name.
+    Place at = place_of(copy, dir.empty() ? "x" : dir + "/x");
+    std::string folder = at.rel.size() > 2 ? at.rel.substr(0, at.rel.size() - 2) : "";
+    auto entries = folder.empty() ? fs.list_dir(at.root) : fs.list_dir_below(at.root, folder);
     if (!entries) continue;  // a missing folder shows as its files missing
     for (const auto& e : *entries) {
       std::string rel = dir.empty() ? e.name : dir + "/" + e.name;
       if (e.type == FileType::kDirectory || named.count(rel) || !is_library_file_name(e.name, windows)) continue;
       if (cudnn_only && !parse_cudnn_library_name(e.name)) continue;
-      std::string shown = paths::join(copy.root, rel);
+      std::string shown = paths::join(folder.empty() ? at.root : paths::join(at.root, folder), e.name);
       out.push_back({"extra", shown, shown + ": a library file the lock does not name"});
     }
   }
@@ -141,52 +157,58 @@ namespace {
 
 std::string real_or(const FileSystem& fs, const std::string& path) { return fs.canonical(path).value_or(path); }
 
-// The whole version a copy says: a pip wheel's distribution (9.19.0.56) over its library's 9.19.0.
-Version copy_version(const CudnnCopy& c) {
-  Version v = c.library_version.known() ? c.library_version : c.header_version;
-  size_t space = c.package.rfind(' ');
-  if (c.form == PackageForm::kPipWheel && space != std::string::npos) {
-    auto full = Version::parse(c.package.substr(space + 1));
-    if (full && (!v.known() || full->has_prefix(v))) return *full;
-  }
-  return v;
+PackageForm form_of(const CudnnLock& lock) {
+  return lock.form == kLockFormPip ? PackageForm::kPipWheel : PackageForm::kToolkitMerged;
 }
 
 }  // namespace
 
+const CudnnCopy* copy_named(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
+                            const std::string& dir) {
+  std::string want = real_or(fs, dir);
+  for (const auto& c : copies) {
+    if (c.form == form_of(lock) && (real_or(fs, c.lib_dir) == want || real_or(fs, c.root) == want)) return &c;
+  }
+  return nullptr;
+}
+
 LocatedCopy locate_unmanaged_copy(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
-                                  const std::string& chosen) {
-  PackageForm form = lock.form == kLockFormPip ? PackageForm::kPipWheel : PackageForm::kToolkitMerged;
+                                  const std::optional<ProjectEnv>& project_env) {
   auto locked = Version::parse(lock.cudnn_version).value_or(Version{});
-  std::string want = chosen.empty() ? "" : real_or(fs, chosen);
+  const bool pip = lock.form == kLockFormPip;
+  const bool scoped = pip && project_env.has_value();
   std::vector<const CudnnCopy*> same_kind;
   for (const auto& c : copies) {
-    if (!want.empty()) {
-      if (real_or(fs, c.lib_dir) == want || real_or(fs, c.root) == want) same_kind.push_back(&c);
-      continue;
-    }
-    if (c.form == form && c.major() == locked.major()) same_kind.push_back(&c);
+    if (c.form != form_of(lock) || c.major() != locked.major()) continue;
+    if (scoped && !below(real_or(fs, c.root), project_env->prefix)) continue;
+    same_kind.push_back(&c);
   }
-  const char* what = lock.form == kLockFormPip ? "pip-wheel" : "toolkit";
+  const char* what = pip ? "pip-wheel" : "toolkit";
   if (same_kind.empty()) {
-    std::string hint = lock.form == kLockFormPip && !lock.package.empty()
-                           ? " (`pip install " + lock.package.substr(0, lock.package.find(' ')) + "==" +
-                                 lock.package.substr(lock.package.find(' ') + 1) + "` in the project's environment)"
-                           : "";
-    if (!want.empty()) return {nullptr, LockDrift{"not_installed", chosen, chosen + " is not a cuDNN copy that cudnnup finds here"}};
+    std::string where = scoped ? " in the project's Python environment " + project_env->prefix + " (" + project_env->why + ")"
+                               : " here";
+    std::string hint = pip ? ": `" + pip_install_command(lock) + "` there" : "";
     return {nullptr, LockDrift{"not_installed", lock.id, std::string("no ") + what + " copy of cuDNN " +
-                                                             std::to_string(locked.major()) + " is found here; the lock names " +
-                                                             lock.cudnn_version + hint}};
+                                                             std::to_string(locked.major()) + " is found" + where +
+                                                             "; the lock names " + lock.cudnn_version + hint}};
   }
   for (const CudnnCopy* c : same_kind) {
-    if (c->cuda_major == lock.cuda_major && locked.is_named_by(copy_version(*c))) return {c, std::nullopt};
+    if (c->cuda_major == lock.cuda_major && versions_name_each_other(locked, copy_full_version(*c))) return {c, std::nullopt};
   }
   const CudnnCopy* c = same_kind.front();
-  Version v = copy_version(*c);
+  Version v = copy_full_version(*c);
   return {c, LockDrift{"version", c->lib_dir, "the " + std::string(what) + " copy in " + c->lib_dir + " is cuDNN " +
                                                   (v.known() ? v.str() : "of unknown version") + " for CUDA " +
                                                   std::to_string(c->cuda_major) + ", the lock names " + lock.cudnn_version +
-                                                  " for CUDA " + std::to_string(lock.cuda_major)}};
+                                                  " for CUDA " + std::to_string(lock.cuda_major) +
+                                                  (pip ? ": `" + pip_install_command(lock) + "`" : "")}};
+}
+
+size_t frameworks_of(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks, const std::string& root) {
+  std::string want = real_or(fs, root);
+  return size_t(std::count_if(frameworks.begin(), frameworks.end(), [&](const FrameworkReport& f) {
+    return !f.site_packages.empty() && below(want, real_or(fs, f.site_packages));
+  }));
 }
 
 std::vector<LockDrift> check_framework_loads(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks,

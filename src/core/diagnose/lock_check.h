@@ -33,9 +33,11 @@ struct LockDrift {
 };
 
 struct LockedCopy {
-  std::string root;                        // the store version's directory
+  std::string root;                        // the store version's directory; a pip or toolkit copy's root
   const InstallManifest* manifest = nullptr;  // its install manifest (null: unreadable or none)
   int64_t installed_ns = 0;                // the manifest's modification time (0: unknown)
+  // A pip or toolkit lock: where its lib/NAME and include/NAME are (canonical folders).
+  std::string lib_dir, include_dir;
 };
 
 struct FileCheck {
@@ -54,20 +56,32 @@ std::optional<LockDrift> check_plain_program_load(const FileSystem& fs, const En
                                                   const std::string& root);
 
 // A pip or toolkit lock (form "pip", "toolkit") names no place: a project's lock is used on other
-// machines, where the venv or toolkit lies elsewhere. Its copy here is the one doctor finds of the
-// same form and cuDNN major, preferring one of the locked version; `chosen` (check --copy DIR, a
-// library or root folder) when given. No copy, or only copies of another version: drift.
+// machines, where the venv or toolkit lies elsewhere. Its copy here is one doctor finds of the same
+// form and cuDNN major, preferring one of the locked version and CUDA major. For a pip lock only
+// copies in `project_env` count when it is given (the Python environment the project runs in: a
+// wheel in another venv is not the project's). No copy, or only copies of another version: drift.
 struct LocatedCopy {
   const CudnnCopy* copy = nullptr;  // null: none found (drift says so)
   std::optional<LockDrift> drift;   // "not_installed", or "version" (the copy found is another one)
 };
+struct ProjectEnv {
+  std::string prefix;  // canonical
+  std::string why;     // "VIRTUAL_ENV", "the project's .venv", "python3 on PATH"
+};
 LocatedCopy locate_unmanaged_copy(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
-                                  const std::string& chosen);
+                                  const std::optional<ProjectEnv>& project_env);
+
+// The copies check --copy DIR may mean: a discovered copy of the lock's form whose library folder or
+// root is DIR. None: the caller says which there are (a usage error).
+const CudnnCopy* copy_named(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
+                            const std::string& dir);
 
 // A pip lock: every framework of the Python environment that holds the copy (`root`) must load
 // its cuDNN from that copy (each framework's own loading rules, loader/frameworks.h).
 std::vector<LockDrift> check_framework_loads(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks,
                                              const std::string& root);
+// How many of `frameworks` live in the environment that holds `root` (what check_framework_loads judges).
+size_t frameworks_of(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks, const std::string& root);
 
 // `driver_version`: the loaded kernel module's ("580.65.06"; "" when none is seen, which is not
 // drift: a build machine without a GPU may check a lock too).

@@ -12,7 +12,7 @@ bool FleetLockTarget::matches(const LoadedCopy& copy) const {
   auto locked = Version::parse(cudnn_version);
   auto loaded = Version::parse(copy.version);
   if (!locked || !loaded) return false;
-  return locked->is_named_by(*loaded);
+  return versions_name_each_other(*locked, *loaded);
 }
 
 bool FleetLockTarget::matches(const std::vector<LoadedCopy>& loads) const {

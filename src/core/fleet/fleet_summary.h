@@ -24,8 +24,8 @@ struct FleetLockTarget {
   std::string file;            // the lock, as the user named it (for messages)
   std::string cudnn_version;   // "9.19.0.56"
   int cuda_major = 0;
-  // A copy a host loads is the locked one when its CUDA major is the lock's and its version names
-  // the lock's (Version::is_named_by: a report may know only "9.19.0").
+  // A copy a host loads is the locked one when its CUDA major is the lock's and the two versions
+  // name one release (versions_name_each_other: a report or a lock may know only "9.19.0").
   bool matches(const LoadedCopy& copy) const;
   bool matches(const std::vector<LoadedCopy>& loads) const;  // some loaded copy matches
 };

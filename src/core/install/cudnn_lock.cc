@@ -34,12 +34,12 @@ bool is_word(const std::string& s, size_t max) {
 
 bool is_version_text(const std::string& s) { return s.size() <= 32 && is_word(s, 32) && Version::parse(s).has_value(); }
 
-// "nvidia-cudnn-cu13 9.19.0.56": what goes into a printed `pip install` line, so nothing a shell
-// would read as more than a word.
-bool is_package_text(const std::string& s) {
-  size_t space = s.find(' ');
-  return space != std::string::npos && space > 0 && is_word(s.substr(0, space), 64) &&
-         is_version_text(s.substr(space + 1));
+// A pip or toolkit lock's path: lib/NAME or include/NAME, one plain name in the copy's folder.
+bool is_folder_entry(const std::string& path) {
+  for (const char* folder : {"lib/", "include/"}) {
+    if (path.starts_with(folder) && is_plain_name(path.substr(std::string_view(folder).size()))) return true;
+  }
+  return false;
 }
 
 // A member name as it may appear in a message: the lock's own bytes only when they are plain.
@@ -103,11 +103,6 @@ void read_identity(const JsonValue& doc, CudnnLock& lock) {
   if (id && (id->version.str() != lock.cudnn_version || id->cuda_major != lock.cuda_major)) {
     doc.fail("id", "does not agree with cudnn_version and cuda_major");
   }
-  if (doc.has("package")) {
-    lock.package = doc.string("package");
-    if (lock.form != kLockFormPip) doc.fail("package", "is only for a pip copy");
-    if (!is_package_text(lock.package)) doc.fail("package", "must be a distribution and version like nvidia-cudnn-cu13 9.19.0.56");
-  }
 }
 
 void read_archive(const JsonValue& doc, CudnnLock& lock) {
@@ -140,7 +135,6 @@ void read_minimums(const JsonValue& doc, CudnnLock& lock) {
 std::string lock_to_json(const CudnnLock& lock) {
   ordered_json out = {{"schema", kLockSchema}, {"form", lock.form}, {"id", lock.id}, {"cudnn_version", lock.cudnn_version},
                       {"cuda_variant", lock.cuda_variant}, {"cuda_major", lock.cuda_major}, {"platform", lock.platform}};
-  if (!lock.package.empty()) out["package"] = lock.package;
   out["archive"] = lock.archive_sha256.empty()
                        ? ordered_json(nullptr)
                        : ordered_json{{"file_name", lock.archive_file_name}, {"size", lock.archive_size}, {"sha256", lock.archive_sha256}};
@@ -161,8 +155,8 @@ Result<CudnnLock> lock_from_json(std::string_view text, const std::string& origi
   JsonValue doc = reader.parse_object(text);
   CudnnLock lock;
   if (reader.ok()) {
-    refuse_unknown(doc, {"schema", "form", "id", "cudnn_version", "cuda_variant", "cuda_major", "platform", "package",
-                         "archive", "driver_minimum", "files"});
+    refuse_unknown(doc, {"schema", "form", "id", "cudnn_version", "cuda_variant", "cuda_major", "platform", "archive",
+                         "driver_minimum", "files"});
     std::string schema = doc.required_string("schema");
     if (reader.ok() && schema != kLockSchema) {
       doc.fail("schema", std::string("must be \"") + kLockSchema + "\" (a newer cudnnup wrote it, or it is not a lock)");
@@ -177,6 +171,9 @@ Result<CudnnLock> lock_from_json(std::string_view text, const std::string& origi
     std::set<std::string> seen;
     for (size_t i = 0; reader.ok() && i < entries.size(); ++i) {
       LockedFile f = read_file_entry(entries[i]);
+      if (reader.ok() && lock.form != kLockFormStore && !is_folder_entry(f.path)) {
+        entries[i].fail("path", "must be lib/NAME or include/NAME in a " + lock.form + " lock");
+      }
       if (reader.ok() && !seen.insert(f.path).second) entries[i].fail("path", "names a file already listed");
       lock.files.push_back(std::move(f));
     }
@@ -196,41 +193,31 @@ void set_driver_minimum(const Rules& rules, CudnnLock& lock) {
   }
 }
 
-// `path` relative to `root` when it lies below it ("" otherwise).
-std::string below_root(const std::string& path, const std::string& root) {
-  if (path.size() <= root.size() + 1 || path.compare(0, root.size(), root) != 0 || path[root.size()] != '/') return "";
-  return path.substr(root.size() + 1);
-}
-
-// The cuDNN files of a folder of the copy (facts/cudnn_files.h: libraries, static and import
-// libraries, headers); a toolkit's lib and include folders hold much else.
-Status add_folder(const FileSystem& fs, const std::string& root, const std::string& dir, const BelowHasher& hasher,
+// The cuDNN files of one folder of the copy (facts/cudnn_files.h: libraries, static and import
+// libraries, headers), as `folder`/NAME; a toolkit's lib and include folders hold much else.
+Status add_folder(const FileSystem& fs, const std::string& dir, const std::string& folder, const BelowHasher& hasher,
                   CudnnLock& lock) {
-  std::string rel_dir = below_root(dir, root);
-  if (rel_dir.empty() && dir != root) {
-    return make_error(ErrorCode::kUsage, dir + " is not inside the copy's folder " + root + ": it cannot be locked", dir);
-  }
   auto entries = fs.list_dir(dir);
   if (!entries) return entries.error();
   for (const DirEntry& e : *entries) {
     if (!parse_cudnn_file_name(e.name) || e.type == FileType::kDirectory) continue;
-    std::string rel = rel_dir.empty() ? e.name : rel_dir + "/" + e.name;
+    std::string path = folder + "/" + e.name;
     if (e.type == FileType::kSymlink) {
-      auto target = fs.read_link_below(root, rel);
+      auto target = fs.read_link_below(dir, e.name);
       if (!target) return target.error();
       if (!is_plain_name(*target)) {
-        return make_error(ErrorCode::kUsage, paths::join(root, rel) + " links to " + *target +
-                                                 ", outside its folder: a lock names only links beside their file", rel);
+        return make_error(ErrorCode::kUsage, paths::join(dir, e.name) + " links to " + *target +
+                                                 ", outside its folder: a lock names only links beside their file", dir);
       }
-      lock.files.push_back(LockedFile{rel, EntryKind::kSymlink, 0, "", *target});
+      lock.files.push_back(LockedFile{path, EntryKind::kSymlink, 0, "", *target});
       continue;
     }
-    auto info = fs.lstat_below(root, rel);
+    auto info = fs.lstat_below(dir, e.name);
     if (!info) return info.error();
     if (info->type != FileType::kRegular) continue;
-    auto sum = hasher(root, rel);
+    auto sum = hasher(dir, e.name);
     if (!sum) return sum.error();
-    lock.files.push_back(LockedFile{rel, EntryKind::kFile, info->size, *sum, ""});
+    lock.files.push_back(LockedFile{path, EntryKind::kFile, info->size, *sum, ""});
   }
   return Ok{};
 }
@@ -267,24 +254,32 @@ Result<CudnnLock> lock_from_manifest(const InstallManifest& manifest, const Rule
   return lock;
 }
 
-Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& root,
-                                 const std::string& platform, const Rules& rules, const BelowHasher& hasher) {
+Version copy_full_version(const CudnnCopy& copy) {
+  Version v = copy.library_version.known() ? copy.library_version : copy.header_version;
+  size_t space = copy.package.rfind(' ');
+  if (space != std::string::npos) {
+    auto full = Version::parse(copy.package.substr(space + 1));
+    if (full && v.known() && full->parts.size() > v.parts.size() && full->has_prefix(v)) return *full;
+  }
+  return v;
+}
+
+std::string pip_install_command(const CudnnLock& lock) {
+  return "pip install nvidia-cudnn-cu" + std::to_string(lock.cuda_major) + "==" + lock.cudnn_version;
+}
+
+Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& platform,
+                                 const Rules& rules, const BelowHasher& hasher) {
   CudnnLock lock;
   if (copy.form == PackageForm::kPipWheel) lock.form = kLockFormPip;
   else if (copy.form == PackageForm::kToolkitMerged) lock.form = kLockFormToolkit;
   else {
-    return make_error(ErrorCode::kUsage, std::string("the copy in ") + copy.lib_dir + " is a " + package_form_name(copy.form) +
-                                             " copy: a lock names a cudnnup version (`cudnnup lock`), a pip wheel or a toolkit (`cudnnup lock --copy DIR`)",
+    return make_error(ErrorCode::kUsage, "the copy in " + copy.lib_dir + " is not a pip wheel or a toolkit (its form: " +
+                                             package_form_name(copy.form) +
+                                             "): a lock names a cudnnup version (`cudnnup lock`), a pip wheel or a toolkit",
                       copy.lib_dir);
   }
-  Version version = copy.library_version.known() ? copy.library_version : copy.header_version;
-  // A pip wheel's distribution says the whole version (9.19.0.56) where the library says 9.19.0.
-  size_t space = copy.package.rfind(' ');
-  if (lock.form == kLockFormPip && space != std::string::npos) {
-    auto full = Version::parse(copy.package.substr(space + 1));
-    if (full && (!version.known() || full->has_prefix(version))) version = *full;
-    if (full && is_package_text(copy.package)) lock.package = copy.package;
-  }
+  Version version = copy_full_version(copy);
   if (!version.known() || copy.cuda_major <= 0) {
     return make_error(ErrorCode::kUsage, "the copy in " + copy.lib_dir + " has no known " +
                                              std::string(version.known() ? "CUDA major" : "cuDNN version") +
@@ -296,9 +291,14 @@ Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, co
   lock.id = lock.cudnn_version + "+cuda" + lock.cuda_variant;
   lock.platform = platform;
   set_driver_minimum(rules, lock);
-  if (auto s = add_folder(fs, root, copy.lib_dir, hasher, lock); !s) return s.error();
-  if (!copy.include_dir.empty() && copy.include_dir != copy.lib_dir) {
-    if (auto s = add_folder(fs, root, copy.include_dir, hasher, lock); !s) return s.error();
+  // The folders as they really are: a toolkit's include is often a link to targets/<arch>/include.
+  std::string lib_dir = fs.canonical(copy.lib_dir).value_or(copy.lib_dir);
+  if (auto s = add_folder(fs, lib_dir, "lib", hasher, lock); !s) return s.error();
+  if (!copy.include_dir.empty()) {
+    std::string include_dir = fs.canonical(copy.include_dir).value_or(copy.include_dir);
+    if (include_dir != lib_dir) {
+      if (auto s = add_folder(fs, include_dir, "include", hasher, lock); !s) return s.error();
+    }
   }
   std::sort(lock.files.begin(), lock.files.end(), [](const LockedFile& a, const LockedFile& b) { return a.path < b.path; });
   if (lock.files.empty()) return make_error(ErrorCode::kUsage, "the copy in " + copy.lib_dir + " has no cuDNN file to lock", copy.lib_dir);

@@ -57,11 +57,15 @@ struct CudnnLock {
   std::string archive_sha256;
   // From the rules (data/rules.json): the lowest driver that runs this CUDA major.
   std::string driver_minimum_linux, driver_minimum_windows, driver_minimum_source;
-  // A pip copy's distribution, "nvidia-cudnn-cu13 9.19.0.56" ("" when not known, and for the
-  // other forms): what `install --locked` tells the user to pip install.
-  std::string package;
-  std::vector<LockedFile> files;  // sorted by path; for pip and toolkit forms relative to the copy's root
+  // Sorted by path. A store lock's paths are relative to the version's directory. A pip or toolkit
+  // lock's are "lib/NAME" and "include/NAME": NAME in the copy's library folder and in its header
+  // folder, wherever those lie (a toolkit's may be lib/, lib64/ or targets/x86_64-linux/lib/).
+  std::vector<LockedFile> files;
 };
+
+// `pip install nvidia-cudnn-cu13==9.19.0.56`: the wheel a pip lock names, built from the lock's
+// checked version and CUDA major (nothing of the lock's own text reaches the command).
+std::string pip_install_command(const CudnnLock& lock);
 
 // The document, two-space indented, ending in a newline.
 std::string lock_to_json(const CudnnLock& lock);
@@ -80,11 +84,16 @@ Result<CudnnLock> lock_from_manifest(const InstallManifest& manifest, const Rule
 // The lock of a pip-wheel or toolkit copy as discovery found it (`lock --copy DIR`). These have no
 // install manifest to vouch for their files, so every file is hashed now (`hasher`). The lock names
 // the copy's cuDNN files only (facts/cudnn_files.h names: libraries, static and import libraries,
-// headers, in its library and include folders), relative to the copy's root `root` (canonical); a
-// toolkit's other files are not cuDNN's. kUsage for a copy of another form, of an unknown version
-// or CUDA major, or with a folder outside `root`.
-Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& root,
-                                 const std::string& platform, const Rules& rules, const BelowHasher& hasher);
+// headers) in its library and header folders, as lib/NAME and include/NAME; a toolkit's other
+// files are not cuDNN's. The version is the whole one (9.19.0.56) when the copy's package says it
+// and agrees with the library. kUsage for a copy of another form, of an unknown version or CUDA
+// major, or with a link that leaves its folder.
+Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& platform,
+                                 const Rules& rules, const BelowHasher& hasher);
+
+// The whole version a copy says: its package's (9.19.0.56, a wheel's dist-info or a system
+// package) when that extends the library's (9.19.0), else the library's, else the header's.
+Version copy_full_version(const CudnnCopy& copy);
 
 // How an install manifest differs from the lock, one line per file ("lib/x: sha256 differs",
 // "lib/y: not in the lock"); empty when the manifest records exactly the locked files, sizes,

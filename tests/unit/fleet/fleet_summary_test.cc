@@ -244,7 +244,8 @@ TEST(FleetLockTest, ALockMatchesItsVersionOrAPrefixOfItWithItsCudaMajor) {
   EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.57", 13, PackageForm::kStore}));
   EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.1", 13, PackageForm::kStore}));
   EXPECT_FALSE(lock.matches(LoadedCopy{"9.19", 13, PackageForm::kStore})) << "too short to say";
-  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56.1", 13, PackageForm::kStore}));
+  EXPECT_TRUE((FleetLockTarget{"cudnn.lock", "9.19.0", 13}.matches(LoadedCopy{"9.19.0.56", 13, PackageForm::kStore})))
+      << "a toolkit's lock may know only 9.19.0, a host's store copy 9.19.0.56";
   EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56", 12, PackageForm::kStore})) << "another CUDA major";
   EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56", 0, PackageForm::kStore})) << "a CUDA major the report does not know";
   EXPECT_FALSE(lock.matches(LoadedCopy{"", 13, PackageForm::kStore}));

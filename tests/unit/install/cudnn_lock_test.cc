@@ -167,30 +167,30 @@ TEST(CudnnLock, FromAManifestTakesItsSumsAndHashesOnlyWhatItLacks) {
   EXPECT_EQ(hashed.size(), 2u) << "--deep hashes every file";
 }
 
-TEST(CudnnLock, PipAndToolkitFormsReadBackAndAPackageIsOnlyAPipWheelsAndPlain) {
+TEST(CudnnLock, PipAndToolkitFormsReadBackWithFolderPathsOnly) {
   CudnnLock pip = sample_lock();
   pip.form = kLockFormPip;
-  pip.package = "nvidia-cudnn-cu13 9.19.0.56";
   pip.archive_sha256.clear();
+  for (auto& f : pip.files) f.path = "lib/" + std::string(f.path.substr(f.path.rfind('/') + 1));
   auto back = lock_from_json(lock_to_json(pip), "/p/cudnn.lock");
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->form, "pip");
-  EXPECT_EQ(back->package, "nvidia-cudnn-cu13 9.19.0.56");
   EXPECT_EQ(lock_to_json(*back), lock_to_json(pip));
-  json toolkit = sample_json();
+  EXPECT_EQ(pip_install_command(*back), "pip install nvidia-cudnn-cu13==9.19.0.56") << "from the checked version and major";
+  json toolkit = json::parse(lock_to_json(pip));
   toolkit["form"] = "toolkit";
   EXPECT_EQ(refusal(toolkit), "");
-  json conda = sample_json();
+  json conda = toolkit;
   conda["form"] = "conda";
   EXPECT_NE(refusal(conda).find("'form'"), std::string::npos) << refusal(conda);
-  json store_package = sample_json();
-  store_package["package"] = "nvidia-cudnn-cu13 9.19.0.56";
-  EXPECT_NE(refusal(store_package).find("only for a pip copy"), std::string::npos) << refusal(store_package);
-  // What goes into a printed `pip install` line must be two plain words.
-  for (const char* bad : {"nvidia-cudnn-cu13 9.19; rm -rf ~", "nvidia-cudnn-cu13", "x 9.19.0 y", "Nvidia 9.19", " 9.19"}) {
-    json doc = json::parse(lock_to_json(pip));
-    doc["package"] = bad;
-    EXPECT_NE(refusal(doc).find("'package'"), std::string::npos) << bad << ": " << refusal(doc);
+  json package = toolkit;
+  package["package"] = "nvidia-cudnn-cu13-evil 1.0";
+  EXPECT_NE(refusal(package).find("'package'"), std::string::npos) << "no text of the lock reaches a printed pip command";
+  // A pip or toolkit lock names a file of the copy's library or header folder, nothing deeper.
+  for (const char* bad : {"targets/x86_64-linux/lib/libcudnn.so.9", "lib/sub/libcudnn.so.9", "bin/libcudnn.so.9"}) {
+    json doc = toolkit;
+    doc["files"][0]["path"] = bad;
+    EXPECT_NE(refusal(doc).find("must be lib/NAME or include/NAME"), std::string::npos) << bad << ": " << refusal(doc);
   }
 }
 
@@ -209,7 +209,7 @@ CudnnCopy pip_copy(MemoryFileSystem& fs) {
   c.lib_dir = root + "/lib";
   c.include_dir = root + "/include";
   c.form = PackageForm::kPipWheel;
-  c.package = "nvidia-cudnn-cu13 9.19.0.56";
+  c.package = "nvidia-cudnn-cu13 9.19.0.56";  // from the wheel's dist-info
   c.library_version = Version{9, 19, 0};
   c.cuda_major = 13;
   return c;
@@ -223,11 +223,10 @@ TEST(CudnnLock, FromAPipCopyLocksCudnnsOwnFilesByRelativePathWithTheWheelsVersio
     hashed.push_back(rel);
     return std::string(64, 'd');
   };
-  auto lock = lock_from_copy(fs, copy, copy.root, "linux-x86_64", builtin_rules(), hasher);
+  auto lock = lock_from_copy(fs, copy, "linux-x86_64", builtin_rules(), hasher);
   ASSERT_TRUE(lock.ok()) << lock.error().message;
   EXPECT_EQ(lock->form, "pip");
-  EXPECT_EQ(lock->id, "9.19.0.56+cuda13");
-  EXPECT_EQ(lock->package, "nvidia-cudnn-cu13 9.19.0.56");
+  EXPECT_EQ(lock->id, "9.19.0.56+cuda13") << "the wheel's whole version, which extends the library's";
   std::vector<std::string> paths;
   for (const auto& f : lock->files) paths.push_back(f.path);
   EXPECT_EQ(paths, (std::vector<std::string>{"include/cudnn_version.h", "lib/libcudnn.so.9", "lib/libcudnn_ops.so.9",
@@ -242,14 +241,14 @@ TEST(CudnnLock, FromAPipCopyLocksCudnnsOwnFilesByRelativePathWithTheWheelsVersio
 TEST(CudnnLock, FromACopyRefusesOtherFormsUnknownVersionsAndLinksOutOfTheFolder) {
   BelowHasher hasher = [](const std::string&, const std::string&) -> Result<std::string> { return std::string(64, 'd'); };
   auto refused = [&](MemoryFileSystem& fs, const CudnnCopy& c) {
-    auto lock = lock_from_copy(fs, c, c.root, "linux-x86_64", builtin_rules(), hasher);
+    auto lock = lock_from_copy(fs, c, "linux-x86_64", builtin_rules(), hasher);
     return lock ? std::string() : lock.error().message;
   };
   {
     MemoryFileSystem fs;
     CudnnCopy c = pip_copy(fs);
     c.form = PackageForm::kConda;
-    EXPECT_NE(refused(fs, c).find("is a conda copy"), std::string::npos) << refused(fs, c);
+    EXPECT_NE(refused(fs, c).find("its form: conda"), std::string::npos) << refused(fs, c);
   }
   {
     MemoryFileSystem fs;
@@ -263,13 +262,39 @@ TEST(CudnnLock, FromACopyRefusesOtherFormsUnknownVersionsAndLinksOutOfTheFolder)
     fs.add_symlink(c.lib_dir + "/libcudnn_cnn.so.9", "../../../evil/libcudnn_cnn.so.9");
     EXPECT_NE(refused(fs, c).find("outside its folder"), std::string::npos) << refused(fs, c);
   }
-  {
-    MemoryFileSystem fs;
-    CudnnCopy c = pip_copy(fs);
-    c.include_dir = "/usr/include";
-    fs.add_file("/usr/include/cudnn.h");
-    EXPECT_NE(refused(fs, c).find("is not inside the copy's folder"), std::string::npos) << refused(fs, c);
-  }
+}
+
+TEST(CudnnLock, AWheelWhoseDistInfoDisagreesWithItsLibraryIsLockedByTheLibrary) {
+  MemoryFileSystem fs;
+  CudnnCopy c = pip_copy(fs);
+  c.package = "nvidia-cudnn-cu13 9.14.0.64";  // a dist-info left behind by another version
+  BelowHasher hasher = [](const std::string&, const std::string&) -> Result<std::string> { return std::string(64, 'd'); };
+  auto lock = lock_from_copy(fs, c, "linux-x86_64", builtin_rules(), hasher);
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->cudnn_version, "9.19.0") << "the bytes that load say 9.19.0";
+}
+
+TEST(CudnnLock, AToolkitWhoseFoldersAreLinksIsLockedByItsFoldersNotItsLayout) {
+  MemoryFileSystem fs;
+  // NVIDIA's layout: include and lib64 are links to targets/x86_64-linux/...
+  fs.add_file("/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudnn.so.9", "shim");
+  fs.add_file("/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13", "not cuDNN's");
+  fs.add_file("/usr/local/cuda-13.0/targets/x86_64-linux/include/cudnn.h", "h");
+  fs.add_symlink("/usr/local/cuda-13.0/lib64", "targets/x86_64-linux/lib");
+  fs.add_symlink("/usr/local/cuda-13.0/include", "targets/x86_64-linux/include");
+  CudnnCopy c;
+  c.root = "/usr/local/cuda-13.0";
+  c.lib_dir = "/usr/local/cuda-13.0/targets/x86_64-linux/lib";
+  c.include_dir = "/usr/local/cuda-13.0/include";
+  c.form = PackageForm::kToolkitMerged;
+  c.library_version = Version{9, 19, 0};
+  c.cuda_major = 13;
+  BelowHasher hasher = [](const std::string&, const std::string&) -> Result<std::string> { return std::string(64, 'd'); };
+  auto lock = lock_from_copy(fs, c, "linux-x86_64", builtin_rules(), hasher);
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  ASSERT_EQ(lock->files.size(), 2u);
+  EXPECT_EQ(lock->files[0].path, "include/cudnn.h");
+  EXPECT_EQ(lock->files[1].path, "lib/libcudnn.so.9") << "the same lock as a toolkit laid out as lib/ and include/";
 }
 
 }  // namespace

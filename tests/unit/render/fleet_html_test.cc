@@ -33,7 +33,7 @@ TEST(FleetHtml, NamesTheGroupsTheHostsThatDifferAndTheReportsNotCounted) {
   EXPECT_NE(page.find("cuDNN 9.19.0 for CUDA 13 (pip) <span class=\"dim\">(the majority)</span>"), std::string::npos);
   EXPECT_NE(page.find("id=\"differing\""), std::string::npos);
   EXPECT_NE(page.find("id=\"lock\""), std::string::npos) << "node03 loads another version than the lock";
-  EXPECT_NE(page.find("1 host load something other than proj/cudnn.lock (cuDNN 9.19.0.56 for CUDA 13) names"),
+  EXPECT_NE(page.find("1 host loads something other than what proj/cudnn.lock (cuDNN 9.19.0.56 for CUDA 13) names"),
             std::string::npos);
   EXPECT_NE(page.find("cudnn.library_damaged"), std::string::npos);
   EXPECT_NE(page.find("&lt;img src=x onerror=alert(1)&gt;.json"), std::string::npos) << "a file name is text";
