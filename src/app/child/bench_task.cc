@@ -19,6 +19,7 @@
 #include "gpu/gpu_peaks.h"
 #include "gpu/tolerance.h"
 #include "gpu/verify_gpu.h"
+#include "platform/system.h"
 
 namespace cudnnup {
 
@@ -321,6 +322,7 @@ void set_up(AppContext& ctx, const json& request, ChildEvents& events, Setup& s)
   s.cuda.emplace(std::move(cuda.value()));
   s.cuda->leak();
   s.facts = query_driver(s.cuda->functions(), libcuda, request.value("gpu", 0));
+  s.facts.windows = host_os() == OsKind::kWindows;
   if (!s.facts.gpu_found()) {
     s.error = "no NVIDIA driver/GPU: " + decode_cuda_error(s.facts.init_result).name;
     s.no_gpu = true;

@@ -10,6 +10,7 @@
 #include "app/cli/exit_codes.h"
 #include "gpu/verify_checks.h"
 #include "gpu/verify_gpu.h"
+#include "platform/system.h"
 
 namespace cudnnup {
 
@@ -29,6 +30,7 @@ struct DriverSide {
 DriverSide load_driver(const FileSystem& fs, const std::string& libcuda, int gpu, ChildEvents& events) {
   DriverSide d;
   d.facts.gpu = gpu;
+  d.facts.windows = host_os() == OsKind::kWindows;
   if (libcuda.empty()) return d;
   d.facts.libcuda_path = libcuda;
   if (!fs.exists(libcuda)) {
@@ -45,6 +47,7 @@ DriverSide load_driver(const FileSystem& fs, const std::string& libcuda, int gpu
   d.cuda->leak();
   events.note("calling cuInit");
   d.facts = query_driver(d.cuda->functions(), libcuda, gpu);
+  d.facts.windows = host_os() == OsKind::kWindows;
   return d;
 }
 

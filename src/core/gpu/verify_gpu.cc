@@ -121,8 +121,13 @@ StageResult run_driver_stage(const DriverFacts& f, GpuSession& s) {
         make_finding("verify.driver.none", "No NVIDIA driver/GPU",
                      "The CUDA driver library (libcuda.so.1 / nvcuda.dll) is not installed or does not load, so "
                      "nothing can run on a GPU here.",
-                     ev, {fix::step("Install the NVIDIA driver (it provides libcuda), then check it:"), fix::run({"nvidia-smi"}),
-                          fix::step("In a container, start it with GPU access (docker run --gpus all IMAGE).")}));
+                     ev, f.windows ? std::vector<FixStep>{fix::step("Install the NVIDIA display driver for your GPU (it provides "
+                                                                     "nvcuda.dll) from https://www.nvidia.com/Download/index.aspx, "
+                                                                     "then check it:"),
+                                                           fix::run({"nvidia-smi"})}
+                                   : std::vector<FixStep>{fix::step("Install the NVIDIA driver (it provides libcuda), then check it:"),
+                                                          fix::run({"nvidia-smi"}),
+                                                          fix::step("In a container, start it with GPU access (docker run --gpus all IMAGE).")}));
     st.no_gpu = true;
     return st;
   }

@@ -30,6 +30,7 @@ struct DriverFacts {
   int sm_count = 0;
   int clock_khz = 0;
   unsigned long long memory_bytes = 0;
+  bool windows = false;       // the fixes name the Windows driver download, not a container flag
   bool gpu_found() const { return init_result == 0 && gpu < device_count; }
 };
 

@@ -512,6 +512,17 @@ TEST_F(VerifyGpuStages, NoLibcudaAtAll) {
   r.stages = run_gpu_stages(facts, session, default_conv_checks());
   EXPECT_TRUE(r.find("driver")->no_gpu);
   EXPECT_EQ(verify_exit_code(r), 3);
+  auto texts = [](const StageResult* st) {
+    std::string all;
+    for (const auto& step : st->finding->fix) all += step.text + "\n";
+    return all;
+  };
+  EXPECT_NE(texts(r.find("driver")).find("docker run --gpus all"), std::string::npos) << "Linux: a container may hide the GPU";
+  facts.windows = true;
+  VerifyReport w;
+  w.stages = run_gpu_stages(facts, session, default_conv_checks());
+  EXPECT_EQ(texts(w.find("driver")).find("docker"), std::string::npos) << texts(w.find("driver"));
+  EXPECT_NE(texts(w.find("driver")).find("nvcuda.dll"), std::string::npos) << texts(w.find("driver"));
 }
 
 TEST_F(VerifyGpuStages, UnusableCudnnSkipsCudnnStagesButChecksTheDriver) {
