@@ -14,6 +14,7 @@ const HelpWords& help_words(bool windows) {
       "~/.venv/lib/python3.12/site-packages/nvidia/cudnn",
       "CUDNN_PATH, CUDNN_HOME, CUDA_HOME, CUDA_PATH, /usr/local/cuda/lib64, /usr/lib/<triplet>, /usr/lib64",
       "LD_LIBRARY_PATH, LIBRARY_PATH and CPATH",
+      ".tar.xz/.zip/.tgz",
       "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz",
       "sudo cudnnup install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --into /usr/local/cuda-13.0 --dry-run",
   };
@@ -28,6 +29,7 @@ const HelpWords& help_words(bool windows) {
       ".venv\\Lib\\site-packages\\nvidia\\cudnn",
       "CUDNN_PATH, CUDNN_HOME, CUDA_HOME, CUDA_PATH",
       "PATH, LIB and INCLUDE (what MSVC's cl and link read)",
+      ".zip",  // the Windows build's libarchive has no xz (scripts/build-windows-deps.sh)
       "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip",
       "cudnnup install cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip --into \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\" --dry-run"
       "   (in a terminal run as administrator)",

@@ -16,6 +16,7 @@ struct HelpWords {
   std::string pip_copy_example;     // a venv's pip wheel copy
   std::string default_copy_places;  // where verify and bench look without --copy
   std::string env_variables;    // what `env` sets before CUDNN_PATH/CUDNN_HOME
+  std::string archive_kinds;    // the archive formats this build reads: NVIDIA ships .tar.xz for Linux, .zip for Windows
   std::string archive_example;  // NVIDIA's archive name for this system
   std::string merge_example;    // a whole `install --into` command line, elevated as it must be
 };

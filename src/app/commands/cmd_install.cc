@@ -325,7 +325,7 @@ void add_install_command(CLI::App& app, CommandAction& action) {
   auto args = std::make_shared<InstallArgs>();
   auto* cmd = app.add_subcommand("install", "Install cuDNN from an official archive or by version, all or nothing");
   auto* source = cmd->add_option("archive_or_version", args->source,
-                                 "An archive (.tar.xz/.zip/.tgz), or a release: 9.1.0 exactly, or 9, 9.19 or latest for the newest match (fetched through NVIDIA's redistrib manifests)");
+                                 "An archive (" + help_words().archive_kinds + "), or a release: 9.1.0 exactly, or 9, 9.19 or latest for the newest match (fetched through NVIDIA's redistrib manifests)");
   auto* locked = cmd->add_flag("--locked", args->locked,
                                "Install exactly what cudnn.lock names (the nearest, or --lock FILE) from the mirror, sha256 checked, and select it");
   cmd->add_option("--lock", args->lock_file, "With --locked: this lock instead of the nearest cudnn.lock")->type_name("FILE")->needs(locked);
