@@ -36,6 +36,27 @@ std::vector<std::string> machine_path_cudnn_dirs(const AppContext& ctx) {
   return out;
 }
 
+// Writes the plan's user PATH (or deletes the value the plan emptied) and reads it back: it must be
+// exactly what was meant, whatever its length.
+Status store_user_path(const PathEditPlan& plan) {
+  const std::string where = "HKCU\\Environment\\Path";
+  const std::string check = "; check it in System Properties > Environment Variables. The value before was: " + plan.old_value;
+  if (plan.remove_value) {
+    if (auto s = delete_registry_value(RegistryHive::kCurrentUser, kKey, kValue); !s) return s;
+    auto back = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
+    if (back || back.error().code != ErrorCode::kNotFound) {
+      return make_error(ErrorCode::kIo, where + " is still there after it was deleted" + check, where);
+    }
+    return Ok{};
+  }
+  if (auto s = write_registry_string(RegistryHive::kCurrentUser, kKey, kValue, plan.new_value, true); !s) return s;
+  auto back = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
+  if (!back || back->value != plan.new_value || !back->expandable) {
+    return make_error(ErrorCode::kIo, where + " did not read back as written" + check, where);
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
@@ -80,31 +101,8 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
   std::vector<std::string> notes;
   bool written = false;
   std::optional<std::string> broadcast_error;
-  if (!opt.dry_run && plan.remove_value) {
-    Status s = delete_registry_value(RegistryHive::kCurrentUser, kKey, kValue);
-    if (!s) return report_error(ctx, s.error());
-    auto back = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
-    if (back || back.error().code != ErrorCode::kNotFound) {
-      return report_error(ctx, make_error(ErrorCode::kIo,
-                                          "HKCU\\Environment\\Path is still there after it was deleted; check it in "
-                                          "System Properties > Environment Variables. The value before was: " +
-                                              old_value,
-                                          "HKCU\\Environment\\Path"));
-    }
-    written = true;
-    if (auto b = broadcast_environment_change(); !b) broadcast_error = b.error().message;
-  } else if (!opt.dry_run && plan.changed) {
-    Status s = write_registry_string(RegistryHive::kCurrentUser, kKey, kValue, plan.new_value, true);
-    if (!s) return report_error(ctx, s.error());
-    // Read it back: the value must be exactly what we meant, whatever its length.
-    auto back = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
-    if (!back || back->value != plan.new_value || !back->expandable) {
-      return report_error(ctx, make_error(ErrorCode::kIo,
-                                          "HKCU\\Environment\\Path did not read back as written; check it in "
-                                          "System Properties > Environment Variables. The value before was: " +
-                                              old_value,
-                                          "HKCU\\Environment\\Path"));
-    }
+  if (!opt.dry_run && plan.changed) {
+    if (auto s = store_user_path(plan); !s) return report_error(ctx, s.error());
     written = true;
     if (auto b = broadcast_environment_change(); !b) broadcast_error = b.error().message;
   }
