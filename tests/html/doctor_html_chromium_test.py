@@ -12,34 +12,16 @@ A machine whose LD_LIBRARY_PATH names a directory called `<img src=x onerror=ale
 Usage: doctor_html_chromium_test.py CUDNNUP [SCREENSHOT_OUT]
 """
 import os
-import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
-from PIL import Image
-
-HOSTILE = "<img src=x onerror=alert(1)>"
-HEADER_RGB = (0x24, 0x29, 0x2F)  # header { background } in src/app/render/html_page.cc
-
-
-def chromium(*args):
-    exe = shutil.which("chromium")
-    if not exe:
-        sys.exit("chromium is missing: run scripts/install-deps.sh (Debian package chromium)")
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+from page_checks import HOSTILE, HOSTILE_AS_TEXT, Checks, check_dom, check_screenshot, check_static
 
 
 def main():
     cudnnup = sys.argv[1]
-    failures = []
-
-    def check(ok, what):
-        print(("ok   " if ok else "FAIL ") + what)
-        if not ok:
-            failures.append(what)
+    check = Checks()
 
     with tempfile.TemporaryDirectory() as tmp:
         hostile_dir = os.path.join(tmp, HOSTILE)
@@ -52,20 +34,10 @@ def main():
         with open(path, "w", encoding="utf-8") as f:
             f.write(html)
 
-        check("Content-Security-Policy" in html and "default-src 'none'" in html, "the page carries the CSP")
-        check("<script" not in html.lower(), "no <script> in the page")
-        check(re.search(r"<[^>]+\b(src|href)\s*=", html, re.I) is None, "no element fetches anything (src=/href=)")
-
-        dom = chromium("--dump-dom", "file://" + path)
-        check("&lt;img src=x onerror=alert(1)&gt;" in dom, "the hostile directory name is text in the DOM")
-        check(re.search(r"<img\b", dom, re.I) is None, "the DOM has no <img> element")
-
+        check_static(check, html)
+        check_dom(check, path, HOSTILE_AS_TEXT)
         shot = sys.argv[2] if len(sys.argv) > 2 else os.path.join(tmp, "shot.png")
-        chromium("--window-size=1200,1400", "--screenshot=" + shot, "file://" + path)
-        image = Image.open(shot).convert("RGB")
-        colours = image.getcolors(1 << 24) or []
-        check(len(colours) > 50, f"the screenshot is not blank ({len(colours)} colours)")
-        check(image.getpixel((5, 5)) == HEADER_RGB, f"the stylesheet applied under the CSP (header {image.getpixel((5, 5))})")
+        check_screenshot(check, path, shot, "1200,1400")
 
         saved = subprocess.run([cudnnup, "--json", "doctor"], env=env, capture_output=True)
         saved_path = os.path.join(tmp, "doctor.json")
@@ -73,11 +45,11 @@ def main():
             f.write(saved.stdout)
         again = subprocess.run([cudnnup, "doctor", "--format", "html", "--from", saved_path], env=env, capture_output=True)
         check(again.returncode == page.returncode, "--from the saved report exits like the live page")
-        check("&lt;img src=x onerror=alert(1)&gt;" in again.stdout.decode(), "--from shows the same machine")
+        check(HOSTILE_AS_TEXT in again.stdout.decode(), "--from shows the same machine")
         bad = subprocess.run([cudnnup, "doctor", "--format", "html", "--from", "/etc/hostname"], env=env, capture_output=True)
         check(bad.returncode == 2 and bad.stdout == b"" and b"/etc/hostname" in bad.stderr,
               "--from a file that is not a report: exit 2, nothing written, the file named")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":
