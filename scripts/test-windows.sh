@@ -517,6 +517,14 @@ else
   wine reg delete 'HKCU\Environment' /v Path /f >/dev/null 2>&1 || true
 fi
 check_reg "the prefix's user PATH is restored" 'assert (typ + "\t" + val if typ else "") == original, (typ, val[:80], original[:80])'
+
+echo "== use and link where the store's current junction cannot be made (Wine has no junctions)"
+check "use 9.19 records the default and says once, on stderr, that current was not made" 0 '
+assert "is now the global default." in out and "->" not in out, out
+assert err.count("was not updated") == 1 and "junction" in err, err' -- use 9.19
+mkdir -p "$work/tk-link/bin" "$work/tk-link/lib/x64" "$work/tk-link/include"
+check "link then names the missing current link, not a missing default" 2 '
+assert "no `current` link" in err and "no global default" not in err, err' -- link --into "$(win_path "$work/tk-link")"
 unset CUDNNUP_HOME
 
 echo

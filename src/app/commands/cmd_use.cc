@@ -196,8 +196,11 @@ Result<UseOutcome> use_global(AppContext& ctx, StoreSnapshot& store, const UseTa
   r.out = {{"scope", "global"}, {"previous", previous ? json(*previous) : json(nullptr)}, {"current_link", store.layout.current_link()}};
   if (target.kind == "change") {
     r.out["version"] = target.id->id;
-    r.text = r.changed ? "cuDNN " + target.id->id + " is now the global default (" + shown_path(ctx, store.layout.current_link()) +
-                             " -> " + shown_path(ctx, store.layout.version_dir(target.id->id)) + ").\n"
+    // Where `current` could not be made the warning after this says so; the text claims no link.
+    std::string link_text = r.link_problem.empty() ? " (" + shown_path(ctx, store.layout.current_link()) + " -> " +
+                                                         shown_path(ctx, store.layout.version_dir(target.id->id)) + ")"
+                                                   : "";
+    r.text = r.changed ? "cuDNN " + target.id->id + " is now the global default" + link_text + ".\n"
                        : "cuDNN " + target.id->id + " is already the global default; nothing changed.\n";
   } else if (target.kind == "system") {
     r.text = r.changed ? "The global default is now system: no cudnnup version, programs load this machine's own cuDNN copies.\n"

@@ -225,7 +225,8 @@ Result<LinkPlan> plan_toolkit_link(const FileSystem& fs, const StoreLayout& layo
   if (!current) return current.error();
   if (!*current) {
     return make_error(ErrorCode::kNotFound,
-                      "there is no global default to follow yet; choose one with `cudnnup use VERSION` first");
+                      "the store has no `current` link for the toolkit's links to point through: `cudnnup use VERSION` "
+                      "makes it (where it could not, it said why)");
   }
   plan.version = **current;
   for (const auto& [pair, sub] : subs) {
