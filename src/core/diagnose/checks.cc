@@ -5,8 +5,10 @@
 #include <set>
 
 #include "base/paths.h"
+#include "base/strings.h"
 #include "diagnose/copy_checks.h"
 #include "diagnose/finding_text.h"
+#include "diagnose/windows_checks.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
 #include "shell/shell_env.h"  // posix_word
@@ -21,6 +23,19 @@ bool on_default_search_path(const CudnnCopy& c) {
     }
   }
   return false;
+}
+
+// The fix for cuDNN DLLs in a Windows system folder: move those files aside (elevated), never a
+// PATH change, which would not help (the folder is searched before PATH) and could break Windows.
+std::vector<FixStep> move_out_of_system_dir(const CudnnCopy& c) {
+  std::string dir = paths::to_native(c.lib_dir, true);
+  std::string aside = dir.substr(0, 2) + "\\cudnn-aside";  // the system drive's root, searched by nothing
+  std::vector<FixStep> out = {
+      fix::step("In a terminal run as administrator, move these DLLs out of " + dir +
+                " (a stray hand copy: no installer puts cuDNN there, and it is searched before PATH):"),
+      fix::run({"mkdir", aside})};
+  for (const auto& lib : c.libraries) out.push_back(fix::run({"move", paths::to_native(lib.path, true), aside}));
+  return out;
 }
 
 // mv DIR/libcudnn*.so.8* DIR/cudnn-old/: the glob is the shell's, the directory one quoted word.
@@ -155,8 +170,13 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
       for (const auto& w : c->found_via) via += (via.empty() ? "" : ", ") + w;
       f.evidence.push_back((c == winner ? "wins: " : "shadowed: ") + copy_label(*c) + " (via " + via + ")");
     }
-    f.fix = {fix::step("Remove the unwanted directory from PATH"),
-             fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
+    auto stray = std::find_if(copies.begin(), copies.end(), [&](const CudnnCopy* c) { return is_windows_system_dir(env, c->lib_dir); });
+    if (stray != copies.end()) {
+      f.fix = move_out_of_system_dir(**stray);
+    } else {
+      f.fix = {fix::step("Remove the unwanted directory from PATH"),
+               fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
+    }
     out.push_back(f);
   }
   return out;

@@ -35,6 +35,14 @@ constexpr size_t kCmdLineLimit = 8191;
 
 }  // namespace
 
+bool is_windows_system_dir(const Environment& env, const std::string& dir) {
+  auto root = env.get("SYSTEMROOT");
+  if (!root || root->empty()) root = env.get("WINDIR");
+  if (!root || root->empty()) return false;
+  std::string d = ascii_lower(paths::normalize(dir)), r = ascii_lower(paths::normalize(*root));
+  return d == r || d == r + "/system32" || d == r + "/syswow64";
+}
+
 std::vector<Finding> check_windows_paths(const Report& report, const Environment& env) {
   std::vector<Finding> out;
   if (!env.windows()) return out;
@@ -96,7 +104,8 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
 
   // 2. A copy reachable only through PATH: Python 3.8+ extension modules never look there.
   for (const auto& c : report.copies) {
-    if (!found_only_via_path(c)) continue;
+    // System32 is among the default DLL directories Python 3.8+ searches: found there, not "PATH only".
+    if (!found_only_via_path(c) || is_windows_system_dir(env, c.lib_dir)) continue;
     Finding f;
     f.id = finding_id::kWindowsPathOnlyCopy;
     f.severity = Severity::kWarning;

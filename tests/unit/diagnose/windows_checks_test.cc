@@ -1,6 +1,9 @@
 // Windows PATH problems, judged from data (runs on every OS).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "diagnose/checks.h"
 #include "diagnose/windows_checks.h"
 
 namespace cudnnup {
@@ -54,6 +57,44 @@ TEST(WindowsChecks, PathOnlyCopyAndTruncatedOrLongPath) {
   EXPECT_EQ(f, (std::vector<std::string>{"windows.path_truncated", "windows.path_too_long", "windows.path_only_copy"}));
   Environment linux_env;
   EXPECT_TRUE(check_windows_paths(r, linux_env).empty());
+}
+
+// A stray cudnn64_9.dll in System32 (a hand copy): searched before PATH and by Python 3.8+, so the
+// fix is to move that file aside, never a PATH change, and it is not a "PATH only" copy.
+TEST(WindowsChecks, AStrayCudnnInSystem32IsMovedAsideNotFixedThroughPath) {
+  Report r;
+  CudnnCopy stray;
+  stray.lib_dir = "C:/Windows/System32";
+  stray.found_via = {"PATH"};
+  stray.library_version = Version{9, 1, 0};
+  CudnnLibrary dll;
+  dll.path = "C:/Windows/System32/cudnn64_9.dll";
+  stray.libraries = {dll};
+  CudnnCopy toolkit;
+  toolkit.lib_dir = "C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin";
+  toolkit.found_via = {"PATH"};
+  toolkit.library_version = Version{9, 19, 0};
+  r.copies = {stray, toolkit};
+  Environment env = win("C:\\Windows\\System32;C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin");
+  env.vars["SYSTEMROOT"] = "C:\\WINDOWS";
+  EXPECT_TRUE(is_windows_system_dir(env, "c:/windows/system32"));
+  EXPECT_TRUE(is_windows_system_dir(env, "C:\\Windows\\SysWOW64"));
+  EXPECT_FALSE(is_windows_system_dir(env, "C:/Windows/System32/drivers"));
+  auto path_checks = check_windows_paths(r, env);
+  for (const auto& f : path_checks) EXPECT_NE(f.subject, "C:/Windows/System32") << f.id << ": Python 3.8+ searches System32";
+
+  auto together = check_copies_together(r, env);
+  auto shadowed = std::find_if(together.begin(), together.end(), [](const Finding& f) { return f.id == "cudnn.shadowed"; });
+  ASSERT_NE(shadowed, together.end());
+  std::string fixes;
+  for (const auto& step : shadowed->fix) {
+    fixes += step.text + " |";
+    for (const auto& a : step.argv) fixes += " " + a;
+    fixes += "\n";
+  }
+  EXPECT_EQ(fixes.find("from PATH"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("administrator"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside"), std::string::npos) << fixes;
 }
 
 }  // namespace
