@@ -105,10 +105,11 @@ std::optional<ProjectEnv> project_python_env(const AppContext& ctx, const std::s
 // lists the ones there are.
 Result<CudnnCopy> chosen_copy(const AppContext& ctx, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
                               const std::string& dir) {
-  if (const CudnnCopy* c = copy_named(*ctx.fs, lock, copies, dir)) return *c;
+  const CudnnCopy* c = copy_at(*ctx.fs, copies, dir);
+  if (c && package_form_name(c->form) == lock.form) return *c;
   std::string listed;
-  for (const auto& c : copies) {
-    if (package_form_name(c.form) == lock.form) listed += "\n  " + c.lib_dir;
+  for (const auto& other : copies) {
+    if (package_form_name(other.form) == lock.form) listed += "\n  " + other.lib_dir;
   }
   return make_error(ErrorCode::kUsage, "--copy " + dir + " is not a " + lock.form + " copy of cuDNN that cudnnup finds here" +
                                            (listed.empty() ? std::string(" (none is)") : "; the " + lock.form + " copies are:" + listed),
@@ -167,6 +168,14 @@ nlohmann::ordered_json check_json(const CheckOutcome& out) {
                         {"drift", drift}});
 }
 
+// What "matches" covered for what loads the copy.
+std::string loads_compared(const CheckOutcome& out) {
+  if (out.lock.form != kLockFormPip) return "the copy a plain program loads";
+  if (out.frameworks_checked == 0) return "no framework in its environment to compare";
+  return "what " + std::to_string(out.frameworks_checked) + (out.frameworks_checked == 1 ? " framework" : " frameworks") +
+         " of its environment load";
+}
+
 void print_text(const AppContext& ctx, const CheckOutcome& out) {
   const bool store = out.lock.form == kLockFormStore;
   std::cout << shown_path(ctx, out.lock_path) << ": cuDNN " << out.lock.id
@@ -175,12 +184,7 @@ void print_text(const AppContext& ctx, const CheckOutcome& out) {
     if (ctx.options.quiet) return;
     std::cout << "  matches: " << (store ? "the selected version, " : "") << out.files_checked << " files ("
               << (out.hashed ? "every sha256" : "type, size and modification time; --deep compares every sha256") << "), "
-              << (out.lock.form != kLockFormPip      ? std::string("the copy a plain program loads")
-                  : out.frameworks_checked == 0 ? std::string("no framework in its environment to compare")
-                                                : "what " + std::to_string(out.frameworks_checked) +
-                                                      (out.frameworks_checked == 1 ? " framework" : " frameworks") +
-                                                      " of its environment load")
-              << ", the driver minimum" << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
+              << loads_compared(out) << ", the driver minimum" << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
     return;
   }
   for (const auto& d : out.drift) std::cout << "  x " << d.message << "\n";

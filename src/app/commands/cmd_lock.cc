@@ -7,6 +7,7 @@
 #include "app/commands/doctor_runner.h"
 #include "app/commands/store_access.h"
 #include "base/paths.h"
+#include "diagnose/lock_check.h"
 #include "facts/machines.h"
 #include "install/cudnn_lock.h"
 #include "platform/sha256.h"
@@ -55,16 +56,14 @@ int run_lock_copy(AppContext& ctx, const LockOptions& opt) {
   }
   auto report = collect_report(ctx);
   if (!report) return report_error(ctx, report.error());
-  std::string want = ctx.fs->canonical(opt.copy).value_or(opt.copy);
-  const CudnnCopy* found = nullptr;
-  std::string seen;
-  for (const auto& c : report->copies) {
-    if (ctx.fs->canonical(c.lib_dir).value_or(c.lib_dir) == want || ctx.fs->canonical(c.root).value_or(c.root) == want) found = &c;
-    if (c.form == PackageForm::kPipWheel || c.form == PackageForm::kToolkitMerged) {
-      seen += "\n  " + std::string(package_form_name(c.form)) + ": " + c.lib_dir;
-    }
-  }
+  const CudnnCopy* found = copy_at(*ctx.fs, report->copies, opt.copy);
   if (!found) {
+    std::string seen;
+    for (const auto& c : report->copies) {
+      if (c.form == PackageForm::kPipWheel || c.form == PackageForm::kToolkitMerged) {
+        seen += "\n  " + std::string(package_form_name(c.form)) + ": " + c.lib_dir;
+      }
+    }
     return report_error(ctx, make_error(ErrorCode::kUsage, "--copy " + opt.copy + " is not a cuDNN copy cudnnup finds here" +
                                                                (seen.empty() ? std::string(" (none of pip or toolkit form is)")
                                                                              : ", the pip and toolkit copies are:" + seen),

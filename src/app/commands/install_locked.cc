@@ -1,7 +1,10 @@
 #include "app/commands/install_locked.h"
 
+#include <optional>
+
 #include "base/paths.h"
 #include "base/strings.h"
+#include "base/version.h"
 #include "discover/discovery.h"
 #include "shell/fix_render.h"
 #include "store/use_change.h"
@@ -16,15 +19,18 @@ Error toolkit_lock_refusal(const AppContext& ctx, const std::string& path, const
   for (const auto& t : find_toolkits(*ctx.fs, ctx.env, nullptr)) {
     if (t.version.major() == lock.cuda_major) matching.push_back(t.root);
   }
-  Result<std::string> command = make_error(ErrorCode::kUsage, "");
+  // NVIDIA's manifests are per release (redistrib_9.19.0.json): install takes three parts.
+  std::string release = Version::parse(lock.cudnn_version).value_or(Version{}).truncated(3).str();
+  std::optional<std::string> command;
   if (matching.size() == 1) {
-    command = render_words({"cudnnup", "install", lock.cudnn_version, "--cuda", lock.cuda_variant, "--into", matching[0]},
-                           default_fix_shell(ctx.env.windows()));
+    auto words = render_words({"cudnnup", "install", release, "--cuda", lock.cuda_variant, "--into", matching[0]},
+                              default_fix_shell(ctx.env.windows()));
+    if (words) command = "`" + *words + "`";
   }
-  std::string how = command ? "`" + *command + "`"
-                        : "merge cuDNN " + lock.cudnn_version + " into the CUDA " + lock.cuda_variant +
-                              " toolkit with cudnnup install and --into (" +
-                              (matching.empty() ? "no such toolkit is found here" : "several are found here") + ")";
+  std::string how = command ? *command
+                            : "merge cuDNN " + release + " into the CUDA " + lock.cuda_variant +
+                                  " toolkit with cudnnup install and --into (" +
+                                  (matching.empty() ? "no such toolkit is found here" : "several are found here") + ")";
   return make_error(ErrorCode::kUsage, path + " names the cuDNN " + lock.cudnn_version + " files of a CUDA " + lock.cuda_variant +
                                            " toolkit, not a cudnnup version: " + how + ", then run `cudnnup check`",
                     path);

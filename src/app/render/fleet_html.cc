@@ -65,7 +65,8 @@ std::string checklist(const FleetSummary& f) {
 // One horizontal bar per group, as wide as its share of the hosts.
 std::string groups_svg(const FleetSummary& f) {
   if (f.groups.empty()) return "";
-  size_t bars = std::min(f.groups.size(), kBarsShown + (f.groups.size() == kBarsShown + 1));
+  // One bar per group; past kBarsShown, the rest share the last bar (unless that is one group).
+  size_t bars = f.groups.size() <= kBarsShown + 1 ? f.groups.size() : kBarsShown;
   size_t rest = 0;
   for (size_t g = bars; g < f.groups.size(); ++g) rest += f.groups[g].hosts.size();
   size_t rows = bars + (rest ? 1 : 0);

@@ -14,15 +14,22 @@ namespace {
 
 std::string size_words(uint64_t n) { return std::to_string(n) + " bytes"; }
 
-// Where a locked path lies: below the store version's directory, or, for a pip or toolkit lock's
-// lib/NAME and include/NAME, in the copy's library or header folder.
+// Where a folder of the lock lies: below the store version's directory, or, for a pip or toolkit
+// lock's lib/ and include/, the copy's library or header folder itself.
 struct Place {
-  std::string root, rel;
+  std::string root, rel;  // rel "" : the root itself
 };
+Place folder_place(const LockedCopy& copy, const std::string& dir) {
+  if (!copy.lib_dir.empty() && dir == "lib") return {copy.lib_dir, ""};
+  if (!copy.include_dir.empty() && dir == "include") return {copy.include_dir, ""};
+  return {copy.root, dir};
+}
+// Where a locked path lies: its folder's place, and the name in it.
 Place place_of(const LockedCopy& copy, const std::string& path) {
-  if (!copy.lib_dir.empty() && path.starts_with("lib/")) return {copy.lib_dir, path.substr(4)};
-  if (!copy.include_dir.empty() && path.starts_with("include/")) return {copy.include_dir, path.substr(8)};
-  return {copy.root, path};
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {copy.root, path};
+  Place folder = folder_place(copy, path.substr(0, slash));
+  return {folder.root, folder.rel.empty() ? path.substr(slash + 1) : folder.rel + path.substr(slash)};
 }
 
 // One locked file against the disk; nullopt when it matches.
@@ -84,16 +91,14 @@ void find_extra_libraries(const FileSystem& fs, const CudnnLock& lock, const Loc
     }
   }
   for (const auto& dir : dirs) {
-    // The folder itself: place_of a name in it, less the name.
-    Place at = place_of(copy, dir.empty() ? "x" : dir + "/x");
-    std::string folder = at.rel.size() > 2 ? at.rel.substr(0, at.rel.size() - 2) : "";
-    auto entries = folder.empty() ? fs.list_dir(at.root) : fs.list_dir_below(at.root, folder);
+    Place at = folder_place(copy, dir);
+    auto entries = at.rel.empty() ? fs.list_dir(at.root) : fs.list_dir_below(at.root, at.rel);
     if (!entries) continue;  // a missing folder shows as its files missing
     for (const auto& e : *entries) {
       std::string rel = dir.empty() ? e.name : dir + "/" + e.name;
       if (e.type == FileType::kDirectory || named.count(rel) || !is_library_file_name(e.name, windows)) continue;
       if (cudnn_only && !parse_cudnn_library_name(e.name)) continue;
-      std::string shown = paths::join(folder.empty() ? at.root : paths::join(at.root, folder), e.name);
+      std::string shown = paths::join(at.rel.empty() ? at.root : paths::join(at.root, at.rel), e.name);
       out.push_back({"extra", shown, shown + ": a library file the lock does not name"});
     }
   }
@@ -163,11 +168,10 @@ PackageForm form_of(const CudnnLock& lock) {
 
 }  // namespace
 
-const CudnnCopy* copy_named(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
-                            const std::string& dir) {
+const CudnnCopy* copy_at(const FileSystem& fs, const std::vector<CudnnCopy>& copies, const std::string& dir) {
   std::string want = real_or(fs, dir);
   for (const auto& c : copies) {
-    if (c.form == form_of(lock) && (real_or(fs, c.lib_dir) == want || real_or(fs, c.root) == want)) return &c;
+    if (real_or(fs, c.lib_dir) == want || real_or(fs, c.root) == want) return &c;
   }
   return nullptr;
 }

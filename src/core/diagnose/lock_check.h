@@ -71,10 +71,9 @@ struct ProjectEnv {
 LocatedCopy locate_unmanaged_copy(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
                                   const std::optional<ProjectEnv>& project_env);
 
-// The copies check --copy DIR may mean: a discovered copy of the lock's form whose library folder or
-// root is DIR. None: the caller says which there are (a usage error).
-const CudnnCopy* copy_named(const FileSystem& fs, const CudnnLock& lock, const std::vector<CudnnCopy>& copies,
-                            const std::string& dir);
+// The copy whose library folder or root is `dir` (both compared resolved), as `lock --copy DIR` and
+// `check --copy DIR` name one; null when none is.
+const CudnnCopy* copy_at(const FileSystem& fs, const std::vector<CudnnCopy>& copies, const std::string& dir);
 
 // A pip lock: every framework of the Python environment that holds the copy (`root`) must load
 // its cuDNN from that copy (each framework's own loading rules, loader/frameworks.h).

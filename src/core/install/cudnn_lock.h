@@ -63,8 +63,9 @@ struct CudnnLock {
   std::vector<LockedFile> files;
 };
 
-// `pip install nvidia-cudnn-cu13==9.19.0.56`: the wheel a pip lock names, built from the lock's
-// checked version and CUDA major (nothing of the lock's own text reaches the command).
+// `pip install nvidia-cudnn-cu13==9.19.0.56` (`==9.19.0.*` for a lock that knows three parts): the
+// wheel a pip lock names, built from the lock's checked version and CUDA major (nothing of the
+// lock's own text reaches the command).
 std::string pip_install_command(const CudnnLock& lock);
 
 // The document, two-space indented, ending in a newline.
