@@ -8,11 +8,42 @@ Serves files under --root with HTTP Range support. Faults for tests:
 A directory is answered with an HTML index page like NVIDIA's redist directory, one <a> a file.
 Writes the chosen port to --port-file, logs one line per request to --log, and stops by itself
 after --lifetime seconds (or on GET /__quit), so a failed test never leaves it running.
+With --tls-cert FILE --tls-key FILE it serves HTTPS instead (tests/packaging/https_download_test.py);
+a client that rejects the certificate leaves a "TLS handshake failed" line in --log, no GET line.
 """
 import argparse
 import http.server
 import os
+import ssl
 import threading
+
+
+class TlsServer(http.server.ThreadingHTTPServer):
+    """HTTPS: the handshake runs in the request's thread, so a client that stalls or rejects
+    the certificate never blocks accept() for the next one."""
+
+    def __init__(self, address, handler, context, log):
+        super().__init__(address, handler)
+        self.context = context
+        self.log = log
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
+
+    def finish_request(self, request, client_address):
+        try:
+            request.do_handshake()
+        except (ssl.SSLError, OSError) as e:
+            self.log(f"TLS handshake failed: {e}\n")
+            return
+        super().finish_request(request, client_address)
+
+
+def tls_context(cert, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    return ctx
 
 
 def main():
@@ -24,9 +55,17 @@ def main():
     p.add_argument("--drop-after", type=int, default=-1)
     p.add_argument("--corrupt", default="")
     p.add_argument("--no-index", action="store_true")
+    p.add_argument("--tls-cert", default="", help="PEM certificate (chain): serve HTTPS")
+    p.add_argument("--tls-key", default="", help="PEM private key of --tls-cert")
     a = p.parse_args()
+    if bool(a.tls_cert) != bool(a.tls_key):
+        p.error("--tls-cert and --tls-key go together")
     state = {"dropped": False}
     lock = threading.Lock()
+
+    def log_line(line):
+        with lock, open(a.log, "a") as log:
+            log.write(line)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -34,8 +73,7 @@ def main():
 
         def do_GET(self):
             rng = self.headers.get("Range", "")
-            with lock, open(a.log, "a") as log:
-                log.write(f"GET {self.path} range={rng}\n")
+            log_line(f"GET {self.path} range={rng}\n")
             if self.path == "/__quit":
                 self.send_response(200)
                 self.end_headers()
@@ -82,7 +120,10 @@ def main():
                 return
             self.wfile.write(body)
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if a.tls_cert:
+        server = TlsServer(("127.0.0.1", 0), Handler, tls_context(a.tls_cert, a.tls_key), log_line)
+    else:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Timer(a.lifetime, server.shutdown).start()
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:
