@@ -205,13 +205,22 @@ class Cases:
         self.empty_dir = os.path.join(tmp, "empty-dir")
         os.makedirs(self.empty_dir)
         self.sha = make_mirror(os.path.join(tmp, "mirror"))
-        self.tls = Service(tmp, "tls-mirror", "mirror_server.py",
-                           ["--root", os.path.join(tmp, "mirror"), "--tls-cert", cert, "--tls-key", key])
-        self.plain = Service(tmp, "plain-mirror", "mirror_server.py", ["--root", os.path.join(tmp, "mirror")])
-        self.proxy = Service(tmp, "proxy", "connect_proxy.py", [])
+        self.services = []
+        try:
+            self.tls = self.start("tls-mirror", "mirror_server.py",
+                                  ["--root", os.path.join(tmp, "mirror"), "--tls-cert", cert, "--tls-key", key])
+            self.plain = self.start("plain-mirror", "mirror_server.py", ["--root", os.path.join(tmp, "mirror")])
+            self.proxy = self.start("proxy", "connect_proxy.py", [])
+        except Exception:
+            self.stop()
+            raise
+
+    def start(self, name, script, args):
+        self.services.append(Service(self.tmp, name, script, args))
+        return self.services[-1]
 
     def stop(self):
-        for s in (self.tls, self.plain, self.proxy):
+        for s in self.services:
             s.stop()
 
     def url(self, host="127.0.0.1", server=None):
