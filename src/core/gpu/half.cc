@@ -1,12 +1,28 @@
 #include "gpu/half.h"
 
-#include <bit>
 #include <cmath>
+#include <cstring>
 
 namespace cudnnup {
+namespace {
+
+// std::bit_cast, which GCC 10 (the portable build's compiler, scripts/build-portable.sh) lacks.
+uint32_t bits_of(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+float float_of(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+}  // namespace
 
 uint16_t float_to_half(float value) {
-  uint32_t f = std::bit_cast<uint32_t>(value);
+  uint32_t f = bits_of(value);
   uint32_t sign = (f >> 16) & 0x8000u;
   uint32_t abs = f & 0x7fffffffu;
   if (abs >= 0x7f800000u) {  // Inf or NaN; keep NaN a (quiet) NaN
@@ -40,17 +56,17 @@ float half_to_float(uint16_t bits) {
     float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
     return sign ? -magnitude : magnitude;
   }
-  if (exponent == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-  return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+  if (exponent == 31) return float_of(sign | 0x7f800000u | (mantissa << 13));
+  return float_of(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
 uint16_t float_to_bfloat16(float value) {
-  uint32_t f = std::bit_cast<uint32_t>(value);
+  uint32_t f = bits_of(value);
   if ((f & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((f >> 16) | 0x40u);  // quiet NaN
   uint32_t rounding = 0x7fffu + ((f >> 16) & 1u);
   return static_cast<uint16_t>((f + rounding) >> 16);
 }
 
-float bfloat16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+float bfloat16_to_float(uint16_t bits) { return float_of(static_cast<uint32_t>(bits) << 16); }
 
 }  // namespace cudnnup
