@@ -7,6 +7,10 @@
 #include <fstream>
 #include <memory>
 
+#include "install/ca_certificates.h"
+#include "platform/real_filesystem.h"
+#include "platform/system.h"
+
 namespace cudnnup {
 namespace {
 
@@ -85,8 +89,25 @@ int on_progress(void* user, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t
   return 0;
 }
 
+// Chosen once per process: the environment and the system's bundles do not change meanwhile.
+const CaCertificates& ca_certificates() {
+  static const CaCertificates ca = choose_ca_certificates(current_environment(), *make_real_filesystem());
+  return ca;
+}
+
+// Both set explicitly, NULL included: the compiled-in default differs between builds (the
+// portable one has none), and a CAINFO naming a missing file would fail even with a good CAPATH.
+void trust_ca_certificates(CURL* h) {
+  const CaCertificates& ca = ca_certificates();
+  curl_easy_setopt(h, CURLOPT_CAINFO, ca.file.empty() ? nullptr : ca.file.c_str());
+  curl_easy_setopt(h, CURLOPT_CAPATH, ca.dir.empty() ? nullptr : ca.dir.c_str());
+}
+
 Error curl_failure(CURLcode rc, const std::string& url, const char* errbuf) {
   std::string detail = errbuf && *errbuf ? errbuf : curl_easy_strerror(rc);
+  if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
+    detail += " (" + describe_ca_certificates(ca_certificates()) + ")";
+  }
   ErrorCode code = rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::kTimeout : ErrorCode::kIo;
   return make_error(code, "download of " + url + " failed: " + detail, url);
 }
@@ -110,6 +131,7 @@ Result<std::string> http_get_text(const std::string& url, size_t max_bytes) {
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
   limit_protocols(c.h, url);
+  trust_ca_certificates(c.h);
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, write_text);
   curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
@@ -149,6 +171,7 @@ Status http_download(const std::string& url, const std::string& part_path, const
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
   limit_protocols(c.h, url);
+  trust_ca_certificates(c.h);
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, write_file_chunk);
   curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, errbuf);
