@@ -30,7 +30,7 @@ die_usage() {
   exit 2
 }
 
-binary= child= version= out= glibc=2.31
+binary='' child='' version='' out='' glibc=2.31
 while (($#)); do
   case $1 in
     --binary | --child | --version | --out | --glibc)
