@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything cudnnup needs to build and test on Debian 12, from Debian's own packages.
-# Usage: scripts/install-deps.sh [--windows]   (--windows adds the mingw-w64 cross compiler and Wine)
+# Usage: scripts/install-deps.sh [--windows] [--package]
+#   --windows  adds the mingw-w64 cross compiler and Wine
+#   --package  adds what scripts/package.sh and scripts/check-packages.sh need: debootstrap (the
+#              Debian 11 root), Python's build and hatchling (the wheel), binutils (readelf)
 set -euo pipefail
 
 packages=(
@@ -15,7 +18,21 @@ packages=(
   universal-ctags   # tests/style/function_length_test.py: function extents
   clang-14 libclang-rt-14-dev  # the libFuzzer targets (fuzz/, scripts/fuzz.sh): clang, libFuzzer, ASan, UBSan
 )
-if [[ "${1:-}" == "--windows" ]]; then
+windows=0 package=0
+for arg in "$@"; do
+  case $arg in
+    --windows) windows=1 ;;
+    --package) package=1 ;;
+    *) echo "usage: scripts/install-deps.sh [--windows] [--package]" >&2; exit 2 ;;
+  esac
+done
+if ((package)); then
+  # scripts/build-portable.sh also builds libarchive and curl from their source packages (deb-src,
+  # below) and runs in a Debian 11 root that debootstrap makes; the wheel is built offline with
+  # Debian's python3-build and hatchling; its proof makes a venv.
+  packages+=(debootstrap python3-build python3-hatchling python3-venv python3-pip binutils openssl unzip dpkg-dev)
+fi
+if ((windows)); then
   # libz-mingw-w64-dev + dpkg-dev: scripts/build-windows-deps.sh builds Debian's libarchive
   # source package for mingw-w64 (Debian ships no mingw libarchive); dpkg-dev unpacks it.
   packages+=(g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 wine64 wine
@@ -61,7 +78,7 @@ derive_deb_src() {
   done
 }
 need_update=0
-if [[ "${1:-}" == "--windows" && ! -f $deb_src_file ]] &&
+if ((windows || package)) && [[ ! -f $deb_src_file ]] &&
    ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
   sudo_cmd=()
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)

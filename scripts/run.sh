@@ -2,8 +2,9 @@
 # One entry point for the README's quick start and for CI.
 #   scripts/run.sh doctor   install what is needed, build, run `cudnnup doctor`
 #   scripts/run.sh test     install what is needed, build, run the whole test suite
-#                           (Linux tests, every fuzz target for 12 s under ASan+UBSan, then the
-#                           Windows build under Wine when available)
+#                           (Linux tests, every fuzz target for 12 s under ASan+UBSan, the
+#                           Windows build under Wine, then every release artifact built by
+#                           scripts/package.sh and proven by scripts/check-packages.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,14 +28,17 @@ case "$mode" in
     exec build/src/cudnnup doctor "$@"
     ;;
   test)
-    scripts/install-deps.sh --windows
+    scripts/install-deps.sh --windows --package
     cmake --preset default >/dev/null
     cmake --build --preset default -j "$jobs"
     ctest --preset default -j "$jobs"
     scripts/fuzz.sh 12
-    if [[ -x scripts/test-windows.sh ]]; then
-      scripts/test-windows.sh
-    fi
+    scripts/test-windows.sh
+    # The packages: a Debian 11 root, chroot and dpkg need root (as install-deps.sh, via sudo).
+    as_root=()
+    [[ $(id -u) -ne 0 ]] && as_root=(sudo --preserve-env=CUDNNUP_CACHE)
+    "${as_root[@]}" scripts/package.sh
+    "${as_root[@]}" scripts/check-packages.sh
     ;;
   *)
     echo "usage: scripts/run.sh doctor|test [args...]" >&2

@@ -72,7 +72,7 @@ check_elf --child "$child"
 
 # The tag must not promise an older glibc than the binaries need. The proof fails such a wheel
 # (tests/packaging/wheel_test.sh); saying it here too saves a round.
-needed=$(objdump -T "$binary" "$child" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+needed=$("$root/scripts/elf-needs.sh" floor "$binary" "$child" 2>/dev/null || true)
 if [[ -n $needed ]] && [[ $(printf '%s\n%s\n' "$needed" "$glibc" | sort -V | tail -1) != "$glibc" ]]; then
   echo "build-wheel: warning: the binaries need glibc $needed, newer than the tag's $glibc;" \
     "wheel_test.sh will fail this wheel (build on an older glibc, or pass --glibc $needed)" >&2

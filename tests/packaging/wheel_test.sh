@@ -143,9 +143,10 @@ fi
 
 # --- The tag is honest: no binary needs a newer glibc than the tag's floor, and they need no
 # shared library but glibc's own (the manylinux rule; the portable build links the rest in).
+elf_needs=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/elf-needs.sh
 for exe in "$main" "$child"; do
   name=$(basename "$exe")
-  need=$(objdump -T "$exe" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_2\.//' | sort -un | tail -1)
+  need=$("$elf_needs" floor "$exe" 2>/dev/null | sed 's/^2\.//' || true)
   if [[ -z $floor_minor ]]; then
     fail "$name: no glibc floor to compare with (the tag is not manylinux_2_N)"
   elif [[ -z $need ]]; then
@@ -157,9 +158,7 @@ for exe in "$main" "$child"; do
   fi
   # glibc's libraries (manylinux allows these on every glibc system); anything else must be
   # linked in statically or shipped (auditwheel's job), which this wheel does not do.
-  others=$(readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
-    grep -Ev '^(libc|libm|libdl|libpthread|librt|libresolv|libutil|libnsl|ld-linux-x86-64)\.so\.[0-9]+$' | paste -sd' ' || true)
-  if [[ -z $others ]]; then
+  if others=$("$elf_needs" foreign "$exe" | sed 's/^[^:]*: //' | paste -sd' '); then
     ok "$name needs only glibc's shared libraries"
   else
     fail "$name needs shared libraries that a manylinux system need not have: $others"
