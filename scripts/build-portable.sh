@@ -11,7 +11,9 @@
 #                                  uses: libarchive with zlib and xz; libcurl with HTTP(S) only,
 #                                  OpenSSL, no CA path compiled in (chosen at run time).
 #
-# Usage: scripts/build-portable.sh [--jobs N]
+# Usage: scripts/build-portable.sh [--jobs N] [--tests]
+#   --tests  also builds the disk test program (and its fixtures) there, in build-portable-tests/,
+#            for scripts/debian11-differential.sh: the loader differential test on glibc 2.31
 # Output: build-portable/src/cudnnup and cudnnup-child (stripped), and build-portable/cudnnup_V_amd64.deb
 # (CPack, cmake/install_rules.cmake), git-ignored.
 # Cache (outside the clone), under ${CUDNNUP_CACHE:-$HOME/.cache/cudnnup}: portable-deps-KEY, keyed
@@ -21,10 +23,12 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=$(nproc)
+tests=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
-    *) echo "usage: $0 [--jobs N]" >&2; exit 2 ;;
+    --tests) tests=1; shift ;;
+    *) echo "usage: $0 [--jobs N] [--tests]" >&2; exit 2 ;;
   esac
 done
 
@@ -43,15 +47,17 @@ if [[ -z $archive_version || -z $curl_version ]]; then
 fi
 # The root's own ccache (Debian 11's ccache 4.2; its entries are not mixed with the host's).
 ccache_dir=$cache/ccache-debian11
-mkdir -p "$ccache_dir" "$repo/build-portable"
+mkdir -p "$ccache_dir" "$repo/build-portable" "$repo/build-portable-tests"
 
 # Scripts run inside the root with the clone at /src, the build tree at /build, the dependency
-# prefix at /deps and ccache's directory at /ccache (scripts/lib/run-in-root.sh).
+# prefix at /deps, ccache's directory at /ccache and the test build at /build-tests
+# (scripts/lib/run-in-root.sh).
 . "$repo/scripts/lib/run-in-root.sh"
 in_root() {
   CCACHE_DIR=/ccache CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1 \
   CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
-    run_in_root "$root" "$repo:/src" "$repo/build-portable:/build" "$deps:/deps" "$ccache_dir:/ccache" -- "$1"
+    run_in_root "$root" "$repo:/src" "$repo/build-portable:/build" "$deps:/deps" "$ccache_dir:/ccache" \
+      "$repo/build-portable-tests:/build-tests" -- "$1"
 }
 export JOBS=$jobs
 
@@ -127,3 +133,14 @@ in_root '
   cd /build && rm -f ./*.deb && cpack -G DEB >/build/cpack.log
 '
 echo "== built $repo/build-portable/src/cudnnup and $(cd "$repo/build-portable" && ls ./*.deb)" >&2
+if ((tests)); then
+  echo "== the disk tests, in the Debian 11 root (build-portable-tests/)" >&2
+  in_root '
+    cmake -S /src -B /build-tests -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+      -DCUDNNUP_BUILD_TESTS=ON -DCUDNNUP_BUILD_BENCH=OFF -DCUDNNUP_PORTABLE_DEPS=/deps \
+      -DCUDNNUP_THIRD_PARTY_INCLUDE=/build/third_party_headers \
+      -DCUDNNUP_COMMIT="$COMMIT" -DCUDNNUP_COMMIT_DATE="$COMMIT_DATE" >/build-tests/configure.log
+    ninja -C /build-tests -j"$JOBS" cudnnup_disk_tests
+  '
+fi

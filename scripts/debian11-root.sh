@@ -8,8 +8,9 @@
 # components, its codename replaced by bullseye), so no archive host is named here.
 #
 # Usage: scripts/debian11-root.sh minbase|build     prints the root's path on stdout
-# Cache: ${CUDNNUP_CACHE:-$HOME/.cache/cudnnup}/debian11/, keyed by debootstrap's version and the
-#        package list below (change either and a new root is made). Needs root and debootstrap
+# Cache: ${CUDNNUP_CACHE:-$HOME/.cache/cudnnup}/debian11/: minbase keyed by debootstrap's version,
+#        build by that and the package list below (change either and a new root is made, and the
+#        stale one removed). Needs root and debootstrap
 #        (scripts/install-deps.sh --package).
 set -euo pipefail
 
@@ -20,16 +21,17 @@ command -v debootstrap >/dev/null || { echo "debian11-root: debootstrap is missi
 
 # What the build root adds to minbase: Debian 11's GCC 10 and CMake, and the static archives
 # of OpenSSL, zlib and xz that Debian 11 ships (built against its glibc 2.31). libarchive and
-# libcurl are built from their Debian 11 source packages (scripts/build-portable.sh), so their
-# build needs dpkg-dev (apt-get source) and nothing else.
+# libcurl are built from Debian source packages (scripts/build-portable.sh).
+# The loader differential test also runs there (scripts/debian11-differential.sh): googletest,
+# patchelf (it patches stub libraries per scenario) and python3 (tests/CMakeLists.txt).
 build_packages=(build-essential cmake ninja-build pkg-config ccache dpkg-dev ca-certificates
-                libssl-dev zlib1g-dev liblzma-dev file)
+                libssl-dev zlib1g-dev liblzma-dev file
+                googletest libgtest-dev libgmock-dev patchelf python3)
 
 cache=${CUDNNUP_CACHE:-$HOME/.cache/cudnnup}/debian11
 bootstrap_version=$(dpkg-query -W -f='${Version}' debootstrap)
-key=$(printf '%s\n' "$bootstrap_version" "${build_packages[@]}" | sha256sum | cut -c1-12)
-minbase=$cache/minbase-$key
-build=$cache/build-$key
+minbase=$cache/minbase-$(printf '%s\n' "$bootstrap_version" | sha256sum | cut -c1-12)
+build=$cache/build-$(printf '%s\n' "$bootstrap_version" "${build_packages[@]}" | sha256sum | cut -c1-12)
 mkdir -p "$cache"
 
 host_codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
@@ -122,6 +124,15 @@ make_build() {
   mv "$tmp" "$build"
 }
 
-[[ -d $minbase ]] || make_minbase
-if [[ $kind == build && ! -d $build ]]; then make_build; fi
+# Roots of other keys are stale (another debootstrap or package list): removed, so the cache
+# does not grow with every change.
+remove_stale() {
+  local d
+  for d in "$cache"/minbase-* "$cache"/build-*; do
+    [[ -d $d && $d != "$minbase" && $d != "$build" ]] && rm -rf "$d"
+  done
+  return 0
+}
+[[ -d $minbase ]] || { make_minbase; remove_stale; }
+if [[ $kind == build && ! -d $build ]]; then make_build; remove_stale; fi
 if [[ $kind == minbase ]]; then echo "$minbase"; else echo "$build"; fi

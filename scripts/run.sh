@@ -4,7 +4,8 @@
 #   scripts/run.sh test     install what is needed, build, run the whole test suite
 #                           (Linux tests, every fuzz target for 12 s under ASan+UBSan, the
 #                           Windows build under Wine, then every release artifact built by
-#                           scripts/package.sh and proven by scripts/check-packages.sh)
+#                           scripts/package.sh and proven by scripts/check-packages.sh, and the
+#                           loader differential test inside the Debian 11 root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +40,7 @@ case "$mode" in
     [[ $(id -u) -ne 0 ]] && as_root=(sudo --preserve-env=CUDNNUP_CACHE)
     "${as_root[@]}" scripts/package.sh
     "${as_root[@]}" scripts/check-packages.sh
+    "${as_root[@]}" scripts/debian11-differential.sh   # the loader model on Debian 11's glibc 2.31
     ;;
   *)
     echo "usage: scripts/run.sh doctor|test [args...]" >&2

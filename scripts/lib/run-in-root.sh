@@ -15,6 +15,9 @@ run_in_root() {
   unshare --mount --fork /bin/bash -c '
     set -e
     r=$1; script=$2; shift 2
+    # The root is made a mount point of its own, so that inside it `unshare -m` (which makes "/"
+    # private) works: the loader differential test changes ld.so.conf in such a namespace.
+    mount --bind "$r" "$r"
     for b in "$@"; do
       mkdir -p "$r${b#*:}"
       mount --bind "${b%%:*}" "$r${b#*:}"
