@@ -42,7 +42,7 @@ class GlibcResolver : public ::testing::Test {
     sys.default_dirs = {tmp_ / "default", host_libc_dir()};
     auto parsed = parse_ld_so_cache(testing::make_ld_cache(cache, testing::CacheLayout::kNew));
     EXPECT_TRUE(parsed);
-    sys.cache = *parsed;
+    sys.cache = std::make_shared<const LdCache>(*parsed);
     sys.cwd = tmp_.path();
     return sys;
   }

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "base/filesystem.h"
 
@@ -41,9 +42,11 @@ class CachingFileSystem final : public FileSystem {
   const FileSystem& inner_;
   FileSystem* writable_;
   mutable std::mutex mu_;  // probes run on threads; discovery may too
-  mutable std::map<std::string, Result<FileInfo>> stat_, lstat_;
-  mutable std::map<std::string, Result<std::vector<DirEntry>>> dirs_;
-  mutable std::map<std::string, Result<std::string>> links_, canonical_;
+  // Hashed: the loader model asks thousands of times about paths that share long prefixes, which
+  // an ordered map compares character by character.
+  mutable std::unordered_map<std::string, Result<FileInfo>> stat_, lstat_;
+  mutable std::unordered_map<std::string, Result<std::vector<DirEntry>>> dirs_;
+  mutable std::unordered_map<std::string, Result<std::string>> links_, canonical_;
   mutable std::map<std::tuple<std::string, uint64_t, size_t>, Result<std::string>> reads_;
 };
 

@@ -1,6 +1,9 @@
 #include "binfmt/ld_so_cache.h"
 
 #include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
 
 #include "facts/machines.h"
 
@@ -249,6 +252,34 @@ LdCacheHit ld_cache_lookup(const LdCache& cache, std::string_view name, bool is_
     }
   }
   return hit;
+}
+
+Result<std::shared_ptr<const LdCache>> read_ld_so_cache_shared(const FileSystem& fs, const std::string& path) {
+  auto bytes = fs.read_file(path, 64 << 20);
+  if (!bytes) return bytes.error();
+  // Keyed by the content itself (its hash, then the bytes compared), so two filesystems (a test's
+  // in-memory one, the real one) or a changed file never share an entry. A handful of entries.
+  static std::mutex mu;
+  static std::multimap<size_t, std::pair<std::string, std::shared_ptr<const LdCache>>> parsed;
+  size_t key = std::hash<std::string_view>{}(*bytes);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto [first, last] = parsed.equal_range(key);
+    for (auto it = first; it != last; ++it) {
+      if (it->second.first == *bytes) return it->second.second;
+    }
+  }
+  auto cache = parse_ld_so_cache(*bytes);
+  if (!cache) {
+    Error e = cache.error();
+    e.path = path;
+    return e;
+  }
+  auto shared = std::make_shared<const LdCache>(std::move(*cache));
+  std::lock_guard<std::mutex> lock(mu);
+  if (parsed.size() >= 8) parsed.clear();
+  parsed.emplace(key, std::make_pair(std::move(*bytes), shared));
+  return shared;
 }
 
 }  // namespace cudnnup

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,12 @@ Result<LdCache> parse_ld_so_cache(std::string_view bytes);
 
 // Reads and parses `path` (normally /etc/ld.so.cache) through the FileSystem.
 Result<LdCache> read_ld_so_cache(const FileSystem& fs, const std::string& path = "/etc/ld.so.cache");
+
+// The same, parsed once per distinct file content in this process and shared: the loader model
+// builds a simulation per question (a plain program, each framework, with and without
+// LD_LIBRARY_PATH), and parsing a cache of a thousand entries each time was most of its cost.
+Result<std::shared_ptr<const LdCache>> read_ld_so_cache_shared(const FileSystem& fs,
+                                                              const std::string& path = "/etc/ld.so.cache");
 
 // Whether ld.so for an object of this ELF class and machine accepts a cache entry with these
 // flags (glibc's _dl_cache_check_flags per architecture).

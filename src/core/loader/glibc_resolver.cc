@@ -129,7 +129,7 @@ LoaderSystem loader_system_from(const FileSystem& fs, const Environment& env, bo
   if (auto preload = env.get("LD_PRELOAD")) add_words(*preload, " :", sys.ld_preload);
   if (auto file = fs.read_file("/etc/ld.so.preload", 1 << 20)) add_words(*file, " \t\n:", sys.ld_preload);
   if (fs.exists("/etc/ld.so.cache")) {
-    auto cache = read_ld_so_cache(fs);
+    auto cache = read_ld_so_cache_shared(fs);
     if (cache) {
       sys.cache = std::move(*cache);
     } else if (problems) {
@@ -167,6 +167,19 @@ bool LoaderSimulation::dir_exists(const std::string& dir) const {
   bool exists = fs_.is_dir(dir);
   dir_cache_.emplace(dir, exists);
   return exists;
+}
+
+const std::vector<std::string>& LoaderSimulation::existing_subdirs(const std::string& dir) const {
+  auto it = subdir_cache_.find(dir);
+  if (it != subdir_cache_.end()) return it->second;
+  std::vector<std::string> found;
+  auto look = [&](const std::string& sub) {
+    std::string d = paths::join(dir, sub);
+    if (dir_exists(d)) found.push_back(std::move(d));
+  };
+  for (const auto& h : system_.hwcaps) look("glibc-hwcaps/" + h);
+  for (const auto& l : system_.legacy_hwcaps) look(l);
+  return subdir_cache_.emplace(dir, std::move(found)).first->second;
 }
 
 std::string LoaderSimulation::expand_tokens(const std::string& text, int object) const {

@@ -50,7 +50,7 @@ struct LoaderSystem {
   std::vector<std::string> ld_library_path;  // split on ':' and ';', empty entries kept (= current directory)
   std::vector<std::string> ld_preload;       // LD_PRELOAD entries then /etc/ld.so.preload entries
   bool secure = false;                       // AT_SECURE: LD_LIBRARY_PATH ignored
-  std::optional<LdCache> cache;              // nullopt: no cache (or unreadable)
+  std::shared_ptr<const LdCache> cache;      // null: no cache (or unreadable)
   std::vector<std::string> default_dirs;     // "system search path"
   std::string lib_token = "lib";             // $LIB
   std::string platform_token = elf_machine_name(kElfMachineX86_64);  // $PLATFORM
@@ -126,6 +126,10 @@ class LoaderSimulation {
   std::string expand_tokens(const std::string& text, int object) const;
   Result<ElfInfo> elf_of(const std::string& path) const;
   bool dir_exists(const std::string& dir) const;
+  // The hwcaps subdirectories (glibc-hwcaps/<level>, then the legacy ones) of `dir` that exist,
+  // in search order, as full paths: worked out once per directory, since every library searched
+  // asks again (ld.so remembers missing subdirectories the same way).
+  const std::vector<std::string>& existing_subdirs(const std::string& dir) const;
 
   const FileSystem& fs_;
   LoaderSystem system_;
@@ -133,6 +137,7 @@ class LoaderSimulation {
   std::vector<Resolution> log_;
   mutable std::map<std::string, Result<ElfInfo>> elf_cache_;
   mutable std::map<std::string, bool> dir_cache_;
+  mutable std::map<std::string, std::vector<std::string>> subdir_cache_;
 };
 
 // Expands $ORIGIN, ${ORIGIN}, $LIB, ${LIB}, $PLATFORM, ${PLATFORM} in one search-path entry or

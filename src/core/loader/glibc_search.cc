@@ -53,11 +53,7 @@ class CandidateSearch {
     for (const SearchEntry& e : list.dirs) {
       std::string shown = e.entry == e.dir ? e.dir : (e.entry.empty() ? "empty entry = current directory " + e.dir : e.entry + " = " + e.dir);
       std::string detail = list.source + " (" + shown + ")";
-      for (const auto& sub : subdirs()) {
-        std::string d = paths::join(e.dir, sub);
-        if (!sim_.dir_exists(d)) continue;  // ld.so remembers missing subdirectories the same way
-        consider(paths::join(d, r_.name), list.rule, detail, e, false);
-      }
+      for (const auto& d : sim_.existing_subdirs(e.dir)) consider(paths::join(d, r_.name), list.rule, detail, e, false);
       consider(paths::join(e.dir, r_.name), list.rule, detail, e, true);
     }
   }
@@ -66,6 +62,9 @@ class CandidateSearch {
   void consider(const std::string& path, SearchRule rule, const std::string& source, const SearchEntry& entry,
                 bool list_if_missing) {
     if (stopped_) return;
+    Judgement j = judge(path);
+    // Most candidates are missing files nobody will see listed: decided before building a record.
+    if (j.verdict == Verdict::kMissing && (r_.found || !list_if_missing)) return;
     Candidate c;
     c.path = path;
     c.rule = rule;
@@ -74,7 +73,6 @@ class CandidateSearch {
       c.entry_index = entry.index;
       c.entry = entry.entry;
     }
-    Judgement j = judge(path);
     c.problem = j.problem;
     c.problem_detail = j.detail;
     switch (j.verdict) {
@@ -117,15 +115,6 @@ class CandidateSearch {
   }
 
  private:
-  const std::vector<std::string>& subdirs() {
-    if (!subdirs_built_) {
-      for (const auto& h : sim_.system_.hwcaps) subdirs_.push_back("glibc-hwcaps/" + h);
-      for (const auto& l : sim_.system_.legacy_hwcaps) subdirs_.push_back(l);
-      subdirs_built_ = true;
-    }
-    return subdirs_;
-  }
-
   Judgement judge(const std::string& path) const {
     const FileSystem& fs = sim_.fs_;
     auto info = fs.stat(path);
@@ -212,8 +201,6 @@ class CandidateSearch {
   Resolution& r_;
   bool stopped_ = false;
   std::set<std::string> listed_;
-  std::vector<std::string> subdirs_;
-  bool subdirs_built_ = false;
 };
 
 namespace {
