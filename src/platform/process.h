@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,28 @@ struct ProcessResult {
 // Runs argv[0] (an absolute path, or a name looked up in PATH) and waits for it.
 // Fails only when the child cannot be started at all.
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
+
+// A child that start_process started and finish_process has not yet waited for. Meanwhile its
+// output waits in the pipes (a child that fills one waits too), so the caller can work while the
+// child runs: doctor models the loaders on its own thread while the probes load cuDNN, without a
+// thread whose start the scheduler may delay. Destroyed unfinished, it kills and reaps the child.
+class StartedProcess {
+ public:
+  struct State;
+  explicit StartedProcess(std::unique_ptr<State> state);
+  StartedProcess(StartedProcess&&) noexcept;
+  StartedProcess& operator=(StartedProcess&&) noexcept;
+  ~StartedProcess();
+
+ private:
+  friend Result<ProcessResult> finish_process(StartedProcess&& process);
+  std::unique_ptr<State> state_;
+};
+
+// run_process in two halves; the timeout counts from the start. A child that could not be started
+// is finish_process's error, so the halves fail exactly where run_process does.
+StartedProcess start_process(const std::vector<std::string>& argv, const ProcessOptions& options);
+Result<ProcessResult> finish_process(StartedProcess&& process);
 
 // Replaces this process with argv (exec), or on Windows runs it and exits with its code.
 // Returns only on failure: kNotFound when there is no such program, another code when it

@@ -133,15 +133,20 @@ void pump(pid_t pid, std::vector<std::pair<int, Sink>>& streams, int64_t deadlin
   for (auto& s : streams) fds.push_back({s.first, POLLIN, 0});
   size_t open_fds = fds.size();
   char buf[65536];
+  constexpr int kLateReads = 16;  // a full pipe is 64 KiB: one read, then end of file
+  int late_reads = 0;
   while (open_fds > 0) {
-    int64_t left = deadline - now_ms();
-    if (left <= 0) {
+    // Past the deadline poll only looks: a child that finished in time but was read late
+    // (start_process, then other work) has every pipe ready and is not stopped.
+    // What is left in the pipes then takes a few reads; a child still writing is stopped.
+    int64_t left = std::max<int64_t>(0, deadline - now_ms());
+    int n = poll(fds.data(), fds.size(), int(std::min<int64_t>(left, INT_MAX)));
+    if (left == 0 && (n == 0 || ++late_reads > kLateReads)) {
       result.timed_out = true;
       kill(-pid, SIGKILL);
       break;
     }
-    int n = poll(fds.data(), fds.size(), int(std::min<int64_t>(left, INT_MAX)));
-    if (n <= 0) continue;  // EINTR or a spurious wake-up: the deadline check above ends it
+    if (n <= 0) continue;  // EINTR or a spurious wake-up
     for (size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t got = read(fds[i].fd, buf, sizeof buf);
@@ -160,6 +165,7 @@ void pump(pid_t pid, std::vector<std::pair<int, Sink>>& streams, int64_t deadlin
 // Waits for the child, still honouring the deadline after its pipes closed.
 void wait_for(pid_t pid, int64_t deadline, ProcessResult& result) {
   int status = 0;
+  long pause_ns = 20000;
   while (true) {
     if (!result.timed_out) {
       pid_t w = waitpid(pid, &status, WNOHANG);
@@ -170,8 +176,10 @@ void wait_for(pid_t pid, int64_t deadline, ProcessResult& result) {
         kill(-pid, SIGKILL);
         continue;
       }
-      struct timespec ts = {0, 1000000};
+      // Its pipes are closed, so it is exiting: poll often at first, then back off to 1 ms.
+      struct timespec ts = {0, pause_ns};
       nanosleep(&ts, nullptr);
+      pause_ns = std::min<long>(pause_ns * 2, 1000000);
       continue;
     }
     if (waitpid(pid, &status, 0) == pid || errno != EINTR) break;
@@ -184,16 +192,44 @@ void wait_for(pid_t pid, int64_t deadline, ProcessResult& result) {
 
 }  // namespace
 
-Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  if (argv.empty()) return make_error(ErrorCode::kInternal, "run_process: empty command");
-  const bool channel = !options.event_channel_placeholder.empty();
+// A started child: its pid, our ends of its pipes, and the deadline, until finish_process.
+struct StartedProcess::State {
+  Result<pid_t> pid = pid_t(0);  // or why it could not be started
   Pipe out, err, events;
-  if (!out.open() || !err.open() || (channel && !events.open())) return make_error(ErrorCode::kIo, "pipe failed");
+  bool channel = false;
+  int64_t deadline = 0;
+  ProcessOptions options;
+};
+
+StartedProcess::StartedProcess(std::unique_ptr<State> state) : state_(std::move(state)) {}
+StartedProcess::StartedProcess(StartedProcess&&) noexcept = default;
+StartedProcess& StartedProcess::operator=(StartedProcess&&) noexcept = default;
+StartedProcess::~StartedProcess() {
+  if (!state_ || !state_->pid) return;
+  kill(-*state_->pid, SIGKILL);
+  int status = 0;
+  while (waitpid(*state_->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+StartedProcess start_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  auto state = std::make_unique<StartedProcess::State>();
+  StartedProcess::State& st = *state;
+  st.options = options;
+  st.channel = !options.event_channel_placeholder.empty();
+  if (argv.empty()) {
+    st.pid = make_error(ErrorCode::kInternal, "run_process: empty command");
+    return StartedProcess(std::move(state));
+  }
+  if (!st.out.open() || !st.err.open() || (st.channel && !st.events.open())) {
+    st.pid = make_error(ErrorCode::kIo, "pipe failed");
+    return StartedProcess(std::move(state));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
-  if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
-  if (channel) posix_spawn_file_actions_adddup2(&actions, events.write_end, kEventFd);
+  posix_spawn_file_actions_adddup2(&actions, st.out.write_end, 1);
+  if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, st.err.write_end, 2);
+  if (st.channel) posix_spawn_file_actions_adddup2(&actions, st.events.write_end, kEventFd);
   if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());  // glibc >= 2.29
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -217,23 +253,40 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
                : posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, c_args.data(), env_ptr);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  out.close_write();
-  err.close_write();
-  events.close_write();
-  if (rc != 0) return make_error(ErrorCode::kNotFound, "cannot start " + argv[0] + ": " + strerror(rc), argv[0]);
+  st.out.close_write();
+  st.err.close_write();
+  st.events.close_write();
+  if (rc != 0) {
+    st.pid = make_error(ErrorCode::kNotFound, "cannot start " + argv[0] + ": " + strerror(rc), argv[0]);
+  } else {
+    st.pid = pid;
+  }
+  st.deadline = now_ms() + options.timeout_ms;
+  return StartedProcess(std::move(state));
+}
 
+Result<ProcessResult> finish_process(StartedProcess&& process) {
+  std::unique_ptr<StartedProcess::State> state = std::move(process.state_);
+  StartedProcess::State& st = *state;
+  if (!st.pid) return st.pid.error();
+  const pid_t pid = *st.pid;
+  st.pid = make_error(ErrorCode::kInternal, "finished");  // reaped below: nothing left to kill
+  const ProcessOptions& options = st.options;
   ProcessResult result;
   std::vector<std::pair<int, Sink>> streams;
-  streams.push_back({out.read_end, Sink{&result.out, options.max_output_bytes, options.keep_output_tail, &result.out_dropped}});
-  streams.push_back({err.read_end, Sink{&result.err, options.max_output_bytes, options.keep_output_tail, &result.err_dropped}});
-  if (channel) {
-    streams.push_back({events.read_end, Sink{&result.events, options.max_event_bytes, false, nullptr,
-                                             &result.events_truncated}});
+  streams.push_back({st.out.read_end, Sink{&result.out, options.max_output_bytes, options.keep_output_tail, &result.out_dropped}});
+  streams.push_back({st.err.read_end, Sink{&result.err, options.max_output_bytes, options.keep_output_tail, &result.err_dropped}});
+  if (st.channel) {
+    streams.push_back({st.events.read_end, Sink{&result.events, options.max_event_bytes, false, nullptr,
+                                                 &result.events_truncated}});
   }
-  int64_t deadline = now_ms() + options.timeout_ms;
-  pump(pid, streams, deadline, result);
-  wait_for(pid, deadline, result);
+  pump(pid, streams, st.deadline, result);
+  wait_for(pid, st.deadline, result);
   return result;
+}
+
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  return finish_process(start_process(argv, options));
 }
 
 Error exec_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <thread>
 
 #include "shell/windows_command_line.h"
@@ -225,6 +226,28 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
     result.exit_code = static_cast<int>(code);
   }
   return result;
+}
+
+// Windows: the child's pipes are drained by threads (small pipe buffers), so the started child is
+// simply run_process on another thread; finish_process waits for it.
+struct StartedProcess::State {
+  std::future<Result<ProcessResult>> result;
+};
+
+StartedProcess::StartedProcess(std::unique_ptr<State> state) : state_(std::move(state)) {}
+StartedProcess::StartedProcess(StartedProcess&&) noexcept = default;
+StartedProcess& StartedProcess::operator=(StartedProcess&&) noexcept = default;
+StartedProcess::~StartedProcess() = default;  // the future waits for run_process, whose timeout ends it
+
+StartedProcess start_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  auto state = std::make_unique<StartedProcess::State>();
+  state->result = std::async(std::launch::async, [argv, options] { return run_process(argv, options); });
+  return StartedProcess(std::move(state));
+}
+
+Result<ProcessResult> finish_process(StartedProcess&& process) {
+  std::unique_ptr<StartedProcess::State> state = std::move(process.state_);
+  return state->result.get();
 }
 
 Error exec_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
