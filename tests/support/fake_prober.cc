@@ -27,6 +27,11 @@ LibraryProbe FakeProber::probe_cudnn(const ProbeRequest& request) {
   return p;
 }
 
+std::function<std::vector<LibraryProbe>()> FakeProber::start_cudnn_probes(const std::vector<ProbeRequest>& requests) {
+  cudnn_starts.push_back(requests);
+  return Prober::start_cudnn_probes(requests);
+}
+
 DriverInfo FakeProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
   driver_requests.push_back(libcuda_path + "|" + nvml_path);
   return driver_;

@@ -19,9 +19,12 @@ class FakeProber final : public Prober {
   void set_driver(DriverInfo driver) { driver_ = std::move(driver); }
 
   LibraryProbe probe_cudnn(const ProbeRequest& request) override;
+  // Recorded when started (doctor starts some probes early); answered when asked for.
+  std::function<std::vector<LibraryProbe>()> start_cudnn_probes(const std::vector<ProbeRequest>& requests) override;
   DriverInfo probe_driver(const std::string& libcuda_path, const std::string& nvml_path) override;
 
   std::vector<ProbeRequest> cudnn_requests;     // in the order asked
+  std::vector<std::vector<ProbeRequest>> cudnn_starts;  // each start_cudnn_probes call, in order
   std::vector<std::string> driver_requests;     // "libcuda|nvml"
 
  private:

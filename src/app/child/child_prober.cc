@@ -1,7 +1,8 @@
 #include "app/child/child_prober.h"
 
 #include <climits>
-#include <future>
+#include <deque>
+#include <memory>
 #include <map>
 #include <optional>
 
@@ -16,17 +17,19 @@ namespace {
 
 using nlohmann::json;
 
-// Runs one probe task in a child; returns its answer, or a description of how it failed, worded
-// as doctor has always shown it ("the probe process crashed (killed by signal 11, ...)").
-// `env`: the child's whole environment (unset: ours).
-Result<json> run_probe(const std::string& task, json request, int timeout_ms, std::vector<std::string>* mapped,
-                       std::optional<std::map<std::string, std::string>> env = std::nullopt) {
+ChildRunOptions probe_options(int timeout_ms, std::optional<std::map<std::string, std::string>> env) {
   ChildRunOptions options;
   options.timeout_ms = timeout_ms;
   options.env = std::move(env);
   options.required_stages = {"probe"};
   options.what = "the probe process";
-  ChildRun run = run_child(task, std::move(request), options);
+  return options;
+}
+
+// The answer of one probe child, or a description of how it failed, worded as doctor has always
+// shown it ("the probe process crashed (killed by signal 11, ...)"). `mapped`: the files it had
+// mapped when it last reported them.
+Result<json> probe_answer(const ChildRun& run, std::vector<std::string>* mapped) {
   if (run.problem) {
     // A crash or hang keeps the words doctor's findings key on ("crashed", "did not finish").
     std::string why = run.problem->crashed && run.end.started ? "the probe process " + run.end.how : run.problem->summary;
@@ -45,15 +48,19 @@ constexpr const char* kProbeOutput = "the probe's output";
 
 }  // namespace
 
-LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
+// Isolated: the copy's own loader environment, so the shim's by-name loads of its sub-libraries
+// find this copy's files and no other (doctor::attribute_probe checks that they did).
+StartedChild ChildProber::start_probe(const ProbeRequest& request) const {
+  return start_child("probe-cudnn", json{{"library", request.library_path}, {"isolated", true}},
+                     probe_options(timeout_ms_, child_loader_environment(env_, request.lib_dir)));
+}
+
+LibraryProbe ChildProber::finish_probe(const ProbeRequest& request, StartedChild&& child) const {
   const std::string& library_path = request.library_path;
   LibraryProbe probe;
   probe.attempted = true;
-  // Isolated: the copy's own loader environment, so the shim's by-name loads of its sub-libraries
-  // find this copy's files and no other (doctor::attribute_probe checks that they did).
   std::vector<std::string> mapped;
-  auto out = run_probe("probe-cudnn", json{{"library", library_path}, {"isolated", true}}, timeout_ms_, &mapped,
-                       child_loader_environment(env_, request.lib_dir));
+  auto out = probe_answer(finish_child(std::move(child)), &mapped);
   // Only the cuDNN files are kept: they decide whose answer it was.
   for (const auto& f : attribute_cudnn_files(mapped, {}, env_.windows())) probe.mapped_files.push_back(f.path);
   if (!out) {
@@ -84,16 +91,36 @@ LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) {
   return probe;
 }
 
+LibraryProbe ChildProber::probe_cudnn(const ProbeRequest& request) { return finish_probe(request, start_probe(request)); }
+
 std::vector<LibraryProbe> ChildProber::probe_cudnn_all(const std::vector<ProbeRequest>& requests) {
-  std::vector<LibraryProbe> out(requests.size());
-  for (size_t start = 0; start < requests.size(); start += kParallel) {
-    std::vector<std::future<LibraryProbe>> batch;
-    for (size_t i = start; i < std::min(requests.size(), start + kParallel); ++i) {
-      batch.push_back(std::async(std::launch::async, [this, &requests, i] { return probe_cudnn(requests[i]); }));
+  return start_cudnn_probes(requests)();
+}
+
+// Up to kParallel children run at once; as each is read, the next request starts.
+std::function<std::vector<LibraryProbe>()> ChildProber::start_cudnn_probes(const std::vector<ProbeRequest>& requests) {
+  struct Pending {
+    std::vector<ProbeRequest> requests;
+    std::deque<StartedChild> running;  // requests[done], requests[done + 1], ...
+    size_t started = 0;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->requests = requests;
+  auto start_next = [this, pending] {
+    pending->running.push_back(start_probe(pending->requests[pending->started]));
+    ++pending->started;
+  };
+  while (pending->started < pending->requests.size() && pending->running.size() < kParallel) start_next();
+  return [this, pending, start_next] {
+    std::vector<LibraryProbe> out;
+    for (const auto& request : pending->requests) {
+      StartedChild child = std::move(pending->running.front());
+      pending->running.pop_front();
+      if (pending->started < pending->requests.size()) start_next();
+      out.push_back(finish_probe(request, std::move(child)));
     }
-    for (size_t i = 0; i < batch.size(); ++i) out[start + i] = batch[i].get();
-  }
-  return out;
+    return out;
+  };
 }
 
 namespace {
@@ -111,11 +138,9 @@ std::string driver_problems(const JsonValue& j) {
   return problems;
 }
 
-}  // namespace
-
-DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
+DriverInfo driver_answer(const ChildRun& run) {
   DriverInfo info;
-  auto out = run_probe("probe-driver", json{{"cuda", libcuda_path}, {"nvml", nvml_path}}, timeout_ms_, nullptr);
+  auto out = probe_answer(run, nullptr);
   if (!out) {
     info.problem = out.error().message;
     return info;
@@ -142,6 +167,18 @@ DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std:
   info.problem = driver_problems(j);
   if (!reader.ok()) info.problem += (info.problem.empty() ? "" : "; ") + reader.status().error().message;
   return info;
+}
+
+}  // namespace
+
+DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std::string& nvml_path) {
+  return start_driver_probe(libcuda_path, nvml_path)();
+}
+
+std::function<DriverInfo()> ChildProber::start_driver_probe(const std::string& libcuda_path, const std::string& nvml_path) {
+  auto child = std::make_shared<StartedChild>(start_child(
+      "probe-driver", json{{"cuda", libcuda_path}, {"nvml", nvml_path}}, probe_options(timeout_ms_, std::nullopt)));
+  return [child] { return driver_answer(finish_child(std::move(*child))); };
 }
 
 }  // namespace cudnnup

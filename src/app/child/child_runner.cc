@@ -1,7 +1,6 @@
 #include "app/child/child_runner.h"
 
 #include "base/json_text.h"
-#include "platform/process.h"
 #include "platform/real_filesystem.h"
 
 namespace cudnnup {
@@ -41,7 +40,7 @@ std::string child_program(const FileSystem& fs, const std::string& self) {
   return lean;
 }
 
-ChildRun run_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options) {
+StartedChild start_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options) {
   request["protocol"] = kChildProtocol;
   request["task"] = task;
   request["events"] = kChannelPlaceholder;
@@ -51,10 +50,14 @@ ChildRun run_child(const std::string& task, nlohmann::json request, const ChildR
   po.event_channel_placeholder = kChannelPlaceholder;
   po.max_output_bytes = kKeptOutput;
   po.keep_output_tail = true;
-  ChildRun run;
   // dump_json: a non-UTF-8 path travels escaped, and the child reads back its bytes.
   const std::string program = child_program(*make_real_filesystem(), self_executable_path());
-  auto result = run_process({program, kChildEntryPoint, dump_json(request)}, po);
+  return {start_process({program, kChildEntryPoint, dump_json(request)}, po), options};
+}
+
+ChildRun finish_child(StartedChild&& child) {
+  ChildRun run;
+  auto result = finish_process(std::move(child.process));
   if (!result) {
     run.end.started = false;
     run.end.start_error = result.error().message;
@@ -66,8 +69,12 @@ ChildRun run_child(const std::string& task, nlohmann::json request, const ChildR
     run.end.how = result->describe_failure();
     run.end.printed = printed(*result);
   }
-  run.problem = child_run_problem(run.transcript, run.end, options.required_stages, options.what);
+  run.problem = child_run_problem(run.transcript, run.end, child.options.required_stages, child.options.what);
   return run;
+}
+
+ChildRun run_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options) {
+  return finish_child(start_child(task, std::move(request), options));
 }
 
 }  // namespace cudnnup

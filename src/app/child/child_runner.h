@@ -12,6 +12,7 @@
 
 #include "base/filesystem.h"
 #include "child/protocol.h"
+#include "platform/process.h"
 
 namespace cudnnup {
 
@@ -43,5 +44,13 @@ std::string child_program(const FileSystem& fs, const std::string& self);
 
 // `request` holds the task's fields; "protocol", "task" and "events" are filled in here.
 ChildRun run_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options);
+
+// run_child in two halves, for a caller with work to do while the child runs (doctor's probes).
+struct StartedChild {
+  StartedProcess process;
+  ChildRunOptions options;
+};
+StartedChild start_child(const std::string& task, nlohmann::json request, const ChildRunOptions& options);
+ChildRun finish_child(StartedChild&& child);
 
 }  // namespace cudnnup

@@ -1,11 +1,12 @@
 #include "diagnose/doctor.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
-#include <future>
 #include <regex>
 
 #include "diagnose/checks.h"
+#include "diagnose/early_probes.h"
 #include "diagnose/load_checks.h"
 #include "discover/discovery.h"
 #include "binfmt/ld_so_cache.h"
@@ -33,20 +34,26 @@ std::string find_first(const FileSystem& fs, const std::vector<std::string>& dir
 }
 
 // The driver's user-space libraries are found where the loader would look, then asked in a child.
-DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string>& loader_dirs) {
-  const FileSystem& fs = in.fs;
-  DriverInfo info;
-  std::string libcuda, nvml;
+// The driver, found by its libraries; when they exist, a child asks them (NVML's start-up can take
+// a while on a GPU machine), started here and read by finish_driver while doctor works on.
+struct PendingDriver {
+  DriverInfo info;                     // the answer, unless `probe` is set
+  std::function<DriverInfo()> probe;   // the child's answer
   std::string kernel_version;
+};
+
+PendingDriver start_driver(const DoctorInputs& in, const std::vector<std::string>& loader_dirs) {
+  const FileSystem& fs = in.fs;
+  PendingDriver p;
+  DriverInfo& info = p.info;
   const DriverLibraryNames names = driver_library_names(in.env.windows());
   const std::vector<std::string> dirs = driver_library_dirs(in.env, loader_dirs);
-  libcuda = find_first(fs, dirs, names.cuda);
-  nvml = find_first(fs, dirs, names.nvml);
+  info.libcuda_path = find_first(fs, dirs, names.cuda);
+  info.nvml_path = find_first(fs, dirs, names.nvml);
   // The kernel module's own report: present even when user-space libraries are missing.
-  if (!in.env.windows()) kernel_version = kernel_module_version(fs);
-  info.libcuda_path = libcuda;
-  info.nvml_path = nvml;
-  if (libcuda.empty() && nvml.empty()) {
+  if (!in.env.windows()) p.kernel_version = kernel_module_version(fs);
+  const std::string& kernel_version = p.kernel_version;
+  if (info.libcuda_path.empty() && info.nvml_path.empty()) {
     if (!kernel_version.empty()) {
       info.present = true;
       info.version_text = kernel_version;
@@ -54,21 +61,27 @@ DriverInfo discover_driver(const DoctorInputs& in, const std::vector<std::string
       info.source = "/proc/driver/nvidia/version";
       info.problem = "The NVIDIA kernel module " + kernel_version + " is loaded, but its user-space libraries (" +
                      names.cuda + ", " + names.nvml + ") are not on the library search path.";
-      return info;
+      return p;
     }
     info.problem = in.env.windows()
                        ? "No NVIDIA driver: " + names.cuda + " and " + names.nvml + " are not in System32."
                        : "No NVIDIA driver: no " + names.cuda + " or " + names.nvml +
                              " on the library search path and no /proc/driver/nvidia/version.";
-    return info;
+    return p;
   }
-  DriverInfo probed = in.prober.probe_driver(libcuda, nvml);
+  p.probe = in.prober.start_driver_probe(info.libcuda_path, info.nvml_path);
+  return p;
+}
+
+DriverInfo finish_driver(PendingDriver p) {
+  if (!p.probe) return p.info;
+  DriverInfo probed = p.probe();
   probed.present = true;
-  probed.libcuda_path = libcuda;
-  probed.nvml_path = nvml;
-  if (probed.version_text.empty() && !kernel_version.empty()) {
-    probed.version_text = kernel_version;
-    probed.version = Version::parse(kernel_version).value_or(Version{});
+  probed.libcuda_path = p.info.libcuda_path;
+  probed.nvml_path = p.info.nvml_path;
+  if (probed.version_text.empty() && !p.kernel_version.empty()) {
+    probed.version_text = p.kernel_version;
+    probed.version = Version::parse(p.kernel_version).value_or(Version{});
     if (probed.source.empty()) probed.source = "/proc/driver/nvidia/version";
   }
   return probed;
@@ -117,17 +130,6 @@ void apply_probe(CudnnCopy& copy, LibraryProbe probe, const Report& report) {
 }
 
 // The shim to load: the SONAME file if it is whole, else any whole shim file.
-std::string shim_to_probe(const CudnnCopy& copy) {
-  std::string fallback;
-  for (const auto& lib : copy.libraries) {
-    if (lib.component != "cudnn" || !lib.problems.empty()) continue;
-    auto name = parse_cudnn_library_name(paths::basename(lib.path));
-    if (name && name->soname) return lib.path;
-    if (fallback.empty()) fallback = lib.path;
-  }
-  return fallback;
-}
-
 // Where the system loader looks: the ld.so.cache's directories holding cuDNN or driver libraries
 // (in cache order: that is the order ld.so tries them), then ld.so.conf's directories, which the
 // cache may not reflect yet when ldconfig was not re-run.
@@ -233,6 +235,30 @@ std::vector<LoadTarget> load_targets(const DoctorOutcome& outcome, const LoadMod
   return out;
 }
 
+// At most this many probes start before the scan is complete (the rest start together after it,
+// ChildProber::kParallel at a time): the copies seen early are the ones a user's programs load.
+constexpr size_t kEarlyProbes = 2;
+
+// Where copies can be seen before any discovery: the ld.so.cache's directories that hold cuDNN, and
+// LD_LIBRARY_PATH's absolute entries (candidate_library_dirs has the whole list, in ld.so's terms).
+std::vector<CandidateDir> early_candidates(const Environment& env, const std::vector<std::string>& cache_dirs) {
+  std::vector<CandidateDir> out;
+  if (env.windows()) return out;
+  for (const auto& d : env.get_list("LD_LIBRARY_PATH")) {
+    if (paths::is_absolute(d)) out.push_back({d, "LD_LIBRARY_PATH"});
+  }
+  for (const auto& d : cache_dirs) out.push_back({d, "ld.so.cache"});
+  return out;
+}
+
+std::vector<CandidateDir> toolkit_candidates(const std::vector<Toolkit>& toolkits) {
+  std::vector<CandidateDir> out;
+  for (const auto& tk : toolkits) {
+    for (const char* sub : {"/lib64", "/lib", "/bin", "/bin/x64"}) out.push_back({tk.root + sub, "toolkit " + tk.root});
+  }
+  return out;
+}
+
 }  // namespace
 
 Report run_doctor(const DoctorInputs& in) { return run_doctor_full(in).report; }
@@ -243,9 +269,21 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   report.os = in.env.windows() ? "windows" : "linux";
   report.rules_version = in.rules.data_version;
 
+  // Children (the driver's probe, the first copies' probes) start as soon as what they load is
+  // known and run while doctor discovers and models; their answers are read at the end.
   LoaderDirs loader = loader_dirs(in.fs, in.env);
-  report.driver = discover_driver(in, loader.cache);
+  PendingDriver driver = start_driver(in, loader.cache);
+  EarlyProbes early(in.prober, kEarlyProbes);
+  auto start_early = [&](std::vector<CandidateDir> dirs, const std::vector<Toolkit>& toolkits) {
+    if (early.started() >= kEarlyProbes) return;
+    std::vector<std::string> searched;
+    std::vector<ScanIssue> issues;
+    DiscoveryInputs di{in.fs, in.env, toolkits, {}, loader.cache, ""};
+    early.start_for(scan_cudnn_copies(di, dirs, &searched, &issues));
+  };
+  start_early(early_candidates(in.env, loader.cache), {});
   report.toolkits = find_toolkits(in.fs, in.env, &report.scan_issues);
+  start_early(toolkit_candidates(report.toolkits), report.toolkits);
   auto python_envs = find_python_envs(in.fs, in.env, &report.scan_issues);
   for (const auto& e : python_envs) outcome.python_envs.push_back(e.prefix);
 
@@ -253,19 +291,22 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
                      StoreLayout::for_environment(in.env).root};
   auto candidates = candidate_library_dirs(di);
   for (const auto& d : loader.conf) candidates.push_back({d, "ld.so.conf"});
-  report.copies = scan_cudnn_copies(di, candidates, &report.searched_dirs, &report.scan_issues);
+  report.copies = scan_cudnn_copies(di, candidates, &report.searched_dirs, &report.scan_issues,
+                                    [&](const CudnnCopy& copy) { early.start_for({copy}); });
 
-  std::vector<ProbeRequest> requests;
+  // What is probed is decided by the complete list, exactly as without the early starts.
+  std::vector<ProbeRequest> all, requests;  // every probe; those not started early
   std::vector<CudnnCopy*> probed;
   for (auto& copy : report.copies) {
     std::string shim = shim_to_probe(copy);
     if (shim.empty()) continue;
-    requests.push_back({shim, copy.lib_dir});
     probed.push_back(&copy);
+    all.push_back({shim, copy.lib_dir});
+    if (!early.has(all.back())) requests.push_back(all.back());
   }
-  // The probes wait on child processes; model the loaders meanwhile (they only read files):
+  // The probes run in child processes; model the loaders meanwhile (they only read files):
   // under the user's environment, and without LD_LIBRARY_PATH/LD_PRELOAD to tell their effect.
-  auto pending = std::async(std::launch::async, [&] { return in.prober.probe_cudnn_all(requests); });
+  auto pending = in.prober.start_cudnn_probes(requests);
   std::optional<LoadModel> without;
   if (!in.env.windows()) {
     std::vector<int> majors = majors_found(report);
@@ -280,7 +321,11 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   } else {
     outcome.windows_loads = model_windows_loads(in.fs, in.env, report);
   }
-  auto probes = pending.get();
+  std::vector<LibraryProbe> later = pending();
+  size_t next_later = 0;
+  std::vector<LibraryProbe> probes;
+  for (const auto& r : all) probes.push_back(early.has(r) ? early.take(r) : std::move(later.at(next_later++)));
+  report.driver = finish_driver(std::move(driver));
   for (size_t i = 0; i < probed.size(); ++i) apply_probe(*probed[i], probes[i], report);
 
   auto add = [&](std::vector<Finding> more) {

@@ -2,6 +2,7 @@
 // driver). The app implements it with child processes (app/child_prober.h); tests may use a fake.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,18 @@ class Prober {
     for (const auto& r : requests) out.push_back(probe_cudnn(r));
     return out;
   }
+  // Starts the probes of `requests` now and returns what waits for their answers (call it once),
+  // so the caller can work while children load libraries. Default: nothing starts early.
+  virtual std::function<std::vector<LibraryProbe>()> start_cudnn_probes(const std::vector<ProbeRequest>& requests) {
+    return [this, requests] { return probe_cudnn_all(requests); };
+  }
   // Asks NVML and the CUDA driver API (either path may be empty) for the driver and GPUs.
   virtual DriverInfo probe_driver(const std::string& libcuda_path, const std::string& nvml_path) = 0;
+  // probe_driver started now, answered by the returned function (call it once). Default: nothing
+  // starts early.
+  virtual std::function<DriverInfo()> start_driver_probe(const std::string& libcuda_path, const std::string& nvml_path) {
+    return [this, libcuda_path, nvml_path] { return probe_driver(libcuda_path, nvml_path); };
+  }
 };
 
 }  // namespace cudnnup

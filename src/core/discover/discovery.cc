@@ -487,7 +487,8 @@ void classify_copy(const DiscoveryInputs& in, CudnnCopy& copy) {
 }  // namespace
 
 std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::vector<CandidateDir>& candidates,
-                                         std::vector<std::string>* searched, std::vector<ScanIssue>* issues) {
+                                         std::vector<std::string>* searched, std::vector<ScanIssue>* issues,
+                                         const std::function<void(const CudnnCopy&)>& found) {
   const FileSystem& fs = in.fs;
   std::vector<DirScan> dirs;
   std::map<std::string, size_t> dir_index;
@@ -581,6 +582,7 @@ std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::v
           }
         }
       }
+      if (found) found(copy);
       copies.push_back(std::move(copy));
     }
   }

@@ -3,6 +3,7 @@
 // environment -> candidate directories -> scanned files -> Toolkit / CudnnCopy records.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,10 @@ std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in);
 
 // Scans the candidates and groups what it finds into copies: one copy per (library directory,
 // cuDNN major). Fills files, links, ELF facts, headers, package form and package metadata.
-// Does not load anything; LibraryProbe stays empty.
+// Does not load anything; LibraryProbe stays empty. `found`, when given, sees each copy as soon
+// as it is complete, in the order of the result (doctor starts probes early with it).
 std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::vector<CandidateDir>& candidates,
-                                         std::vector<std::string>* searched, std::vector<ScanIssue>* issues);
+                                         std::vector<std::string>* searched, std::vector<ScanIssue>* issues,
+                                         const std::function<void(const CudnnCopy&)>& found = nullptr);
 
 }  // namespace cudnnup

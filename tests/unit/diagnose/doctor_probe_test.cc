@@ -2,6 +2,8 @@
 // what the copy checks judge (runs on every OS; the machine is described as Linux).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "diagnose/doctor.h"
 #include "support/elf_builder.h"
 #include "support/fake_prober.h"
@@ -70,6 +72,47 @@ TEST(DoctorWithFakeProber, TheProbesAnswerIsTheCopysVersion) {
   EXPECT_EQ(r.copy->cuda_major, 13);
   EXPECT_TRUE(r.ids.empty()) << r.ids.front();
   EXPECT_TRUE(prober.driver_requests.empty()) << "no driver libraries on this machine: nothing to ask";
+}
+
+// The first copies' probes start while the scan goes on, the rest after it (doctor.cc): however
+// they were started, every copy gets its own probe's answer, and each copy is asked once.
+TEST(DoctorWithFakeProber, EarlyAndLaterProbesEachAnswerForTheirOwnCopy) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  FakeProber prober;
+  prober.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91900, 13000);
+  const std::vector<std::pair<std::string, long long>> others = {
+      {"/opt/a/lib", 91400}, {"/opt/b/lib", 91000}, {"/opt/c/lib", 90100}, {"/opt/d/lib", 90300}};
+  std::string path_list;
+  for (const auto& [dir, version] : others) {
+    for (const char* c : {"", "_graph"}) {
+      std::string name = std::string("libcudnn") + c + ".so.9";
+      fs.add_file(dir + "/" + name, testing::elf_library(name));
+    }
+    prober.set_cudnn_loaded(dir + "/libcudnn.so.9", version, 12080);
+    path_list += (path_list.empty() ? "" : ":") + dir;
+  }
+  Environment env = linux_env();
+  env.vars["LD_LIBRARY_PATH"] = path_list;
+  DoctorInputs in{fs, env, prober, builtin_rules()};
+  DoctorOutcome outcome = run_doctor_full(in);
+  EXPECT_EQ(prober.cudnn_requests.size(), others.size() + 1);
+  // LD_LIBRARY_PATH's first two copies are visible before any discovery: they start alone, early;
+  // the rest start together after the scan.
+  ASSERT_GE(prober.cudnn_starts.size(), 3u);
+  EXPECT_EQ(prober.cudnn_starts[0].size(), 1u);
+  EXPECT_EQ(prober.cudnn_starts[0].at(0).lib_dir, "/opt/a/lib");
+  EXPECT_EQ(prober.cudnn_starts[1].at(0).lib_dir, "/opt/b/lib");
+  EXPECT_EQ(prober.cudnn_starts.back().size(), others.size() + 1 - 2);
+  std::map<std::string, int> asked;
+  for (const auto& r : prober.cudnn_requests) ++asked[r.lib_dir];
+  for (const auto& [dir, n] : asked) EXPECT_EQ(n, 1) << dir;
+  std::map<std::string, std::string> version_of;
+  for (const auto& c : outcome.report.copies) version_of[c.lib_dir] = c.library_version.str();
+  EXPECT_EQ(version_of[kLib], "9.19.0");
+  for (const auto& [dir, version] : others) {
+    EXPECT_EQ(version_of[dir], decode_cudnn_version_number(version).str()) << dir;
+  }
 }
 
 TEST(DoctorWithFakeProber, ProbeSaysAnotherCudaMajorOrVersion) {
