@@ -254,9 +254,19 @@ Resolution LoaderSimulation::locate(const std::string& name, int requester, cons
     return r;
   }
 
-  // 1. Already loaded (SONAME or load name): the answer, but the search is still listed so the
-  // losers show.
-  if (int loaded = find_loaded(name); loaded >= 0) search.winner_already_loaded(loaded);
+  // 1. Already loaded (SONAME or load name): the answer, and ld.so searches no further. The
+  // search is still listed so the losers show (which's answer for a preloaded copy, a copy's own
+  // sub-library losing to a preloaded one), except for a name some object already asked for as
+  // DT_NEEDED (libc.so.6 for the seventh time): which reports the first request of a name, so
+  // the repeats are never shown and only their answer counts.
+  if (int loaded = find_loaded(name); loaded >= 0) {
+    search.winner_already_loaded(loaded);
+    if (kind == "DT_NEEDED" && std::any_of(log_.begin(), log_.end(), [&](const Resolution& earlier) {
+          return earlier.kind == "DT_NEEDED" && earlier.name == name;
+        })) {
+      return r;
+    }
+  }
 
   std::vector<SearchList> lists;
   add_rpath_lists(objects_, requester, expand, lists);
