@@ -94,5 +94,7 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
 
 // The catalogue compiled into the binary, parsed once (regex compilation is the costly part).
 const Result<ErrorCatalogue>& builtin_error_catalogue();
+// The built-in catalogue's data_version, read without compiling its patterns (--version).
+std::string builtin_error_catalogue_version();
 
 }  // namespace cudnnup

@@ -105,6 +105,13 @@ TEST(ErrorCatalogue, EveryEntryHasSourcesMeaningFixesAndCompiledPatterns) {
   }
 }
 
+// --version reads the data version without compiling the catalogue; both must say the same.
+TEST(ErrorCatalogue, VersionReadAloneIsTheParsedCatalogues) {
+  ASSERT_TRUE(builtin_error_catalogue());
+  EXPECT_FALSE(builtin_error_catalogue_version().empty());
+  EXPECT_EQ(builtin_error_catalogue_version(), builtin_error_catalogue()->data_version);
+}
+
 TEST(ErrorCatalogue, NamesEveryCudnnStatusOf8xAnd9x) {
   const auto& cat = catalogue();
   // Every status of the 8.x (cudnn_ops_infer.h) and 9.x (cudnn_graph.h) headers, with its codes.
