@@ -12,7 +12,10 @@
 #   5. the Windows zip's cudnnup.exe runs under Wine with no mingw folder on its PATH
 #      (tests/packaging/windows_zip_test.sh);
 #   6. the portable binary downloads over HTTPS from a loopback server with its own CA, directly
-#      and through a loopback proxy (tests/packaging/https_download_test.py).
+#      and through a loopback proxy (tests/packaging/https_download_test.py);
+#   7. on this machine, the tarball's cudnnup prints the same doctor report as the development
+#      build (build/src/cudnnup), timings aside (tests/packaging/compare_doctor_json.py): as it
+#      is, and with a stub cuDNN 9.14 first on LD_LIBRARY_PATH.
 # Each prints ok:/FAIL: lines; the exit code is 0 only when all passed.
 #
 # Usage: scripts/check-packages.sh [--no-windows]     (after scripts/package.sh; needs root)
@@ -145,6 +148,31 @@ if ((windows)); then
   if [[ -f $zip ]]; then tests/packaging/windows_zip_test.sh "$zip" || failed=1; else fail "$zip is missing"; fi
 fi
 /usr/bin/python3 tests/packaging/https_download_test.py "$bin/cudnnup" || failed=1
+
+# --- 7. The tarball's binary and the development build, on this machine.
+dev=build/src/cudnnup
+stub914=build/tests/fixtures/v9.14.0
+if [[ -x $dev && -d $stub914 ]]; then
+  mkdir -p "$work/tar" "$work/stub/lib"
+  tar -C "$work/tar" -xzf "$tarball"
+  cp "$stub914"/* "$work/stub/lib/"
+  portable=$work/tar/cudnnup-$version-linux-x86_64/cudnnup
+  for scenario in plain llp; do
+    for which in portable dev; do
+      binary=$portable; [[ $which == dev ]] && binary=$dev
+      if [[ $scenario == llp ]]; then
+        LD_LIBRARY_PATH=$work/stub/lib "$binary" doctor --json >"$work/$scenario-$which.json" 2>/dev/null || true
+      else
+        "$binary" doctor --json >"$work/$scenario-$which.json" 2>/dev/null || true
+      fi
+    done
+    /usr/bin/python3 tests/packaging/compare_doctor_json.py \
+      "doctor --json, portable against the development build ($scenario)" \
+      "$work/$scenario-portable.json" "$work/$scenario-dev.json" || failed=1
+  done
+else
+  fail "the development build ($dev) and its fixtures ($stub914) are needed to compare doctor reports: cmake --build --preset default"
+fi
 
 if ((failed)); then echo "check-packages: some checks FAILED" >&2; exit 1; fi
 echo "check-packages: every check passed"
