@@ -8,6 +8,8 @@ measured in the same run, on:
             because doctor never crawls the disk
   llp       this machine with a stub 9.14 set first on LD_LIBRARY_PATH (doctor then also models
             every load without the variable)
+and, in the real scenario, `cudnnup --version` (start-up and exit with next to no work). Each
+binary's size (and its cudnnup-child's) is printed first.
 
 Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--before OTHER_BINARY] [--runs 15]
 With --before, both binaries run interleaved with python3 in the same run (before/after figures).
@@ -106,26 +108,35 @@ def main():
                                       stderr=subprocess.PIPE, text=True)
                 if warm.returncode not in (0, 1):
                     sys.exit(f"{binary} doctor --json exited with {warm.returncode}: {warm.stderr.strip()[:500]}")
+            commands = [("", ["doctor", "--json"])] + ([("--version", ["--version"])] if name == "real" else [])
             py_w, py_c = [], []
-            doc_w = {b: [] for _, b in binaries}
-            doc_c = {b: [] for _, b in binaries}
+            doc_w = {(b, c): [] for _, b in binaries for c, _ in commands}
+            doc_c = {(b, c): [] for _, b in binaries for c, _ in commands}
             for _ in range(args.runs):
                 w, c = time_command([python, "-c", "pass"], env, 1)
                 py_w.append(w)
                 py_c.append(c)
                 for _, binary in binaries:
-                    w, c = time_command([binary, "doctor", "--json"], env, 1)
-                    doc_w[binary].append(w)
-                    doc_c[binary].append(c)
+                    for command, argv in commands:
+                        w, c = time_command([binary] + argv, env, 1)
+                        doc_w[(binary, command)].append(w)
+                        doc_c[(binary, command)].append(c)
             py = (statistics.median(py_w), statistics.median(py_c))
-            for label, binary in binaries:
-                doc = (statistics.median(doc_w[binary]), statistics.median(doc_c[binary]))
-                out = subprocess.run([binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
-                copies = out.count('"lib_dir"')
-                rows.append((name + (f" [{label}]" if label else ""), doc, py, copies))
+            for command, _ in commands:
+                for label, binary in binaries:
+                    doc = (statistics.median(doc_w[(binary, command)]), statistics.median(doc_c[(binary, command)]))
+                    out = subprocess.run([binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
+                    copies = "-" if command else out.count('"lib_dir"')
+                    shown = f"{name}: `{command}`" if command else name
+                    rows.append((shown + (f" [{label}]" if label else ""), doc, py, copies))
+    for label, binary in binaries:
+        child = os.path.join(os.path.dirname(binary), "cudnnup-child")
+        size = os.path.getsize(binary) / 1e6
+        child_size = f", cudnnup-child {os.path.getsize(child) / 1e6:.1f} MB" if os.path.exists(child) else ""
+        print(f"{label or 'binary'}: {binary} ({size:.1f} MB{child_size})")
     print(f"median of {args.runs} interleaved runs; baseline `{python} -c pass` measured in the same run;")
     print("CPU = user+sys of the process and its children (doctor's probe children included)\n")
-    print("| scenario | cuDNN copies found | doctor wall | python3 wall | wall ratio | doctor CPU | python3 CPU | CPU ratio |")
+    print("| scenario | cuDNN copies found | cudnnup wall | python3 wall | wall ratio | cudnnup CPU | python3 CPU | CPU ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, doc, py, copies in rows:
         print(f"| {name} | {copies} | {doc[0] * 1000:.1f} ms | {py[0] * 1000:.1f} ms | {doc[0] / py[0]:.2f}x "
