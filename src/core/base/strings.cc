@@ -1,5 +1,7 @@
 #include "base/strings.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 namespace cudnnup {
@@ -46,6 +48,22 @@ bool iends_with(std::string_view s, std::string_view suffix) {
 
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
+}
+
+bool icontains(std::string_view haystack, std::string_view needle) {
+  // Without copies: it screens every file name of a library directory. Nearly all are lower
+  // case, where find() (memchr underneath) answers.
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+  auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  if (std::none_of(haystack.begin(), haystack.end(), upper) && std::none_of(needle.begin(), needle.end(), upper)) {
+    return haystack.find(needle) != std::string_view::npos;
+  }
+  for (size_t at = 0; at + needle.size() <= haystack.size(); ++at) {
+    size_t k = 0;
+    while (k < needle.size() && lower(haystack[at + k]) == lower(needle[k])) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
 }
 
 std::string_view trim(std::string_view s) {

@@ -20,6 +20,7 @@ bool istarts_with(std::string_view s, std::string_view prefix);
 bool iends_with(std::string_view s, std::string_view suffix);
 
 bool contains(std::string_view haystack, std::string_view needle);
+bool icontains(std::string_view haystack, std::string_view needle);  // ASCII case-insensitive
 
 // Without leading and trailing ASCII white space (space, \t, \n, \v, \f, \r).
 std::string_view trim(std::string_view s);

@@ -29,6 +29,10 @@ uint32_t utf8_code_point(std::string_view s, size_t i, size_t length) {
 
 bool valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {  // ASCII, nearly every byte doctor prints
+      ++i;
+      continue;
+    }
     size_t n = utf8_sequence_length(s, i);
     if (n == 0) return false;
     i += n;

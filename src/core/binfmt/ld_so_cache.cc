@@ -257,11 +257,12 @@ LdCacheHit ld_cache_lookup(const LdCache& cache, std::string_view name, bool is_
 Result<std::shared_ptr<const LdCache>> read_ld_so_cache_shared(const FileSystem& fs, const std::string& path) {
   auto bytes = fs.read_file(path, 64 << 20);
   if (!bytes) return bytes.error();
-  // Keyed by the content itself (its hash, then the bytes compared), so two filesystems (a test's
-  // in-memory one, the real one) or a changed file never share an entry. A handful of entries.
+  // Keyed by the content itself (its size, then the bytes compared: cheaper than hashing them), so
+  // two filesystems (a test's in-memory one, the real one) or a changed file never share an entry.
+  // A handful of entries.
   static std::mutex mu;
   static std::multimap<size_t, std::pair<std::string, std::shared_ptr<const LdCache>>> parsed;
-  size_t key = std::hash<std::string_view>{}(*bytes);
+  size_t key = bytes->size();
   {
     std::lock_guard<std::mutex> lock(mu);
     auto [first, last] = parsed.equal_range(key);

@@ -1,6 +1,7 @@
 #include "discover/loader_config.h"
 
 #include <algorithm>
+#include <mutex>
 #include <regex>
 
 #include "base/paths.h"
@@ -147,12 +148,41 @@ std::vector<std::string> legacy_hwcaps_subdirs(const std::vector<std::string>& c
   return out;
 }
 
+namespace {
+
+// What read_loader_config read, and what it made of it: doctor asks once per modelled process.
+struct RememberedConfig {
+  bool is_64bit;
+  uint16_t machine;
+  std::string ld_so, cpuinfo;
+  LoaderConfig config;
+};
+
+}  // namespace
+
 LoaderConfig read_loader_config(const FileSystem& fs, bool is_64bit, uint16_t machine) {
   LoaderConfig cfg;
   cfg.interpreter = elf_interpreter(machine, is_64bit);
   std::string ld_so;
   if (!cfg.interpreter.empty()) {
     if (auto bytes = fs.read_file(cfg.interpreter, kMaxLdSoBytes)) ld_so = std::move(*bytes);
+  }
+  // The answer depends on these bytes alone when ld.so names its directories and its release
+  // (the fallbacks read other files): remembered by content, so another filesystem (a test's) or
+  // a changed file never shares an answer.
+  std::string cpuinfo;
+  if (machine == kElfMachineX86_64) {
+    // The first CPU's record is enough, and the kernel writes /proc/cpuinfo as it is read: a
+    // bounded read stays cheap on a machine with hundreds of cores.
+    if (auto text = fs.read_range("/proc/cpuinfo", 0, 16 << 10)) cpuinfo = std::move(*text);
+  }
+  static std::mutex mu;
+  static std::vector<RememberedConfig> remembered;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& r : remembered) {
+      if (r.is_64bit == is_64bit && r.machine == machine && r.ld_so == ld_so && r.cpuinfo == cpuinfo) return r.config;
+    }
   }
   cfg.system_dirs = find_system_dirs(ld_so);
   if (!cfg.system_dirs.empty()) {
@@ -184,10 +214,7 @@ LoaderConfig read_loader_config(const FileSystem& fs, bool is_64bit, uint16_t ma
     if (cfg.glibc_version) cfg.notes.push_back("hardware-capability subdirectories are modelled on x86-64 only");
     return cfg;
   }
-  CpuFeatures cpu;
-  // The first CPU's record is enough, and the kernel writes /proc/cpuinfo as it is read: a
-  // bounded read stays cheap on a machine with hundreds of cores.
-  if (auto text = fs.read_range("/proc/cpuinfo", 0, 16 << 10)) cpu = parse_cpuinfo(*text);
+  CpuFeatures cpu = parse_cpuinfo(cpuinfo);
   if (cpu.flags.empty()) {
     cfg.notes.push_back("/proc/cpuinfo has no CPU flags: no hardware-capability subdirectories modelled");
     return cfg;
@@ -200,6 +227,10 @@ LoaderConfig read_loader_config(const FileSystem& fs, bool is_64bit, uint16_t ma
     std::vector<std::string> components = {"tls", cfg.platform};
     for (const auto& name : x86_64_hwcap_names(cpu)) components.push_back(name);
     cfg.legacy_hwcaps = legacy_hwcaps_subdirs(components);
+  }
+  if (cfg.glibc_version_source == cfg.interpreter + " banner" && cfg.system_dirs_source == "compiled into " + cfg.interpreter) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (remembered.size() < 8) remembered.push_back({is_64bit, machine, std::move(ld_so), std::move(cpuinfo), cfg});
   }
   return cfg;
 }

@@ -111,17 +111,18 @@ std::optional<CudnnFileName> parse_header(std::string_view name) {
 }  // namespace
 
 std::optional<CudnnFileName> parse_cudnn_file_name(std::string_view file_name) {
-  // Hand-written rather than std::regex: this runs on every file of every candidate directory.
+  // Hand-written rather than std::regex: this runs on every file of every candidate directory,
+  // and most of them (libc.so.6, ...) are told apart before any copy is made.
+  if (!icontains(file_name, "cudnn")) return std::nullopt;
   std::string lower = ascii_lower(file_name);
   if (lower.ends_with(".h")) return parse_header(lower);  // Windows compares without case
   if (lower.starts_with("cudnn")) return parse_windows(lower);
   return parse_linux(file_name);
 }
 
-bool is_library_file_name(std::string_view file_name, bool windows, bool link_time) {
-  std::string name = ascii_lower(file_name);
-  if (windows) return name.ends_with(link_time ? ".lib" : ".dll");
-  return name.starts_with("lib") && (contains(name, ".so") || name.ends_with(".a"));
+bool is_library_file_name(std::string_view name, bool windows, bool link_time) {
+  if (windows) return iends_with(name, link_time ? ".lib" : ".dll");
+  return istarts_with(name, "lib") && (icontains(name, ".so") || iends_with(name, ".a"));
 }
 
 std::optional<CudnnFileName> parse_cudnn_library_name(std::string_view file_name) {

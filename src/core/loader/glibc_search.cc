@@ -51,16 +51,25 @@ class CandidateSearch {
 
   void search_list(const SearchList& list) {
     for (const SearchEntry& e : list.dirs) {
-      std::string shown = e.entry == e.dir ? e.dir : (e.entry.empty() ? "empty entry = current directory " + e.dir : e.entry + " = " + e.dir);
-      std::string detail = list.source + " (" + shown + ")";
-      for (const auto& d : sim_.existing_subdirs(e.dir)) consider(paths::join(d, r_.name), list.rule, detail, e, false);
-      consider(paths::join(e.dir, r_.name), list.rule, detail, e, true);
+      // Where the candidate came from, in words: made only for a candidate that gets a record.
+      auto detail = [&] {
+        std::string shown = e.entry == e.dir ? e.dir : (e.entry.empty() ? "empty entry = current directory " + e.dir : e.entry + " = " + e.dir);
+        return list.source + " (" + shown + ")";
+      };
+      for (const auto& d : sim_.existing_subdirs(e.dir)) consider_from(paths::join(d, r_.name), list.rule, detail, e, false);
+      consider_from(paths::join(e.dir, r_.name), list.rule, detail, e, true);
     }
   }
 
   // Judges one candidate file and records it.
   void consider(const std::string& path, SearchRule rule, const std::string& source, const SearchEntry& entry,
                 bool list_if_missing) {
+    consider_from(path, rule, [&] { return source; }, entry, list_if_missing);
+  }
+  // The same, with `source()` making the words only when a record is made.
+  template <typename Source>
+  void consider_from(const std::string& path, SearchRule rule, const Source& source, const SearchEntry& entry,
+                     bool list_if_missing) {
     if (stopped_) return;
     Judgement j = judge(path);
     // Most candidates are missing files nobody will see listed: decided before building a record.
@@ -68,7 +77,7 @@ class CandidateSearch {
     Candidate c;
     c.path = path;
     c.rule = rule;
-    c.source = source;
+    c.source = source();
     if (rule == SearchRule::kLdLibraryPath) {
       c.entry_index = entry.index;
       c.entry = entry.entry;
