@@ -10,6 +10,10 @@
 #                                  Debian's patches), built in the root with only what cudnnup
 #                                  uses: libarchive with zlib and xz; libcurl with HTTP(S) only,
 #                                  OpenSSL, no CA path compiled in (chosen at run time).
+#   mimalloc                       the same way, as one object that replaces malloc in cudnnup
+#                                  (not in its child): doctor makes ~47,000 small allocations and
+#                                  glibc's malloc spent a fifth of its instructions on them
+#                                  (docs/benchmarks.md, docs/design.md "The portable binary").
 #
 # Usage: scripts/build-portable.sh [--jobs N] [--tests]
 #   --tests  also builds the disk test program (and its fixtures) there, in build-portable-tests/,
@@ -41,8 +45,9 @@ source_version() {
 }
 archive_version=$(source_version libarchive)
 curl_version=$(source_version curl)
-if [[ -z $archive_version || -z $curl_version ]]; then
-  echo "build-portable: apt knows no source package libarchive/curl; run scripts/install-deps.sh --package (it adds deb-src entries derived from the apt sources)" >&2
+mimalloc_version=$(source_version mimalloc)
+if [[ -z $archive_version || -z $curl_version || -z $mimalloc_version ]]; then
+  echo "build-portable: apt knows no source package libarchive/curl/mimalloc; run scripts/install-deps.sh --package (it adds deb-src entries derived from the apt sources)" >&2
   exit 2
 fi
 # The root's own ccache (Debian 11's ccache 4.2; its entries are not mixed with the host's).
@@ -64,8 +69,8 @@ export JOBS=$jobs
 build_deps() {
   local tmp=$deps.partial
   rm -rf "$tmp"; mkdir -p "$tmp/src"
-  echo "== libarchive $archive_version and curl $curl_version (Debian source packages) for the portable build" >&2
-  (cd "$tmp/src" && apt-get source -qq "libarchive=$archive_version" "curl=$curl_version" >apt.log 2>&1) || {
+  echo "== libarchive $archive_version, curl $curl_version and mimalloc $mimalloc_version (Debian source packages) for the portable build" >&2
+  (cd "$tmp/src" && apt-get source -qq "libarchive=$archive_version" "curl=$curl_version" "mimalloc=$mimalloc_version" >apt.log 2>&1) || {
     cat "$tmp/src/apt.log" >&2
     echo "build-portable: apt-get source failed (are the deb-src entries reachable?)" >&2
     exit 2
@@ -75,6 +80,7 @@ build_deps() {
     cd /deps/src
     archive_src=$(find . -mindepth 1 -maxdepth 1 -type d -name "libarchive-*")
     curl_src=$(find . -mindepth 1 -maxdepth 1 -type d -name "curl-*")
+    mimalloc_src=$(find . -mindepth 1 -maxdepth 1 -type d -name "mimalloc-*")
     off=""
     for o in MBEDTLS NETTLE OPENSSL LIBB2 LZ4 LZO ZSTD BZip2 LIBXML2 EXPAT PCREPOSIX LIBGCC CNG TAR CPIO CAT XATTR ACL ICONV TEST WERROR; do
       off="$off -DENABLE_$o=OFF"
@@ -96,15 +102,24 @@ build_deps() {
     ninja -C /deps/build-curl -j"$JOBS" libcurl >/deps/curl-build.log
     cp -r "$curl_src/include/curl" /deps/include/
     cp "$(find /deps/build-curl -name libcurl.a | head -1)" /deps/lib/libcurl.a
+    # mimalloc as the one object file its build makes for this (static.c: every source in one
+    # translation unit, malloc/free/... overridden), linked into cudnnup ahead of glibc; secure mode
+    # and statistics off, as in Debian'"'"'s own build.
+    cmake -S "$mimalloc_src" -B /deps/build-mimalloc -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DMI_BUILD_OBJECT=ON -DMI_BUILD_STATIC=OFF -DMI_BUILD_SHARED=OFF -DMI_BUILD_TESTS=OFF -DMI_OVERRIDE=ON \
+      -DMI_SECURE=OFF >/deps/mimalloc-configure.log
+    ninja -C /deps/build-mimalloc -j"$JOBS" mimalloc-obj >/deps/mimalloc-build.log
+    cp "$(find /deps/build-mimalloc -name "static.c.o" | head -1)" /deps/lib/mimalloc.o
     cp "$archive_src/COPYING" /deps/COPYING.libarchive; cp "$curl_src/COPYING" /deps/COPYING.curl
-    rm -rf /deps/build-archive /deps/build-curl /deps/src
+    cp "$mimalloc_src/LICENSE" /deps/COPYING.mimalloc
+    rm -rf /deps/build-archive /deps/build-curl /deps/build-mimalloc /deps/src
   ' || { echo "build-portable: building libarchive/curl in the Debian 11 root failed (logs in $tmp)" >&2; exit 2; }
-  printf 'libarchive %s\ncurl %s\n' "$archive_version" "$curl_version" >"$tmp/VERSION"
+  printf 'libarchive %s\ncurl %s\nmimalloc %s\n' "$archive_version" "$curl_version" "$mimalloc_version" >"$tmp/VERSION"
   mv "$tmp" "$deps"
 }
 
 # Keyed by the root, both source versions and the recipe above.
-deps=$cache/portable-deps-$(printf '%s\n' "$(basename "$root")" "$archive_version" "$curl_version" "$(declare -f build_deps)" |
+deps=$cache/portable-deps-$(printf '%s\n' "$(basename "$root")" "$archive_version" "$curl_version" "$mimalloc_version" "$(declare -f build_deps)" |
                              sha256sum | cut -c1-12)
 [[ -f $deps/VERSION ]] || build_deps
 # CLI11, nlohmann-json and fmt are header-only: the portable build compiles against this machine's

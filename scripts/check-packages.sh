@@ -57,6 +57,19 @@ else
   fail "they need shared libraries beyond glibc: $(echo "$foreign" | paste -sd' ')"
 fi
 
+# mimalloc, not glibc, allocates for the parent (the start-up target, docs/benchmarks.md); the child
+# keeps glibc's malloc: it loads NVIDIA's libraries and should meet them as any program does.
+if MIMALLOC_VERBOSE=1 "$bin/cudnnup" --version 2>&1 >/dev/null | grep -q '^mimalloc: '; then
+  ok "cudnnup allocates through mimalloc (MIMALLOC_VERBOSE=1 is answered)"
+else
+  fail "cudnnup does not allocate through mimalloc (MIMALLOC_VERBOSE=1 printed nothing)"
+fi
+if nm -D "$bin/cudnnup" | grep -qw 'T malloc'; then
+  ok "cudnnup exports its malloc, so glibc's own allocations use it too"
+else
+  fail "cudnnup does not export malloc: glibc would allocate with its own malloc and cudnnup's free could meet it"
+fi
+
 # A fresh copy of the clean Debian 11 root per check: nothing one leaves behind helps another.
 minbase=$(scripts/debian11-root.sh minbase)
 fresh_root() { rm -rf "$work/root"; cp -a "$minbase" "$work/root"; echo "$work/root"; }

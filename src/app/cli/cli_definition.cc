@@ -36,16 +36,30 @@ void add_global_options(CLI::App* cmd, GlobalArgs& a) {
       ->group(kGlobalGroup);
 }
 
-void add_global_options_below(CLI::App* app, GlobalArgs& a) {
+void add_global_options_below(CLI::App* app, GlobalArgs& a, const std::string& only = "") {
   for (CLI::App* sub : app->get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
+    if (!only.empty() && sub->get_name() != only) continue;
     add_global_options(sub, a);
     add_global_options_below(sub, a);
   }
 }
 
+// The global options that take a value: their value is not a command's name.
+bool takes_value(const std::string& option) { return option == "--format" || option == "--color" || option == "--db"; }
+
 }  // namespace
 
-void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action) {
+std::string named_command(const std::vector<std::string>& words) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "--") return "";
+    if (!w.starts_with("-")) return w;
+    if (takes_value(w)) ++i;  // "--format json"; "--format=json" is one word
+  }
+  return "";
+}
+
+void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action, const std::vector<std::string>* words) {
   // CLI11 turns on "/option" parsing on Windows, which would read a path like "/tmp/x" or
   // "//server/share" as an option; cudnnup paths use '/' everywhere, so keep it off.
   app.allow_windows_style_options(false);
@@ -75,7 +89,10 @@ void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action) {
   add_fleet_command(app, action);
   add_completions_command(app, action);
 
-  add_global_options_below(&app, args);
+  std::string named = words ? named_command(*words) : "";
+  bool known = !named.empty() && named != "completions" &&
+               !app.get_subcommands([&named](CLI::App* s) { return s->get_name() == named; }).empty();
+  add_global_options_below(&app, args, known ? named : "");
 }
 
 Result<GlobalOptions> resolve_global_options(const GlobalArgs& args, const CLI::App* command) {

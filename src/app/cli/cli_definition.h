@@ -26,8 +26,15 @@ struct GlobalArgs {
 extern const char* const kProgramHelp;
 
 // Adds the global options, then every command, then the global options again to every visible
-// command (so `cudnnup doctor --json` works and `cudnnup doctor --help` lists them).
-void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action);
+// command (so `cudnnup doctor --json` works and `cudnnup doctor --help` lists them). Given the
+// command line's words (without the program), the global options go only below the command they
+// name, the one that is parsed: they are a sixth of the definition's cost at every start. Without
+// words (completions, tests, a command line that names no known command) they go below every one.
+void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action, const std::vector<std::string>* words = nullptr);
+
+// The top-level command the words name: the first that is neither an option nor the value of a
+// global option given before it ("--format json doctor" names doctor); "" when there is none.
+std::string named_command(const std::vector<std::string>& words);
 
 // Checks the global options (a --format that is not offered by `command`, --json with another
 // --format, --no-color with --color always) and returns what every command reads.

@@ -31,12 +31,11 @@ int run(int argc, char** argv, AppContext& ctx) {
   CLI::App app{kProgramHelp, "cudnnup"};
   GlobalArgs global;
   CommandAction action;
-  define_cli(app, global, action);
-
   std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
   const std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
+  define_cli(app, global, action, &words);
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::Success& e) {  // --help

@@ -1,5 +1,7 @@
 #include "base/caching_filesystem.h"
 
+#include "base/strings.h"
+
 namespace cudnnup {
 namespace {
 
@@ -34,13 +36,88 @@ Result<std::string> CachingFileSystem::read_link(const std::string& path) const 
 }
 
 Result<std::string> CachingFileSystem::canonical(const std::string& path) const {
-  return remember(mu_, canonical_, path, [&] { return inner_.canonical(path); });
+  // realpath(3) asks the system for the link of every component of every path; doctor resolves
+  // hundreds of paths under the same few directories. A POSIX absolute path is resolved here
+  // instead, one component at a time from the cached lstat and read_link answers, so a directory
+  // shared by many paths costs one system call. Other paths (relative, "C:/...", "//server/...")
+  // get the system's own answer.
+  bool posix_absolute = path.size() > 0 && path[0] == '/' && !(path.size() > 1 && path[1] == '/');
+  return remember(mu_, canonical_, path, [&] { return posix_absolute ? resolve_components(path) : inner_.canonical(path); });
+}
+
+Result<std::string> CachingFileSystem::resolve_components(const std::string& path) const {
+  // What realpath does: components left to right, "." skipped, ".." to the parent of what is
+  // resolved so far (which holds no link), a link's target put in front of what is left (from "/"
+  // when absolute), at most 40 links, and every component but the last a directory.
+  constexpr int kMaxLinks = 40;  // glibc's MAXSYMLINKS
+  std::vector<std::string> left;  // components still to resolve, the next one last
+  auto push_front = [&left](const std::string& p) {
+    std::vector<std::string> parts = split(p, '/');
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) left.push_back(*it);
+  };
+  auto fail = [&path](ErrorCode code, const std::string& why) { return make_error(code, "cannot resolve " + path + ": " + why, path); };
+  push_front(path);
+  std::string resolved;  // "" is the root
+  int links = 0;
+  while (!left.empty()) {
+    std::string c = std::move(left.back());
+    left.pop_back();
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      resolved.resize(resolved.empty() ? 0 : resolved.rfind('/'));
+      continue;
+    }
+    std::string next = resolved + "/" + c;
+    auto info = lstat(next);
+    if (!info) return fail(info.error().code, info.error().message);
+    if (info->type == FileType::kSymlink) {
+      if (++links > kMaxLinks) return fail(ErrorCode::kIo, "Too many levels of symbolic links");
+      auto target = read_link(next);
+      if (!target) return fail(target.error().code, target.error().message);
+      if (target->empty()) return fail(ErrorCode::kNotFound, next + " is a link to nothing");
+      if ((*target)[0] == '/') resolved.clear();
+      push_front(*target);
+      continue;
+    }
+    // A trailing "/" or a further component needs a directory ("x/" leaves an empty component).
+    if (!left.empty() && info->type != FileType::kDirectory) return fail(ErrorCode::kNotFound, next + ": Not a directory");
+    resolved = std::move(next);
+  }
+  return resolved.empty() ? std::string("/") : resolved;
+}
+
+const CachingFileSystem::Block* CachingFileSystem::block_for(const std::string& path, uint64_t offset, size_t n) const {
+  auto it = blocks_.find(path);
+  if (it == blocks_.end()) return nullptr;
+  for (const Block& b : it->second) {
+    uint64_t end = b.offset + b.bytes.size();
+    if (offset >= b.offset && (offset + n <= end || (b.to_end && offset <= end))) return &b;
+  }
+  return nullptr;
 }
 
 Result<std::string> CachingFileSystem::read_range(const std::string& path, uint64_t offset, size_t max_bytes) const {
   if (max_bytes > kMaxCachedRead) return inner_.read_range(path, offset, max_bytes);
-  return remember(mu_, reads_, std::make_tuple(path, offset, max_bytes),
-                  [&] { return inner_.read_range(path, offset, max_bytes); });
+  auto answer = [&](const Block& b) {
+    uint64_t from = offset - b.offset;
+    return from >= b.bytes.size() ? std::string() : b.bytes.substr(from, max_bytes);
+  };
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto e = read_errors_.find(path); e != read_errors_.end()) return e->second;
+    if (const Block* b = block_for(path, offset, max_bytes)) return answer(*b);
+  }
+  auto bytes = inner_.read_range(path, offset, max_bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!bytes) {
+    read_errors_.emplace(path, bytes.error());
+    return bytes.error();
+  }
+  Block b{offset, std::move(*bytes), false};
+  b.to_end = b.bytes.size() < max_bytes;
+  std::string out = answer(b);
+  blocks_[path].push_back(std::move(b));
+  return out;
 }
 
 Status CachingFileSystem::writable_or_error(const std::string& path) const {
@@ -55,7 +132,8 @@ void CachingFileSystem::clear() {
   dirs_.clear();
   links_.clear();
   canonical_.clear();
-  reads_.clear();
+  blocks_.clear();
+  read_errors_.clear();
 }
 
 Status CachingFileSystem::make_dir(const std::string& path) {

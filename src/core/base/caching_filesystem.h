@@ -5,10 +5,9 @@
 // never stale for its own changes; changes made by other processes during one run are not seen.
 #pragma once
 
-#include <map>
 #include <mutex>
-#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "base/filesystem.h"
 
@@ -36,6 +35,17 @@ class CachingFileSystem final : public FileSystem {
  private:
   // Reads larger than this go straight through: headers are small, library bodies are not.
   static constexpr size_t kMaxCachedRead = 256 << 10;
+  // What was read, by offset: a later read inside it (the header readers ask for a part of what
+  // was read before) is answered from it. Reads are never made larger than asked: reading ahead
+  // costs doctor more in page faults and zeroed buffers than the system calls it saves.
+  struct Block {
+    uint64_t offset = 0;
+    std::string bytes;
+    bool to_end = false;  // shorter than asked: the file ends inside it
+  };
+  // The cached block that holds [offset, offset + n), or nullptr. Called with mu_ held.
+  const Block* block_for(const std::string& path, uint64_t offset, size_t n) const;
+  Result<std::string> resolve_components(const std::string& path) const;
   Status writable_or_error(const std::string& path) const;
   void clear();
 
@@ -47,7 +57,8 @@ class CachingFileSystem final : public FileSystem {
   mutable std::unordered_map<std::string, Result<FileInfo>> stat_, lstat_;
   mutable std::unordered_map<std::string, Result<std::vector<DirEntry>>> dirs_;
   mutable std::unordered_map<std::string, Result<std::string>> links_, canonical_;
-  mutable std::map<std::tuple<std::string, uint64_t, size_t>, Result<std::string>> reads_;
+  mutable std::unordered_map<std::string, std::vector<Block>> blocks_;
+  mutable std::unordered_map<std::string, Error> read_errors_;  // a file that cannot be read at all
 };
 
 }  // namespace cudnnup

@@ -1,5 +1,7 @@
 #include "base/json_text.h"
 
+#include <charconv>
+
 #include "base/utf8.h"
 
 namespace cudnnup {
@@ -42,28 +44,134 @@ Json safe_copy(const Json& doc) {
   return out;
 }
 
-template <typename Json>
-bool needs_escape(const Json& doc) {
-  if (doc.is_string()) return !valid_utf8(doc.template get_ref<const std::string&>());
-  if (doc.is_array()) {
-    for (const auto& e : doc) {
-      if (needs_escape(e)) return true;
+// nlohmann's dump() writes its output one character at a time through a virtual call and decodes
+// every string's UTF-8 as it goes: most of doctor --json's time after the work was done. This
+// writer produces the same bytes (tests/unit/base/json_text_test.cc compares the two on generated
+// documents) with runs of plain characters appended at once. It meets every string and key
+// anyway, so it also checks their UTF-8: false means the document needs the escape above, and
+// what was written is thrown away.
+class JsonWriter {
+ public:
+  JsonWriter(std::string& out, int indent) : out_(out), indent_(indent) {}
+
+  template <typename Json>
+  bool value(const Json& v, int level) {
+    switch (v.type()) {
+      case nlohmann::detail::value_t::string: return string(v.template get_ref<const std::string&>());
+      case nlohmann::detail::value_t::array: return array(v, level);
+      case nlohmann::detail::value_t::object: return object(v, level);
+      case nlohmann::detail::value_t::number_integer: return number(v.template get<int64_t>());
+      case nlohmann::detail::value_t::number_unsigned: return number(v.template get<uint64_t>());
+      case nlohmann::detail::value_t::boolean: out_ += v.template get<bool>() ? "true" : "false"; return true;
+      case nlohmann::detail::value_t::null: out_ += "null"; return true;
+      default: out_ += v.dump(); return true;  // floats (their shortest form is nlohmann's), binary
     }
-    return false;
   }
-  if (!doc.is_object()) return false;
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (!valid_utf8(it.key()) || needs_escape(it.value())) return true;
+
+ private:
+  template <typename Json>
+  bool array(const Json& v, int level) {
+    if (v.empty()) {
+      out_ += "[]";
+      return true;
+    }
+    out_ += '[';
+    bool first = true;
+    for (const auto& e : v) {
+      separate(first, level + 1);
+      if (!value(e, level + 1)) return false;
+    }
+    close(level, ']');
+    return true;
   }
-  return false;
-}
+
+  template <typename Json>
+  bool object(const Json& v, int level) {
+    if (v.empty()) {
+      out_ += "{}";
+      return true;
+    }
+    out_ += '{';
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      separate(first, level + 1);
+      if (!string(it.key())) return false;
+      out_ += indent_ >= 0 ? ": " : ":";
+      if (!value(it.value(), level + 1)) return false;
+    }
+    close(level, '}');
+    return true;
+  }
+
+  void separate(bool& first, int level) {
+    if (!first) out_ += ',';
+    first = false;
+    if (indent_ >= 0) {
+      out_ += '\n';
+      out_.append(size_t(level) * size_t(indent_), ' ');
+    }
+  }
+
+  void close(int level, char bracket) {
+    if (indent_ >= 0) {
+      out_ += '\n';
+      out_.append(size_t(level) * size_t(indent_), ' ');
+    }
+    out_ += bracket;
+  }
+
+  template <typename Int>
+  bool number(Int n) {
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
+    out_.append(buf, end);
+    return true;
+  }
+
+  // As nlohmann writes strings with ensure_ascii off: '"', '\\' and the C0 controls escaped
+  // (\b \t \n \f \r by name, the others as \u00xx), everything else as it is.
+  bool string(const std::string& s) {
+    if (!valid_utf8(s)) return false;
+    out_ += '"';
+    size_t run = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x20 && c != '"' && c != '\\') continue;
+      out_.append(s, run, i - run);
+      run = i + 1;
+      switch (c) {
+        case '"': out_ += "\\\""; break;
+        case '\\': out_ += "\\\\"; break;
+        case '\b': out_ += "\\b"; break;
+        case '\t': out_ += "\\t"; break;
+        case '\n': out_ += "\\n"; break;
+        case '\f': out_ += "\\f"; break;
+        case '\r': out_ += "\\r"; break;
+        default: {
+          static const char* digits = "0123456789abcdef";
+          out_ += "\\u00";
+          out_ += digits[c >> 4];
+          out_ += digits[c & 0xf];
+        }
+      }
+    }
+    out_.append(s, run, std::string::npos);
+    out_ += '"';
+    return true;
+  }
+
+  std::string& out_;
+  int indent_;
+};
 
 template <typename Json>
 std::string dump_any(const Json& doc, int indent) {
-  // The copy is made only when something needs escaping; replace is a second guard that cannot
-  // be reached once the copy is clean, so dump() never throws.
-  if (!needs_escape(doc)) return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
-  return safe_copy(doc).dump(indent, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  if (JsonWriter(out, indent).value(doc, 0)) return out;
+  // Some text is not UTF-8: the escaped copy (valid throughout) is written instead.
+  out.clear();
+  JsonWriter(out, indent).value(safe_copy(doc), 0);
+  return out;
 }
 
 }  // namespace

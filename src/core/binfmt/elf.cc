@@ -13,9 +13,11 @@ constexpr uint16_t kEtExec = 2, kEtDyn = 3;
 constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtSoname = 14,
                   kDtRpath = 15, kDtRunpath = 29;
 constexpr size_t kMaxProgramHeaders = 4096;
+constexpr size_t kMaxSections = 8192;
 constexpr size_t kMaxDynamicBytes = 1 << 20;
 constexpr size_t kMaxStrtabBytes = 64 << 20;
 constexpr size_t kMaxStringBytes = 4096;  // longest SONAME/NEEDED/RPATH string we read
+constexpr uint64_t kMaxStringSpanBytes = 64 << 10;  // NEEDED/SONAME/RPATH strings read in one piece up to this
 
 // Little-endian only: every platform cuDNN ships for (x86_64, sbsa, aarch64, ppc64le) is LE.
 template <typename T>
@@ -60,11 +62,29 @@ Status read_dynamic_strings(const RangeReader& read, const std::vector<Segment>&
     info.problems.push_back("the dynamic string table cannot be located");
     return ok_status();
   }
-  // Read each string where it lies rather than the whole table: the big cuDNN and cuBLAS
-  // libraries carry megabytes of symbol names, and we need a handful of short strings.
+  // Not the whole table: the big cuDNN and cuBLAS libraries carry megabytes of symbol names, and
+  // a handful of short strings are wanted. They lie together (the linker writes them in one run),
+  // so the span from the first to the end of the last is read at once when it is small; else
+  // each string where it lies.
+  uint64_t first = UINT64_MAX, last = 0;
+  for (const auto& tag_value : string_tags) {
+    first = std::min(first, tag_value.second);
+    last = std::max(last, tag_value.second);
+  }
+  std::string span;
+  uint64_t span_at = first;
+  if (first < strsz && last - first <= kMaxStringSpanBytes) {
+    auto bytes = read(strtab_offset + first, size_t(std::min<uint64_t>(strsz - first, last - first + kMaxStringBytes)));
+    if (!bytes) return bytes.error();
+    span = std::move(*bytes);
+  }
   auto string_at = [&](uint64_t index) -> Result<std::string> {
     if (index >= strsz) return std::string();
     size_t window = size_t(std::min<uint64_t>(strsz - index, kMaxStringBytes));
+    if (!span.empty() && index >= span_at && index - span_at < span.size()) {
+      std::string_view in_span = std::string_view(span).substr(size_t(index - span_at), window);
+      return std::string(in_span.data(), strnlen(in_span.data(), in_span.size()));
+    }
     auto bytes = read(strtab_offset + index, window);
     if (!bytes) return bytes.error();
     return std::string(bytes->data(), strnlen(bytes->data(), bytes->size()));
@@ -173,6 +193,41 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
   }
   if (Status st = read_dynamic_strings(read, segments, *dynamic, info); !st) return st.error();
   return info;
+}
+
+std::optional<ElfSection> find_elf_section(const RangeReader& read, uint64_t file_size, std::string_view name) {
+  auto header = read(0, 64);
+  if (!header || header->size() < 64 || header->compare(0, 4, "\x7f" "ELF") != 0 || (*header)[5] != 1) return std::nullopt;
+  const std::string& h = *header;
+  bool wide = h[4] == 2;
+  uint64_t shoff = wide ? load<uint64_t>(h, 40) : load<uint32_t>(h, 32);
+  uint16_t shentsize = load<uint16_t>(h, wide ? 58 : 46), shnum = load<uint16_t>(h, wide ? 60 : 48);
+  uint16_t shstrndx = load<uint16_t>(h, wide ? 62 : 50);
+  size_t entry = wide ? 64 : 40;
+  if (shnum == 0 || shnum > kMaxSections || shentsize < entry || shstrndx >= shnum) return std::nullopt;
+  uint64_t table_bytes = uint64_t(shnum) * shentsize;
+  if (shoff > file_size || table_bytes > file_size - shoff) return std::nullopt;
+  auto table = read(shoff, size_t(table_bytes));
+  if (!table || table->size() < table_bytes) return std::nullopt;
+  auto section = [&](size_t i) {
+    size_t o = i * shentsize;
+    ElfSection s;
+    uint32_t name_at = load<uint32_t>(*table, o);
+    s.offset = wide ? load<uint64_t>(*table, o + 24) : load<uint32_t>(*table, o + 16);
+    s.size = wide ? load<uint64_t>(*table, o + 32) : load<uint32_t>(*table, o + 20);
+    return std::make_pair(name_at, s);
+  };
+  ElfSection names = section(shstrndx).second;
+  if (names.offset > file_size || names.size > file_size - names.offset || names.size > kMaxStrtabBytes) return std::nullopt;
+  auto strings = read(names.offset, size_t(names.size));
+  if (!strings || strings->size() < names.size) return std::nullopt;
+  for (size_t i = 0; i < shnum; ++i) {
+    auto [name_at, s] = section(i);
+    if (name_at >= strings->size()) continue;
+    std::string_view n(strings->data() + name_at, strnlen(strings->data() + name_at, strings->size() - name_at));
+    if (n == name && s.offset <= file_size && s.size <= file_size - s.offset) return s;
+  }
+  return std::nullopt;
 }
 
 }  // namespace cudnnup

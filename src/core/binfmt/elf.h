@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -37,5 +39,12 @@ struct ElfInfo {
 // Fails with kCorrupt when the bytes are not an ELF file at all; an ELF file that is damaged
 // parses with entries in `problems`.
 Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size);
+
+// Where a named section's bytes lie in the file (".rodata"), from the section table; nullopt when
+// the file has no such section or its tables do not read cleanly (the caller then reads more).
+struct ElfSection {
+  uint64_t offset = 0, size = 0;
+};
+std::optional<ElfSection> find_elf_section(const RangeReader& read, uint64_t file_size, std::string_view name);
 
 }  // namespace cudnnup

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <future>
 #include <optional>
 #include <regex>
 
@@ -188,13 +189,30 @@ struct LoadModel {
   std::vector<FrameworkReport> frameworks;
 };
 
+// A plain program's load of cuDNN 9, modelled on a second thread from doctor's start: it reads only
+// the loader's own files (ld.so, its cache and configuration, the directories it searches), never
+// the scan's results, and is the longest single piece of doctor's work. The scan decides whether it
+// is used: only when the machine has cuDNN 9 copies (nearly every machine), else it is dropped.
+struct EarlyPlainModel {
+  int major = 0;
+  std::future<WhichReport> answer;
+};
+
+EarlyPlainModel start_plain_model(const DoctorInputs& in) {
+  constexpr int kMajor = 9;
+  if (in.env.windows()) return {};
+  std::string lib = cudnn_library_file_name("cudnn", kMajor, false);
+  return {kMajor, std::async(std::launch::async, [&in, lib] { return which_plain_program(in.fs, in.env, lib); })};
+}
+
 LoadModel model_loads(const DoctorInputs& in, const Environment& env, const std::vector<PythonEnv>& python_envs,
-                      const std::vector<int>& majors, std::vector<ScanIssue>* issues) {
+                      const std::vector<int>& majors, std::vector<ScanIssue>* issues, EarlyPlainModel* early = nullptr) {
   LoadModel m;
   bool for_framework = is_framework(in.for_target);
   for (int major : majors) {
     std::string lib = cudnn_library_file_name("cudnn", major, false);
-    m.plain.push_back(which_plain_program(in.fs, env, lib));
+    bool started = early && early->answer.valid() && early->major == major;
+    m.plain.push_back(started ? early->answer.get() : which_plain_program(in.fs, env, lib));
     if (in.for_target.empty() || for_framework) continue;
     auto w = which_for_file(in.fs, env, in.for_target, lib);
     if (w) {
@@ -271,19 +289,16 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
 
   // Children (the driver's probe, the first copies' probes) start as soon as what they load is
   // known and run while doctor discovers and models; their answers are read at the end.
+  EarlyPlainModel early_plain = start_plain_model(in);
   LoaderDirs loader = loader_dirs(in.fs, in.env);
   PendingDriver driver = start_driver(in, loader.cache);
   EarlyProbes early(in.prober, kEarlyProbes);
-  auto start_early = [&](std::vector<CandidateDir> dirs, const std::vector<Toolkit>& toolkits) {
-    if (early.started() >= kEarlyProbes) return;
-    std::vector<std::string> searched;
-    std::vector<ScanIssue> issues;
-    DiscoveryInputs di{in.fs, in.env, toolkits, {}, loader.cache, ""};
-    early.start_for(scan_cudnn_copies(di, dirs, &searched, &issues));
+  auto start_early = [&](const std::vector<CandidateDir>& dirs) {
+    for (const auto& d : dirs) early.start_in_dir(in.fs, d.path, in.env.windows());
   };
-  start_early(early_candidates(in.env, loader.cache), {});
+  start_early(early_candidates(in.env, loader.cache));
   report.toolkits = find_toolkits(in.fs, in.env, &report.scan_issues);
-  start_early(toolkit_candidates(report.toolkits), report.toolkits);
+  start_early(toolkit_candidates(report.toolkits));
   auto python_envs = find_python_envs(in.fs, in.env, &report.scan_issues);
   for (const auto& e : python_envs) outcome.python_envs.push_back(e.prefix);
 
@@ -311,7 +326,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   if (!in.env.windows()) {
     std::vector<int> majors = majors_found(report);
     if (majors.empty() && !in.for_target.empty()) majors = {9};
-    LoadModel with = model_loads(in, in.env, python_envs, majors, &report.scan_issues);
+    LoadModel with = model_loads(in, in.env, python_envs, majors, &report.scan_issues, &early_plain);
     outcome.plain_program = std::move(with.plain);
     outcome.for_program = std::move(with.for_program);
     outcome.frameworks = std::move(with.frameworks);

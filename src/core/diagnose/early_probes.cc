@@ -23,6 +23,19 @@ void EarlyProbes::start_for(const std::vector<CudnnCopy>& copies) {
   }
 }
 
+void EarlyProbes::start_in_dir(const FileSystem& fs, const std::string& dir, bool windows) {
+  if (started_.size() >= limit_) return;
+  auto lib_dir = fs.canonical(dir);  // the scan names copies by their canonical directory
+  if (!lib_dir) return;
+  auto listing = fs.list_dir(*lib_dir);
+  if (!listing) return;
+  for (const auto& e : *listing) {
+    if (e.type == FileType::kDirectory) continue;
+    auto name = parse_cudnn_library_name(e.name);
+    if (name && name->shim() && name->soname && name->windows == windows) start({*lib_dir + "/" + e.name, *lib_dir});
+  }
+}
+
 void EarlyProbes::start(const ProbeRequest& request) {
   if (started_.size() >= limit_) return;
   for (const auto& s : started_) {

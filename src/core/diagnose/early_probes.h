@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "base/filesystem.h"
 #include "diagnose/prober.h"
 
 namespace cudnnup {
@@ -19,6 +20,11 @@ class EarlyProbes {
 
   // Starts the probe of each copy's shim (doctor's shim_to_probe), up to the limit in all.
   void start_for(const std::vector<CudnnCopy>& copies);
+  // Starts the probe of each shim a directory lists under its SONAME name (libcudnn.so.9,
+  // cudnn64_9.dll), before the directory is scanned: the scan inspects every cuDNN file first,
+  // and the probe child is the longest single part of doctor's run. When the scan later finds
+  // that shim unusable, its request is not made and the answer is dropped unread.
+  void start_in_dir(const FileSystem& fs, const std::string& dir, bool windows);
   void start(const ProbeRequest& request);
 
   // Whether `request` was started early and not yet taken.

@@ -521,24 +521,29 @@ std::vector<CudnnCopy> scan_cudnn_copies(const DiscoveryInputs& in, const std::v
     // Group the cuDNN files of this directory by major version.
     std::map<int, std::vector<CudnnLibrary>> by_major;
     std::vector<CudnnLibrary> dev_links;
-    std::vector<DirEntry> entries = *listing;
-    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    // Only the cuDNN files are sorted (by name, so the order does not depend on the file system's):
+    // a system library directory holds thousands of other files.
     bool shares_folder = false;
-    for (const auto& e : entries) {
+    std::vector<std::pair<const DirEntry*, CudnnFileName>> cudnn_files;
+    for (const auto& e : *listing) {
       auto name = parse_cudnn_library_name(e.name);
       if (!name && e.type != FileType::kDirectory && !parse_cudnn_file_name(e.name) &&
           is_library_file_name(e.name, in.env.windows())) {
         shares_folder = true;
       }
-      if (!name || name->windows != in.env.windows()) continue;
+      if (name && name->windows == in.env.windows()) cudnn_files.emplace_back(&e, std::move(*name));
+    }
+    std::sort(cudnn_files.begin(), cudnn_files.end(), [](const auto& a, const auto& b) { return a.first->name < b.first->name; });
+    for (const auto& [entry, name] : cudnn_files) {
+      const DirEntry& e = *entry;
       CudnnLibrary lib;
-      lib.component = name->component;
+      lib.component = name.component;
       lib.path = d.dir + "/" + e.name;
-      lib.major = name->major;
-      lib.version_from_name = name->version;
+      lib.major = name.major;
+      lib.version_from_name = name.version;
       lib.is_link = e.type == FileType::kSymlink;
       inspect_file(fs, in.env, lib, elf_cache);
-      if (name->dev_link) {
+      if (name.dev_link) {
         // libcudnn.so: its major is that of what it points to.
         auto target = fs.canonical(lib.path);
         auto tname = target ? parse_cudnn_library_name(paths::basename(*target)) : std::nullopt;

@@ -5,12 +5,26 @@
 #include <regex>
 
 #include "base/paths.h"
+#include "binfmt/elf.h"
 #include "facts/machines.h"
 
 namespace cudnnup {
 namespace {
 
 constexpr size_t kMaxLdSoBytes = 8 << 20;  // ld.so is ~250 KB; libc.so.6 ~2 MB
+
+// The bytes the directory list and the release banner are looked for in: the file's .rodata
+// (24 KB of ld.so's 215, both strings live there), else the whole file (a stripped section table,
+// an odd build).
+Result<std::string> read_constants(const FileSystem& fs, const std::string& path) {
+  auto info = fs.stat(path);
+  if (!info) return info.error();
+  RangeReader read = [&](uint64_t offset, size_t n) { return fs.read_range(path, offset, n); };
+  if (auto rodata = find_elf_section(read, info->size, ".rodata"); rodata && rodata->size <= kMaxLdSoBytes) {
+    return fs.read_range(path, rodata->offset, size_t(rodata->size));
+  }
+  return fs.read_file(path, kMaxLdSoBytes);
+}
 
 bool has_all(const CpuFeatures& cpu, std::initializer_list<const char*> names) {
   return std::all_of(names.begin(), names.end(), [&](const char* n) { return cpu.flags.count(n) > 0; });
@@ -165,7 +179,7 @@ LoaderConfig read_loader_config(const FileSystem& fs, bool is_64bit, uint16_t ma
   cfg.interpreter = elf_interpreter(machine, is_64bit);
   std::string ld_so;
   if (!cfg.interpreter.empty()) {
-    if (auto bytes = fs.read_file(cfg.interpreter, kMaxLdSoBytes)) ld_so = std::move(*bytes);
+    if (auto bytes = read_constants(fs, cfg.interpreter)) ld_so = std::move(*bytes);
   }
   // The answer depends on these bytes alone when ld.so names its directories and its release
   // (the fallbacks read other files): remembered by content, so another filesystem (a test's) or
@@ -199,7 +213,7 @@ LoaderConfig read_loader_config(const FileSystem& fs, bool is_64bit, uint16_t ma
   } else {
     // libc.so.6 carries the banner in every release; it lives in the first default directory.
     for (const auto& dir : cfg.system_dirs) {
-      auto libc = fs.read_file(dir + "/libc.so.6", kMaxLdSoBytes);
+      auto libc = read_constants(fs, dir + "/libc.so.6");
       if (!libc) continue;
       cfg.glibc_version = find_glibc_release(*libc);
       if (cfg.glibc_version) {

@@ -39,6 +39,45 @@ TEST(Suggest, ClosestCommandsAndOptions) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
 
+TEST(CliDefinition, NamedCommandSkipsOptionsAndGlobalValues) {
+  using W = std::vector<std::string>;
+  EXPECT_EQ(named_command(W{"doctor", "--json"}), "doctor");
+  EXPECT_EQ(named_command(W{"--format", "json", "doctor"}), "doctor") << "json is --format's value";
+  EXPECT_EQ(named_command(W{"--db", "doctor", "which"}), "which") << "a file named doctor given to --db";
+  EXPECT_EQ(named_command(W{"--format=json", "-q", "cache", "clean"}), "cache");
+  EXPECT_EQ(named_command(W{"--version"}), "");
+  EXPECT_EQ(named_command(W{"--", "doctor"}), "");
+  EXPECT_EQ(named_command(W{}), "");
+}
+
+// Given the command line, only the named command gets the global options (the rest of the
+// definition is the same); every command still takes them when it is the one named.
+TEST(CliDefinition, GlobalOptionsGoBelowTheNamedCommandOnly) {
+  for (const std::string name : {"doctor", "which", "cache", "install", "explain"}) {
+    CLI::App app{kProgramHelp, "cudnnup"};
+    GlobalArgs global;
+    CommandAction action;
+    std::vector<std::string> words = {"--color", "never", name, "--json"};
+    define_cli(app, global, action, &words);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
+      bool has = sub->get_option_no_throw("--json") != nullptr;
+      EXPECT_EQ(has, sub->get_name() == name) << sub->get_name() << " with " << name << " named";
+    }
+  }
+  // A word that names no command (a typo, "did you mean") and `completions` (it prints every
+  // command's options) get the full definition.
+  for (const std::string word : {"doctr", "completions"}) {
+    CLI::App app{kProgramHelp, "cudnnup"};
+    GlobalArgs global;
+    CommandAction action;
+    std::vector<std::string> words = {word};
+    define_cli(app, global, action, &words);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
+      EXPECT_NE(sub->get_option_no_throw("--json"), nullptr) << sub->get_name() << " with " << word;
+    }
+  }
+}
+
 TEST(Color, NoColorOrgRulesTermDumbAndTheOption) {
   std::optional<std::string> unset, empty = "", one = "1", dumb = "dumb", xterm = "xterm-256color";
   auto text = OutputFormat::kText;
