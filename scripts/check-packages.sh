@@ -59,12 +59,15 @@ fi
 
 # mimalloc, not glibc, allocates for the parent (the start-up target, docs/benchmarks.md); the child
 # keeps glibc's malloc: it loads NVIDIA's libraries and should meet them as any program does.
-if MIMALLOC_VERBOSE=1 "$bin/cudnnup" --version 2>&1 >/dev/null | grep -q '^mimalloc: '; then
+# Output captured first: under pipefail, `producer | grep -q` fails when grep's early exit kills the
+# producer with SIGPIPE.
+mimalloc_says=$(MIMALLOC_VERBOSE=1 "$bin/cudnnup" --version 2>&1 >/dev/null || true)
+if grep -q '^mimalloc: ' <<<"$mimalloc_says"; then
   ok "cudnnup allocates through mimalloc (MIMALLOC_VERBOSE=1 is answered)"
 else
   fail "cudnnup does not allocate through mimalloc (MIMALLOC_VERBOSE=1 printed nothing)"
 fi
-if nm -D "$bin/cudnnup" | grep -qw 'T malloc'; then
+if grep -qw 'T malloc' <<<"$(nm -D "$bin/cudnnup")"; then
   ok "cudnnup exports its malloc, so glibc's own allocations use it too"
 else
   fail "cudnnup does not export malloc: glibc would allocate with its own malloc and cudnnup's free could meet it"

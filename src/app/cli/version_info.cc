@@ -12,7 +12,7 @@ namespace cudnnup {
 
 int print_version(const AppContext& ctx) {
   std::string commit = build_commit(), date = build_commit_date();
-  std::string rules = builtin_rules().data_version;
+  std::string rules = builtin_rules_version();
   std::string errors = builtin_error_catalogue_version();
   if (ctx.options.json) {
     auto or_null = [](const std::string& s) { return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s); };

@@ -216,4 +216,61 @@ std::vector<std::pair<std::string, JsonValue>> JsonValue::members() const {
   return out;
 }
 
+namespace {
+
+// SAX events of nlohmann's parser; returning false stops the parse.
+class TopLevelStringFinder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit TopLevelStringFinder(std::string_view key) : key_(key) {}
+  std::string found;
+
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool string(string_t& value) override {
+    if (wanted_value()) {
+      found = value;
+      return false;  // read: stop here
+    }
+    return scalar();
+  }
+  bool start_object(std::size_t) override { return open(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& name) override {
+    key_matched_ = depth_ == 1 && name == key_;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool wanted_value() const { return depth_ == 1 && key_matched_; }
+  // The member was there but held another type: nothing more to find.
+  bool scalar() { return !wanted_value(); }
+  bool open() {
+    if (wanted_value()) return false;
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return depth_ > 0;  // the top-level object ended without the member
+  }
+  std::string_view key_;
+  int depth_ = 0;
+  bool key_matched_ = false;
+};
+
+}  // namespace
+
+std::string top_level_string(std::string_view text, std::string_view key) {
+  TopLevelStringFinder finder(key);
+  nlohmann::json::sax_parse(text, &finder);
+  return finder.found;
+}
+
 }  // namespace cudnnup

@@ -88,4 +88,10 @@ class JsonReader {
   std::optional<Error> error_;
 };
 
+// The string value of one top-level member of an object document ("data_version"), read with
+// nlohmann's SAX parser, which stops as soon as the member is read: `--version` needs two data
+// versions, not the 150 KB catalogue they head. Empty when the member is absent, not a string,
+// or the text is not JSON up to that member.
+std::string top_level_string(std::string_view text, std::string_view key);
+
 }  // namespace cudnnup

@@ -267,13 +267,8 @@ const Result<ErrorCatalogue>& builtin_error_catalogue() {
 }
 
 std::string builtin_error_catalogue_version() {
-  // Only the top level is kept: the entries' patterns are not even built as JSON values.
-  auto top_level_only = [](int depth, json::parse_event_t event, json&) {
-    return depth <= 1 || event == json::parse_event_t::key;
-  };
-  json doc = json::parse(std::string_view(embedded_error_catalogue_json, embedded_error_catalogue_json_size),
-                         top_level_only, /*allow_exceptions=*/false);
-  return doc.is_object() ? string_field(doc, "data_version") : std::string();
+  return top_level_string(std::string_view(embedded_error_catalogue_json, embedded_error_catalogue_json_size),
+                          "data_version");
 }
 
 }  // namespace cudnnup

@@ -133,4 +133,8 @@ const Rules& builtin_rules() {
   return rules;
 }
 
+std::string builtin_rules_version() {
+  return top_level_string(std::string_view(embedded_rules_json, embedded_rules_json_size), "data_version");
+}
+
 }  // namespace cudnnup

@@ -81,5 +81,7 @@ struct Rules {
 Result<Rules> parse_rules(std::string_view json_text, const std::string& origin);
 // The rules compiled into the binary.
 const Rules& builtin_rules();
+// The built-in rules' data_version alone, without parsing them (for --version).
+std::string builtin_rules_version();
 
 }  // namespace cudnnup

@@ -152,5 +152,34 @@ TEST(JsonReader, ReadsTheOriginalBytesBack) {
   EXPECT_TRUE(r.ok());
 }
 
+TEST(JsonReader, TopLevelStringAgreesWithAFullParse) {
+  // Generated objects where "k" is absent, a string, another type, or only nested deeper.
+  std::mt19937 rng(7);
+  int strings_found = 0;
+  for (int i = 0; i < 3000; ++i) {
+    json doc = json::object();
+    for (int n = static_cast<int>(rng() % 4); n > 0; --n) doc["x" + std::to_string(n)] = generated<json>(rng, 1);
+    switch (rng() % 4) {
+      case 0: break;
+      case 1: doc["k"] = generated<json>(rng, 1); break;
+      case 2: doc["k"] = "value " + std::to_string(i); break;
+      default: doc["nested"] = json{{"k", "deeper"}, {"more", generated<json>(rng, 2)}};
+    }
+    std::string want = doc.contains("k") && doc["k"].is_string() ? doc["k"].get<std::string>() : "";
+    strings_found += !want.empty();
+    for (int indent : {-1, 2}) ASSERT_EQ(top_level_string(doc.dump(indent), "k"), want) << doc.dump();
+  }
+  EXPECT_GT(strings_found, 500);
+}
+
+TEST(JsonReader, TopLevelStringOnBadInput) {
+  EXPECT_EQ(top_level_string(R"({"schema": 1, "data_version": "2026-12-02", "rest": [)", "data_version"), "2026-12-02");
+  EXPECT_EQ(top_level_string(R"({"schema": 1, )", "data_version"), "");
+  EXPECT_EQ(top_level_string("", "data_version"), "");
+  EXPECT_EQ(top_level_string(R"(["data_version", "x"])", "data_version"), "");
+  EXPECT_EQ(top_level_string(R"({"data_version": {"data_version": "x"}})", "data_version"), "");
+  EXPECT_EQ(top_level_string("\xff\xfe{", "data_version"), "");
+}
+
 }  // namespace
 }  // namespace cudnnup
