@@ -338,7 +338,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   add(check_windows_paths(report, in.env));
   add(check_installed_files(in, report));
   add(check_windows_loads(outcome.windows_loads));
-  add(check_zlibwapi(in.fs, in.env, report));
+  add(check_zlibwapi(in.fs, in.env, report, in.rules));
 
   add(check_loads(load_targets(outcome, without ? &*without : nullptr, in.for_target), report, in.fs, in.env));
   add(check_frameworks(outcome.frameworks, report, in.fs, in.env));

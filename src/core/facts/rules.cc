@@ -20,6 +20,15 @@ Version version_field(const JsonValue& row, const char* key) {
 
 }  // namespace
 
+bool ZlibwapiReleases::covers(const Version& cudnn) const {
+  return first.known() && cudnn.known() && cudnn >= first && (!linked_in_from.known() || cudnn < linked_in_from);
+}
+
+std::string ZlibwapiReleases::describe() const {
+  if (!first.known()) return "no cuDNN release (the rules name none)";
+  return "cuDNN " + first.str() + (linked_in_from.known() ? " up to (not including) " + linked_in_from.str() : " and newer");
+}
+
 std::vector<std::string> Rules::expected_components(const Version& cudnn) const {
   std::vector<std::string> out;
   for (const ExpectedLibrary* lib : known_components(cudnn.major())) {
@@ -120,6 +129,8 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
     }
     rules.expected_libraries.emplace_back(*m, std::move(list));
   }
+  JsonValue zlib = doc.object("windows_zlibwapi");
+  rules.windows_zlibwapi = {version_field(zlib, "first"), version_field(zlib, "linked_in_from"), zlib.string("source")};
   if (!reader.ok()) return reader.status().error();
   return rules;
 }

@@ -55,6 +55,17 @@ struct ExpectedLibrary {
   std::string source;
 };
 
+// cuDNN releases whose Windows DLLs import zlibwapi.dll (zlib's Windows API build): from `first`
+// up to, not including, `linked_in_from`, which links zlib in. doctor decides by each DLL's
+// import table; this range is what it tells the user, with its source.
+struct ZlibwapiReleases {
+  Version first, linked_in_from;
+  std::string source;
+  bool covers(const Version& cudnn) const;
+  // "cuDNN 8.3.0 up to (not including) 9.2.0"
+  std::string describe() const;
+};
+
 struct Rules {
   int schema = 0;
   std::string data_version;
@@ -64,6 +75,7 @@ struct Rules {
   std::vector<ComputeCapabilityRule> compute_capability;
   std::vector<KnownBadRelease> known_bad;
   std::vector<std::pair<int, std::vector<ExpectedLibrary>>> expected_libraries;  // by cuDNN major
+  ZlibwapiReleases windows_zlibwapi;
 
   // Components a release must have, the shim ("cudnn") first, in the order cuDNN loads them;
   // empty when the major is unknown to the rules. A version of only the major (Version{9})
