@@ -24,6 +24,7 @@ const std::vector<std::string_view>& all() {
       kWindowsPathTooLong,      kWindowsPathOnlyCopy,
       kWindowsDllLoadFails,     kWindowsMixedCudnnDlls,
       kWindowsZlibwapiMissing,  kWindowsZlibwapiWrongMachine,
+      kWindowsStraySystemDll,
       kInstallFilesChanged,     kInstallManifestUnreadable,
   };
   return ids;

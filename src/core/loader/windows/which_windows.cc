@@ -249,7 +249,7 @@ std::string normalize_dll_name(const std::string& lib) {
 
 DllSearchContext windows_base_context(const Environment& env) {
   DllSearchContext ctx;
-  std::string windir = paths::normalize(env.get("SYSTEMROOT").value_or(env.get("WINDIR").value_or("C:/Windows")));
+  std::string windir = env.windows_dir();
   ctx.windows_dir = windir;
   ctx.system32_dir = windir + "/System32";
   ctx.system16_dir = windir + "/System";
