@@ -21,6 +21,7 @@
 #include "store/store_layout.h"
 #include "diagnose/windows_checks.h"
 #include "diagnose/windows_dll_checks.h"
+#include "diagnose/windows_path_reach.h"
 
 namespace cudnnup {
 namespace {
@@ -338,6 +339,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   add(check_windows_paths(report, in.env));
   add(check_installed_files(in, report));
   add(check_windows_loads(outcome.windows_loads));
+  add(check_windows_path_reach(in.fs, in.env, report, outcome.windows_loads));
   add(check_zlibwapi(in.fs, in.env, report, in.rules));
 
   add(check_loads(load_targets(outcome, without ? &*without : nullptr, in.for_target), report, in.fs, in.env));

@@ -24,7 +24,8 @@ const std::vector<std::string_view>& all() {
       kWindowsPathTooLong,      kWindowsPathOnlyCopy,
       kWindowsDllLoadFails,     kWindowsMixedCudnnDlls,
       kWindowsZlibwapiMissing,  kWindowsZlibwapiWrongMachine,
-      kWindowsStraySystemDll,
+      kWindowsStraySystemDll,   kWindowsCudnnNotOnPath,
+      kWindowsUserPathShadowed,
       kInstallFilesChanged,     kInstallManifestUnreadable,
   };
   return ids;
