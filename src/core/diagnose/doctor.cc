@@ -321,6 +321,10 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
     }
   } else {
     outcome.windows_loads = model_windows_loads(in.fs, in.env, report);
+    // The frameworks by Windows' rules (loader/windows/frameworks_windows.h); --for FRAMEWORK limits them.
+    outcome.frameworks = inspect_frameworks(in.fs, in.env, python_envs,
+                                            is_framework(in.for_target) ? std::vector<std::string>{in.for_target}
+                                                                        : std::vector<std::string>{});
   }
   std::vector<LibraryProbe> later = pending();
   size_t next_later = 0;

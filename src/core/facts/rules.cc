@@ -47,6 +47,21 @@ std::vector<const ExpectedLibrary*> Rules::known_components(int major) const {
   return out;
 }
 
+const WindowsFrameworkSupport* Rules::windows_support_of(const std::string& framework) const {
+  for (const auto& row : frameworks_on_windows) {
+    if (row.framework == framework) return &row;
+  }
+  return nullptr;
+}
+
+const TensorflowWindowsBuild* Rules::tensorflow_windows_build_for(const Version& tensorflow) const {
+  Version mm = tensorflow.truncated(2);
+  for (const auto& row : tensorflow_windows_gpu_builds) {
+    if (mm >= row.first.truncated(2) && mm <= row.last.truncated(2)) return &row;
+  }
+  return nullptr;
+}
+
 const DriverMinimum* Rules::driver_minimum_for(const Version& cuda) const {
   for (const auto& row : driver_minimums) {
     if (row.cuda.major() == cuda.major() && row.cuda.minor() == cuda.minor()) return &row;
@@ -129,6 +144,15 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
     }
     rules.expected_libraries.emplace_back(*m, std::move(list));
   }
+  for (const auto& row : doc.array("frameworks_on_windows")) {
+    rules.frameworks_on_windows.push_back({row.required_string("framework"), version_field(row, "last_gpu_release"),
+                                           row.string("gpu"), row.string("source")});
+  }
+  for (const auto& row : doc.array("tensorflow_windows_gpu_builds")) {
+    rules.tensorflow_windows_gpu_builds.push_back(
+        {version_field(row, "first"), version_field(row, "last"), version_field(row, "cudnn"), version_field(row, "cuda")});
+  }
+  rules.tensorflow_windows_gpu_builds_source = doc.string("tensorflow_windows_gpu_builds_source");
   JsonValue zlib = doc.object("windows_zlibwapi");
   rules.windows_zlibwapi = {version_field(zlib, "first"), version_field(zlib, "linked_in_from"), zlib.string("source")};
   if (!reader.ok()) return reader.status().error();
