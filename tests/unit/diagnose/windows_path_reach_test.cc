@@ -27,6 +27,7 @@ class WindowsPathReach : public ::testing::Test {
     c.lib_dir = dir;
     c.form = form;
     c.library_version = v;
+    c.found_via = {"discovered"};  // not "PATH only" (windows.path_only_copy is not this test's subject)
     for (const std::string name : {"cudnn64_9.dll", "cudnn_graph64_9.dll"}) {
       fs.add_file(dir + "/" + name, build_pe_dll(kPeMachineX64, name == "cudnn64_9.dll"
                                                                      ? std::vector<std::string>{"cudnn_graph64_9.dll"}
