@@ -69,6 +69,7 @@ TEST(DoctorOnWindows, ACudnnBinOffPathIsAnErrorAndTheFrameworksSayWhy) {
                                                          "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin"}));
   ASSERT_EQ(out.frameworks.size(), 1u);
   EXPECT_EQ(out.frameworks[0].framework, "tensorflow");
+  ASSERT_TRUE(out.frameworks[0].built_cudnn);
   EXPECT_EQ(out.frameworks[0].built_cudnn->str(), "8.1");
   const Finding* rejected = find(out.report, "framework.cudnn_rejected");
   ASSERT_NE(rejected, nullptr);

@@ -165,12 +165,14 @@ TEST_F(WindowsFrameworks, OnnxRuntimeAnswersWithAndWithoutPreloadDlls) {
   EXPECT_EQ(reports[0].variant, "");
   ASSERT_TRUE(reports[0].load && reports[0].load->resolution.found);
   EXPECT_EQ(reports[0].load->resolution.path, "C:/cudnn/bin/cudnn64_9.dll") << "PATH, not the wheel's folder";
+  ASSERT_TRUE(reports[0].built_cudnn);
   EXPECT_EQ(reports[0].built_cudnn->str(), "9.1");
   EXPECT_TRUE(*reports[0].passes) << "same major passes ONNX Runtime's rule";
   EXPECT_EQ(reports[1].variant, "after onnxruntime.preload_dlls()");
   ASSERT_TRUE(reports[1].load && reports[1].load->resolution.found);
   EXPECT_EQ(reports[1].load->resolution.path, kSite + "/nvidia/cudnn/bin/cudnn64_9.dll");
   EXPECT_EQ(reports[1].load->resolution.rule, SearchRule::kAlreadyLoaded);
+  ASSERT_TRUE(reports[1].loaded_cudnn) << "the preloaded DLLs' file version";
   EXPECT_EQ(reports[1].loaded_cudnn->str(), "9.1.0.70");
 }
 
