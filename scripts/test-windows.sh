@@ -275,6 +275,29 @@ j = json.loads(out)
 found = [c for c in j["copies"] if "v12.4" in c["root"]]
 assert found, [c["root"] for c in j["copies"]]
 assert found[0]["version"] == "9.1.0", found[0]' -- --json doctor
+# The procedure's step 4 skipped: the toolkit's bin is not on PATH. An error, fixed through the
+# user PATH in the registry (env --persist --dir), never setx; on PATH, the finding is gone.
+check "doctor: the toolkit's bin off PATH is windows.cudnn_not_on_path (error) with env --persist --dir" 1 '
+j = json.loads(out)
+f = [x for x in j["findings"] if x["id"] == "windows.cudnn_not_on_path"]
+assert f and f[0]["severity"] == "error", [x["id"] for x in j["findings"]]
+assert f[0]["fix_commands"][0][:4] == ["cudnnup", "env", "--persist", "--dir"], f[0]["fix_commands"]
+assert f[0]["fix_commands"][0][4].lower().endswith("v12.4\\bin"), f[0]["fix_commands"]
+assert not any("setx" in c for c in f[0]["fix_commands"]), f[0]["fix_commands"]' -- --json doctor
+WINEPATH="$cuda_win\\bin" check "doctor: with the toolkit's bin on PATH, no windows.cudnn_not_on_path" 0,1 '
+j = json.loads(out)
+assert not [x for x in j["findings"] if x["id"] == "windows.cudnn_not_on_path"], [x["title"] for x in j["findings"]]' -- --json doctor
+# A stray cudnn64_9.dll in System32 (a hand copy): moved aside, never a PATH change.
+sys32="$WINEPREFIX/drive_c/windows/system32"
+cp "$fixtures/v9.1.0.70/cudnn64_9.dll" "$sys32/cudnn64_9.dll"
+check "doctor: a stray cudnn64_9.dll in System32 gets mkdir and move, as administrator, no PATH change" 0,1 '
+j = json.loads(out)
+f = [x for x in j["findings"] if x["id"] in ("windows.stray_system_dll", "cudnn.shadowed") and "system32" in x["subject"].lower()]
+assert f, [(x["id"], x["subject"]) for x in j["findings"]]
+lines = "\n".join(f[0]["fix"])
+assert "administrator" in lines and "move " in lines and "cudnn-aside" in lines, lines
+assert "from PATH" not in lines and "--persist" not in lines, lines' -- --json doctor
+rm -f "$sys32/cudnn64_9.dll"
 unset CUDA_PATH
 check "uninstall --into restores the toolkit" 0 'pass' -- uninstall --into "$cuda_win"
 if [[ $(tree_sum "$cuda") == "$before" ]]; then
@@ -502,6 +525,23 @@ j = json.loads(out); assert not j["changed"] and not j["written"], j' -- --json 
 check "env --unpersist (text) says what it removed" 0 '
 assert "- " in out and "9.19.0.56+cuda13" in out, out' -- env --unpersist
 check_reg "--unpersist gives back the exact old value" 'assert typ == "REG_EXPAND_SZ" and val == long, (len(val), len(long))'
+# --persist --dir: any folder (a toolkit's bin, with spaces) first, the rest kept; --unpersist leaves it.
+mkdir -p "$work/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin"
+tk_bin="$(win_path "$work/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin")"
+export T_TK_BIN=$tk_bin
+check "env --persist --dir puts that folder first, every old entry kept" 0 '
+import os
+j = json.loads(out); assert j["written"] and j["version"] is None, j
+assert j["added"].lower() == os.environ["T_TK_BIN"].lower(), j["added"]
+assert j["new_value"] == j["added"] + ";" + j["old_value"], j' -- --json env --persist --dir "$tk_bin"
+check_reg "--dir: REG_EXPAND_SZ, the folder first, the 2000+ characters after it intact" '
+import os
+assert typ == "REG_EXPAND_SZ" and val[val.index(";") + 1:] == long, (typ, val[:120])'
+check "env --unpersist leaves a --dir entry (not cudnnup's store)" 0 '
+j = json.loads(out); assert not j["changed"], j' -- --json env --unpersist
+check "env --persist --dir of a folder that does not exist is a usage error" 2 '
+assert "no such folder" in err, err' -- env --persist --dir "C:\\no\\such\\folder"
+wine reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$long" /f >/dev/null 2>&1
 # A user without a user PATH value: persist creates it, unpersist removes it again (absent stays absent).
 wine reg delete 'HKCU\Environment' /v Path /f >/dev/null 2>&1 || true
 check_reg "the user PATH value is absent" 'assert typ == "", (typ, val[:80])'

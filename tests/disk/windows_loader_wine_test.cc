@@ -67,13 +67,14 @@ class WindowsLoaderAgainstLoader : public ::testing::Test {
     }
   }
   // What the child process got: "loaded <path>" or "error <code>".
-  std::string real_load(const std::vector<std::string>& path_dirs, bool default_dirs, const std::string& user_dir = "") {
+  std::string real_load(const std::vector<std::string>& path_dirs, bool default_dirs, const std::string& user_dir = "",
+                        const std::string& name = "cudnn64_9.dll") {
     ProcessOptions o;
     auto env = current_environment().vars;
     std::string path = "C:\\windows\\system32;C:\\windows";
     for (const auto& d : path_dirs) path += ";" + paths::to_native(d, true);
     env["PATH"] = path;
-    env["CUDNNUP_TEST_LOAD_NAME"] = "cudnn64_9.dll";
+    env["CUDNNUP_TEST_LOAD_NAME"] = name;
     if (default_dirs) env["CUDNNUP_TEST_LOAD_MODE"] = "default_dirs";
     if (!user_dir.empty()) env["CUDNNUP_TEST_LOAD_USER_DIR"] = user_dir;
     o.env = env;
@@ -190,6 +191,22 @@ TEST_F(WindowsLoaderAgainstLoader, WrongMachineDllFirstOnPath) {
   auto model = resolve_dll(*fs, "cudnn64_9.dll", context(dirs));
   EXPECT_EQ(model.win32_error, 193);
   expect_same(real_load(dirs, false), predicted(model));
+}
+
+// cuDNN 8.3 up to 9.2 import zlibwapi.dll: a DLL whose import table names it fails with 126
+// until a zlibwapi.dll is on the search, as the model predicts.
+TEST_F(WindowsLoaderAgainstLoader, ZlibwapiImportMissingIs126UntilOnPath) {
+  auto cnn = testing::windows_fixture_dll("v9.1.0.70-zlibwapi", "cudnn_cnn64_9.dll");
+  testing::copy_file(*cnn, tmp / "a/cudnn_cnn64_9.dll");
+  std::vector<std::string> dirs = {tmp / "a"};
+  auto missing = resolve_dll(*fs, "cudnn_cnn64_9.dll", context(dirs));
+  EXPECT_EQ(missing.win32_error, 126);
+  expect_same(real_load(dirs, false, "", "cudnn_cnn64_9.dll"), predicted(missing));
+  testing::copy_file(*testing::windows_fixture_dll("zlibwapi", "zlibwapi.dll"), tmp / "z/zlibwapi.dll");
+  dirs.push_back(tmp / "z");
+  auto found = resolve_dll(*fs, "cudnn_cnn64_9.dll", context(dirs));
+  EXPECT_TRUE(found.loads);
+  expect_same(real_load(dirs, false, "", "cudnn_cnn64_9.dll"), predicted(found));
 }
 
 }  // namespace

@@ -170,7 +170,10 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
   if (!outcome) return report_error(ctx, outcome.error());
   Report& report = outcome->report;
   std::vector<FrameworkProbe> probes;
-  if (opts.probe_frameworks) {
+  if (opts.probe_frameworks && ctx.env.windows()) {
+    std::cerr << "cudnnup: note: --probe-frameworks reads each process's /proc/self/maps and runs on Linux only; "
+                 "the frameworks below are predictions\n";
+  } else if (opts.probe_frameworks) {
     probes = probe_frameworks(outcome->frameworks, opts.probe_timeout_s * 1000);
     add_probe_findings(probes, report);
   }
@@ -205,14 +208,14 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     if (outcome->plain_program.empty()) std::cout << "  nothing: no cuDNN copy was found\n";
     for (const auto& w : outcome->plain_program) std::cout << which_report_to_text(w, false, ctx.color);
     for (const auto& w : outcome->for_program) std::cout << which_report_to_text(w, false, ctx.color);
-    std::cout << "\n" << Style{ctx.color}.bold("Frameworks") << "\n";
-    size_t envs = outcome->python_envs.size();
-    if (outcome->frameworks.empty()) {
-      std::cout << "  none found in " << envs << " Python environment" << (envs == 1 ? "" : "s") << "\n";
-    }
-    for (const auto& f : outcome->frameworks) std::cout << framework_report_to_text(f, false, ctx.color);
   }
-  if (opts.probe_frameworks) {
+  std::cout << "\n" << Style{ctx.color}.bold("Frameworks") << "\n";
+  size_t envs = outcome->python_envs.size();
+  if (outcome->frameworks.empty()) {
+    std::cout << "  none found in " << envs << " Python environment" << (envs == 1 ? "" : "s") << "\n";
+  }
+  for (const auto& f : outcome->frameworks) std::cout << framework_report_to_text(f, false, ctx.color);
+  if (opts.probe_frameworks && !ctx.env.windows()) {
     std::cout << "\n" << Style{ctx.color}.bold("What the frameworks really loaded (--probe-frameworks)") << "\n";
     if (probes.empty()) std::cout << "  no framework with a CUDA build found\n";
     for (const auto& p : probes) std::cout << framework_probe_to_text(p, ctx.color);

@@ -26,6 +26,7 @@ struct EnvOptions {
   bool persist = false;
   bool unpersist = false;
   bool dry_run = false;
+  std::string dir;       // with --persist: this folder instead of the selected version's
 };
 
 // The hook's one line on stderr per change of what applies, unless CUDNNUP_HOOK_QUIET or -q.
@@ -94,11 +95,13 @@ int print_hook_env(AppContext& ctx, const StoreSnapshot& store, const SelectionR
 
 int run_env(AppContext& ctx, const EnvOptions& opt) {
   if (opt.persist || opt.unpersist) {
-    PersistOptions p{opt.persist, opt.unpersist, opt.dry_run, std::nullopt};
+    PersistOptions p{opt.persist, opt.unpersist, opt.dry_run, std::nullopt, std::nullopt};
     if (!opt.version.empty()) p.version = opt.version;
+    if (!opt.dir.empty()) p.dir = opt.dir;
     return run_env_persist(ctx, p);
   }
   if (opt.dry_run) return report_error(ctx, make_error(ErrorCode::kUsage, "--dry-run goes with --persist or --unpersist"));
+  if (!opt.dir.empty()) return report_error(ctx, make_error(ErrorCode::kUsage, "--dir goes with --persist"));
   if (!opt.previous.empty() && !opt.hook) return report_error(ctx, make_error(ErrorCode::kUsage, "--previous goes with --hook"));
   std::string shell_text = opt.shell.empty() ? (ctx.env.windows() ? "pwsh" : "bash") : opt.shell;
   auto shell = parse_shell(shell_text);
@@ -161,7 +164,9 @@ void add_env_command(CLI::App& app, CommandAction& action) {
       "(HKCU\\Environment\\Path, REG_EXPAND_SZ; every other entry kept as written, an earlier cudnnup\n"
       "entry replaced, no 1024-character cut as with setx), then tells Windows (WM_SETTINGCHANGE).\n"
       "Programs already running keep their old PATH. --unpersist takes cudnnup's entries out again;\n"
-      "--dry-run shows the old and new value and writes nothing. On Linux use `cudnnup init` instead.\n"
+      "--dry-run shows the old and new value and writes nothing. --persist --dir DIR puts DIR (a cuDNN bin\n"
+      "folder outside the store, such as a CUDA toolkit's bin) first instead, leaving cudnnup's entries\n"
+      "as they are; --unpersist does not remove it. On Linux use `cudnnup init` instead.\n"
       "Exit codes: 0 printed / written; 2 nothing selected, not installed, unreadable pin file, bad shell,\n"
       "--persist off Windows, registry error.\n"
       "Examples:\n"
@@ -171,6 +176,7 @@ void add_env_command(CLI::App& app, CommandAction& action) {
       "  cudnnup env --shell pwsh | Out-String | Invoke-Expression\n"
       "  cudnnup env --shell cmd > %TEMP%\\cudnn.cmd && %TEMP%\\cudnn.cmd\n"
       "  cudnnup env --persist --dry-run\n"
+      "  cudnnup env --persist --dir \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\"\n"
       "  cudnnup env --unpersist");
   cmd->add_option("--shell", opt.shell, "bash, zsh, fish, pwsh or cmd (default: bash; pwsh on Windows)")
       ->check(CLI::IsMember(std::vector<std::string>{"bash", "zsh", "fish", "pwsh", "cmd"}));
@@ -183,6 +189,9 @@ void add_env_command(CLI::App& app, CommandAction& action) {
                 "Windows: put the selected version's bin dir in your user PATH (registry) for every new program");
   cmd->add_flag("--unpersist", opt.unpersist, "Windows: remove cudnnup's entries from your user PATH (registry)");
   cmd->add_flag("--dry-run", opt.dry_run, "With --persist/--unpersist: show the old and new PATH, write nothing");
+  cmd->add_option("--dir", opt.dir,
+                  "With --persist (Windows): put this folder (a cuDNN bin folder outside the store) first instead")
+      ->type_name("DIR");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_env(ctx, opt); }; });
 }
 

@@ -65,7 +65,12 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
   const std::vector<PythonEnv>& envs = *found;
   auto reports = inspect_frameworks(*ctx.fs, ctx.env, envs, {o.target});
   std::vector<FrameworkProbe> probes;
-  if (o.probe) probes = probe_frameworks(reports);
+  if (o.probe && ctx.env.windows()) {
+    std::cerr << "cudnnup: note: --probe reads the process's /proc/self/maps and runs on Linux only; "
+                 "the prediction below is not compared with a real process\n";
+  } else if (o.probe) {
+    probes = probe_frameworks(reports);
+  }
   if (ctx.options.json) {
     nlohmann::ordered_json out = json_document("cudnnup.which/1", "framework");
     out["framework"] = o.target;
@@ -80,8 +85,8 @@ int run_framework(AppContext& ctx, const WhichOptions& o) {
     std::cout << dump_json(out, 2) << std::endl;
   } else if (reports.empty()) {
     std::cout << "No Python environment with " << o.target << " was found (searched " << envs.size()
-              << " environment" << (envs.size() == 1 ? "" : "s")
-              << "). Activate the environment, or pass --python /path/to/venv/bin/python.\n";
+              << " environment" << (envs.size() == 1 ? "" : "s") << "). Activate the environment, or pass --python "
+              << (ctx.env.windows() ? "C:\\path\\to\\venv\\Scripts\\python.exe" : "/path/to/venv/bin/python") << ".\n";
   } else {
     for (const auto& r : reports) std::cout << framework_report_to_text(r, o.verbose, ctx.color) << "\n";
     if (o.probe) std::cout << "What the real processes loaded (--probe):\n";
@@ -142,17 +147,24 @@ int run_which_windows(AppContext& ctx, const WhichOptions& o) {
   }
   WindowsWhichTarget target;
   std::string lower_target = ascii_lower(o.target);
+  if (is_framework_name(lower_target) && !ctx.fs->exists(o.target)) {
+    // A framework by its own loading code, in every environment found (or --python's), as on Linux.
+    if (!o.dll_dirs.empty() || !o.module_dir.empty()) {
+      return report_error(ctx, make_error(ErrorCode::kUsage, "--dll-dir and --module-dir go with --for python (a "
+                                                             "program's own os.add_dll_directory); --for " + lower_target +
+                                                             " follows the framework's own loading code"));
+    }
+    WhichOptions fw = o;
+    fw.target = lower_target;
+    return run_framework(ctx, fw);
+  }
   if (o.target.empty()) {
     target.kind = "plain";
-  } else if (lower_target == "python" || lower_target == "torch") {
+  } else if (lower_target == "python") {
     target.kind = lower_target;
     target.python_prefix = windows_python_prefix(ctx, o.python);
     if (!o.module_dir.empty()) target.module_dir = paths::normalize(o.module_dir);
     target.dll_dirs = o.dll_dirs;
-  } else if (is_framework_name(o.target)) {
-    return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                        "on Windows `which --for` models python (any extension module) and torch; for " +
-                                            o.target + " use --for python with --module-dir <the folder of its .pyd>"));
   } else {
     target.kind = "executable";
     target.program = paths::is_absolute(o.target) ? o.target : paths::join(ctx.env.cwd, o.target);
@@ -198,7 +210,9 @@ void add_which_command(CLI::App& app, CommandAction& action) {
       "Windows: the DLL search order instead (LoadLibrary with SafeDllSearchMode: program folder,\n"
       "System32, System, Windows, current dir, PATH). --for APP.exe: that program; --for python: a Python\n"
       "3.8+ extension module (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: PATH is ignored; --module-dir, --dll-dir\n"
-      "for os.add_dll_directory); --for torch: `import torch` in the environment of --python.\n"
+      "for os.add_dll_directory); --for torch|tensorflow|jax|onnxruntime: that framework's own loading\n"
+      "(torch's DLL folders and preloads, TensorFlow <= 2.10's LoadLibrary, ONNX Runtime's provider DLL and\n"
+      "preload_dlls(); no GPU: TensorFlow >= 2.11 and JAX on native Windows) in each environment found.\n"
       "Exit codes: 0 it loads cleanly, 1 it does not load / cuDNN's version check would fail (copies of different\n"
       "versions mix) / the framework's check fails, 2 usage.\n"
       "Examples:\n  cudnnup which\n  cudnnup which --for torch\n  cudnnup which --for ./my_app\n"

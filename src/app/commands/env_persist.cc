@@ -57,6 +57,19 @@ Status store_user_path(const PathEditPlan& plan) {
   return Ok{};
 }
 
+// The folder of --dir: it must go with --persist alone and name an existing folder (relative to
+// the current one), written back in Windows' own form.
+Result<std::string> persist_dir(const AppContext& ctx, const PersistOptions& opt) {
+  if (!opt.persist || opt.version) {
+    return make_error(ErrorCode::kUsage, "--dir goes with --persist, without --version");
+  }
+  std::string dir = paths::normalize(paths::is_absolute(*opt.dir) ? *opt.dir : paths::join(ctx.env.cwd, *opt.dir));
+  if (!ctx.fs->is_dir(dir)) {
+    return make_error(ErrorCode::kUsage, "--dir " + *opt.dir + ": no such folder", *opt.dir);
+  }
+  return paths::to_native(dir, true);
+}
+
 }  // namespace
 
 int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
@@ -73,16 +86,23 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
                             "source` in config.fish), and `cudnnup use VERSION` then sets the version every new "
                             "shell gets"));
   }
-  auto store = read_store(ctx);
-  if (!store) return report_error(ctx, store.error());
-  const std::string store_root = store->layout.root;
   std::string dir;
   std::string version_id;
-  if (opt.persist) {
-    auto selection = selected_version(ctx, *store, opt.version);
-    if (!selection) return report_error(ctx, selection.error());
-    dir = paths::to_native(VersionDirs::of(selection->dir, true).bin, true);
-    version_id = selection->id.id;
+  std::string store_root;
+  if (opt.dir) {
+    auto folder = persist_dir(ctx, opt);
+    if (!folder) return report_error(ctx, folder.error());
+    dir = *folder;
+  } else {
+    auto store = read_store(ctx);
+    if (!store) return report_error(ctx, store.error());
+    store_root = store->layout.root;
+    if (opt.persist) {
+      auto selection = selected_version(ctx, *store, opt.version);
+      if (!selection) return report_error(ctx, selection.error());
+      dir = paths::to_native(VersionDirs::of(selection->dir, true).bin, true);
+      version_id = selection->id.id;
+    }
   }
 
   auto current = read_registry_string(RegistryHive::kCurrentUser, kKey, kValue);
@@ -112,8 +132,13 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
                       ", and Windows puts the machine PATH before the user PATH: that copy still wins for plain "
                       "programs (remove it there, or use `cudnnup env` / `cudnnup exec` per process)");
     }
-    notes.push_back("re-run `cudnnup env --persist` after `cudnnup use`: the user PATH names " + version_id +
-                    "'s own directory");
+    if (opt.dir) {
+      notes.push_back("`cudnnup env --unpersist` leaves " + dir + " in place (it is not cudnnup's store): remove it in "
+                      "System Properties > Environment Variables when it is no longer wanted");
+    } else {
+      notes.push_back("re-run `cudnnup env --persist` after `cudnnup use`: the user PATH names " + version_id +
+                      "'s own directory");
+    }
   }
   if (written) {
     notes.push_back("programs started from now on get the new PATH; terminals, Jupyter, VS Code and other programs "
@@ -125,7 +150,7 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
   if (ctx.options.json) {
     json out = {{"schema", "cudnnup.env-persist/1"},
                 {"action", opt.persist ? "persist" : "unpersist"},
-                {"version", opt.persist ? json(version_id) : json(nullptr)},
+                {"version", opt.persist && !version_id.empty() ? json(version_id) : json(nullptr)},
                 {"registry", "HKCU\\Environment\\Path"},
                 {"type", "REG_EXPAND_SZ"},
                 {"old_value", plan.old_value},

@@ -24,4 +24,11 @@ std::vector<std::string> Environment::get_list(const std::string& name) const {
   return paths::split_list(*value, list_separator());
 }
 
+std::string Environment::windows_dir() const {
+  for (const char* var : {"SYSTEMROOT", "WINDIR"}) {
+    if (auto v = get(var); v && !v->empty()) return paths::normalize(*v);
+  }
+  return "C:/Windows";
+}
+
 }  // namespace cudnnup

@@ -32,6 +32,9 @@ struct Environment {
   std::optional<std::string> get(const std::string& name) const;
   // The entries of a list variable (PATH, LD_LIBRARY_PATH), empty entries kept.
   std::vector<std::string> get_list(const std::string& name) const;
+  // Windows: the Windows folder, %SYSTEMROOT% (else %WINDIR%, else C:/Windows), '/' separators;
+  // System32 is below it. Every Windows DLL search and check starts from this one answer.
+  std::string windows_dir() const;
 };
 
 }  // namespace cudnnup

@@ -21,6 +21,7 @@ DllInspection inspect_dll(const FileSystem& fs, const std::string& path, uint16_
   }
   out.file_version = pe->file_version;
   out.imports = pe->imports;
+  out.delay_imports = pe->delay_imports;
   out.description = pe->file_description;
   if (pe->machine != expected_machine) {
     out.problems.push_back("built for " + pe_machine_name(pe->machine) + ", not " + pe_machine_name(expected_machine) +

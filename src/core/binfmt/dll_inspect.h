@@ -15,6 +15,7 @@ struct DllInspection {
   std::vector<std::string> problems;  // "empty file (0 bytes)...", "built for x86, not x64...", "truncated: ..."
   std::optional<PeVersion> file_version;  // VERSIONINFO, when the DLL has one
   std::vector<std::string> imports;       // DLL names of the import table
+  std::vector<std::string> delay_imports; // DLL names of the delay-load table (loaded on first use)
   std::string description;                // VERSIONINFO FileDescription
 };
 

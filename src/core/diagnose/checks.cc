@@ -9,6 +9,7 @@
 #include "diagnose/copy_checks.h"
 #include "diagnose/finding_text.h"
 #include "diagnose/windows_checks.h"
+#include "discover/discovery.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
 #include "shell/shell_env.h"  // posix_word
@@ -18,29 +19,67 @@ namespace {
 
 bool on_default_search_path(const CudnnCopy& c) {
   for (const auto& why : c.found_via) {
-    if (why == "LD_LIBRARY_PATH" || why == "ld.so.cache" || why == "system library directory" || why == "PATH") {
+    if (why == "LD_LIBRARY_PATH" || why == "ld.so.cache" || why == "system library directory" || why == "PATH" ||
+        why == kWindowsSystemFolderReason) {
       return true;
     }
   }
   return false;
 }
 
-// The fix for cuDNN DLLs in a Windows system folder: move those files aside (elevated), never a
-// PATH change, which would not help (the folder is searched before PATH) and could break Windows.
-std::vector<FixStep> move_out_of_system_dir(const CudnnCopy& c) {
-  std::string dir = paths::to_native(c.lib_dir, true);
-  std::string aside = dir.substr(0, 2) + "\\cudnn-aside";  // the system drive's root, searched by nothing
-  std::vector<FixStep> out = {
-      fix::step("In a terminal run as administrator, move these DLLs out of " + dir +
-                " (a stray hand copy: no installer puts cuDNN there, and it is searched before PATH):"),
-      fix::run({"mkdir", aside})};
-  for (const auto& lib : c.libraries) out.push_back(fix::run({"move", paths::to_native(lib.path, true), aside}));
-  return out;
-}
-
 // mv DIR/libcudnn*.so.8* DIR/cudnn-old/: the glob is the shell's, the directory one quoted word.
 FixStep move_aside(const std::string& dir, int major) {
   return fix::shell("mv " + posix_word(dir) + "/" + cudnn_library_glob(major, false) + "* " + posix_word(dir + "/cudnn-old/"));
+}
+
+// Windows: copies of one major that a plain program could both reach (System32, the Windows
+// folder, PATH), the first one winning; and a cuDNN DLL in a Windows system folder that contests
+// nothing (yet): a stray hand copy all the same, moved aside, never fixed through PATH. On Linux
+// the loader model decides shadowing (diagnose/load_checks.h, from `which`'s resolver).
+std::vector<Finding> check_windows_copy_contests(const Report& report, const Environment& env) {
+  std::vector<Finding> out;
+  std::map<int, std::vector<const CudnnCopy*>> reachable;
+  for (const auto& c : report.copies) {
+    if (on_default_search_path(c)) reachable[c.major()].push_back(&c);
+  }
+  std::set<const CudnnCopy*> in_contest;
+  for (const auto& [major, copies] : reachable) {
+    if (copies.size() < 2) continue;
+    const CudnnCopy* winner = copies.front();  // candidates are ordered as the loader searches
+    auto f = make_finding(finding_id::kCudnnShadowed, Severity::kWarning, winner->lib_dir,
+                          std::to_string(copies.size()) + " copies of cuDNN " + std::to_string(major) +
+                              " are on the library search path; programs get " + copy_label(*winner));
+    f.detail = "The others are shadowed. A framework built for another version, or a sub-library taken from the "
+               "wrong copy, gives version errors. `cudnnup which` explains the choice.";
+    for (const auto* c : copies) {
+      std::string via;
+      for (const auto& w : c->found_via) via += (via.empty() ? "" : ", ") + w;
+      f.evidence.push_back((c == winner ? "wins: " : "shadowed: ") + copy_label(*c) + " (via " + via + ")");
+    }
+    auto stray = std::find_if(copies.begin(), copies.end(), [&](const CudnnCopy* c) { return is_windows_system_dir(env, c->lib_dir); });
+    if (stray != copies.end()) {
+      f.fix = move_cudnn_dlls_aside(**stray, env);
+      in_contest.insert(*stray);
+    } else {
+      f.fix = {fix::step("Remove the unwanted directory from PATH"),
+               fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
+    }
+    out.push_back(f);
+  }
+  for (const auto& c : report.copies) {
+    if (!is_windows_system_dir(env, c.lib_dir) || in_contest.count(&c)) continue;
+    auto f = make_finding(finding_id::kWindowsStraySystemDll, Severity::kWarning, c.lib_dir,
+                          copy_label(c) + ": cuDNN DLLs in a Windows system folder, a stray hand copy");
+    f.detail = "No installer puts cuDNN in System32, SysWOW64 or the Windows folder. Every program searches System32 "
+               "and the Windows folder before PATH (Python 3.8+ extension modules search System32 too), so this copy "
+               "wins over any cuDNN installed properly, now or later, and an old or partial set there breaks programs "
+               "(error 126 or 127, version mismatches). SysWOW64 belongs to 32-bit programs, which cannot load cuDNN "
+               "at all. Changing PATH cannot help: move the files aside.";
+    for (const auto& lib : c.libraries) f.evidence.push_back(paths::to_native(lib.path, true));
+    f.fix = move_cudnn_dlls_aside(c, env);
+    out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace
@@ -150,34 +189,8 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
              move_aside(dir, std::min(copies[0]->major(), copies[1]->major()))};
     out.push_back(f);
   }
-  // Windows: copies of one major that a plain program could both reach through PATH, the first
-  // one winning. On Linux the loader model decides (diagnose/load_checks.h, from `which`'s resolver).
-  if (!env.windows()) return out;
-  std::map<int, std::vector<const CudnnCopy*>> reachable;
-  for (const auto& c : report.copies) {
-    if (on_default_search_path(c)) reachable[c.major()].push_back(&c);
-  }
-  for (const auto& [major, copies] : reachable) {
-    if (copies.size() < 2) continue;
-    const CudnnCopy* winner = copies.front();  // candidates are ordered as the loader searches
-    auto f = make_finding(finding_id::kCudnnShadowed, Severity::kWarning, winner->lib_dir,
-                          std::to_string(copies.size()) + " copies of cuDNN " + std::to_string(major) +
-                              " are on the library search path; programs get " + copy_label(*winner));
-    f.detail = "The others are shadowed. A framework built for another version, or a sub-library taken from the "
-               "wrong copy, gives version errors. `cudnnup which` explains the choice.";
-    for (const auto* c : copies) {
-      std::string via;
-      for (const auto& w : c->found_via) via += (via.empty() ? "" : ", ") + w;
-      f.evidence.push_back((c == winner ? "wins: " : "shadowed: ") + copy_label(*c) + " (via " + via + ")");
-    }
-    auto stray = std::find_if(copies.begin(), copies.end(), [&](const CudnnCopy* c) { return is_windows_system_dir(env, c->lib_dir); });
-    if (stray != copies.end()) {
-      f.fix = move_out_of_system_dir(**stray);
-    } else {
-      f.fix = {fix::step("Remove the unwanted directory from PATH"),
-               fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
-    }
-    out.push_back(f);
+  if (env.windows()) {
+    for (auto& f : check_windows_copy_contests(report, env)) out.push_back(std::move(f));
   }
   return out;
 }

@@ -22,6 +22,7 @@
 #include "store/store_layout.h"
 #include "diagnose/windows_checks.h"
 #include "diagnose/windows_dll_checks.h"
+#include "diagnose/windows_path_reach.h"
 
 namespace cudnnup {
 namespace {
@@ -335,6 +336,10 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
     }
   } else {
     outcome.windows_loads = model_windows_loads(in.fs, in.env, report);
+    // The frameworks by Windows' rules (loader/windows/frameworks_windows.h); --for FRAMEWORK limits them.
+    outcome.frameworks = inspect_frameworks(in.fs, in.env, python_envs,
+                                            is_framework(in.for_target) ? std::vector<std::string>{in.for_target}
+                                                                        : std::vector<std::string>{});
   }
   std::vector<LibraryProbe> later = pending();
   size_t next_later = 0;
@@ -353,7 +358,8 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   add(check_windows_paths(report, in.env));
   add(check_installed_files(in, report));
   add(check_windows_loads(outcome.windows_loads));
-  add(check_zlibwapi(in.fs, in.env, report));
+  add(check_windows_path_reach(in.fs, in.env, report, outcome.windows_loads));
+  add(check_zlibwapi(in.fs, in.env, report, in.rules));
 
   add(check_loads(load_targets(outcome, without ? &*without : nullptr, in.for_target), report, in.fs, in.env));
   add(check_frameworks(outcome.frameworks, report, in.fs, in.env));

@@ -334,7 +334,8 @@ std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& framew
     }
     if (fw.loaded_cudnn) f.evidence.push_back("that copy is cuDNN " + fw.loaded_cudnn->str());
     for (const auto& n : fw.notes) f.evidence.push_back(n);
-    std::string interp = fw.interpreter.empty() ? "python3" : fw.interpreter;
+    std::string interp = fw.interpreter.empty() ? (env.windows() ? "python" : "python3")
+                                                : (env.windows() ? paths::to_native(fw.interpreter, true) : fw.interpreter);
     // When the environment put a file there, take it out of the environment; the copies are fine.
     std::vector<MappedFile> files = fw.load ? mapped_files(*fw.load, report) : std::vector<MappedFile>{};
     std::vector<const MappedFile*> pointers;
@@ -342,7 +343,14 @@ std::vector<Finding> check_frameworks(const std::vector<FrameworkReport>& framew
     std::string variables;
     f.fix = env_fixes(fs, env, pointers, &variables);
     f.fix.push_back(fix::cudnnup({"which", "--for", fw.framework, "--python", interp}, "shows every candidate and why it lost"));
-    if (variables.empty()) {
+    if (variables.empty() && env.windows()) {
+      // TensorFlow and ONNX Runtime find cuDNN through PATH on Windows (torch brings its own): a
+      // reinstall from PyPI would not bring it, and for TensorFlow would replace the GPU build.
+      f.fix.push_back(fix::step("Put the bin folder of a cuDNN " +
+                                (fw.built_cudnn ? std::to_string(fw.built_cudnn->major()) : std::string()) +
+                                " copy on PATH and open a new terminal (doctor's windows.cudnn_not_on_path finding, "
+                                "where it appears, names the folder and the command)"));
+    } else if (variables.empty()) {
       f.fix.push_back(fix::step("Reinstall the framework's pinned cuDNN:"));
       f.fix.push_back(fix::run({interp, "-m", "pip", "install", "--force-reinstall", fw.framework}));
     }

@@ -36,11 +36,26 @@ constexpr size_t kCmdLineLimit = 8191;
 }  // namespace
 
 bool is_windows_system_dir(const Environment& env, const std::string& dir) {
-  auto root = env.get("SYSTEMROOT");
-  if (!root || root->empty()) root = env.get("WINDIR");
-  if (!root || root->empty()) return false;
-  std::string d = ascii_lower(paths::normalize(dir)), r = ascii_lower(paths::normalize(*root));
+  std::string d = ascii_lower(paths::normalize(dir)), r = ascii_lower(env.windows_dir());
   return d == r || d == r + "/system32" || d == r + "/syswow64";
+}
+
+std::vector<FixStep> move_cudnn_dlls_aside(const CudnnCopy& c, const Environment& env) {
+  std::string dir = paths::to_native(c.lib_dir, true);
+  std::vector<FixStep> out;
+  std::string aside;
+  if (is_windows_system_dir(env, c.lib_dir)) {
+    aside = dir.substr(0, 2) + "\\cudnn-aside";  // the system drive's root, searched by nothing
+    out.push_back(fix::step("In a terminal run as administrator, move these DLLs out of " + dir +
+                            " (a stray hand copy: no installer puts cuDNN there, and it is searched before PATH):"));
+  } else {
+    aside = dir + ".cudnn-moved-aside";  // beside the folder, outside every search
+    out.push_back(fix::step("Move this copy's DLLs out of " + dir + " (in a terminal run as administrator where the "
+                            "folder is under Program Files); nothing is deleted:"));
+  }
+  out.push_back(fix::run({"mkdir", aside}));
+  for (const auto& lib : c.libraries) out.push_back(fix::run({"move", paths::to_native(lib.path, true), aside}));
+  return out;
 }
 
 std::vector<Finding> check_windows_paths(const Report& report, const Environment& env) {

@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "base/paths.h"
+#include "base/strings.h"
+#include "binfmt/dll_inspect.h"
 #include "binfmt/pe.h"
+#include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
 
 namespace cudnnup {
@@ -106,42 +109,77 @@ std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) 
   return out;
 }
 
-bool cudnn_needs_zlibwapi(const Version& v) {
-  return v.known() && v >= Version::parse("8.3.0").value() && v < Version::parse("9.2.0").value();
+namespace {
+
+constexpr const char* kZlibwapi = "zlibwapi.dll";
+
+// The copy's DLLs whose import (or delay-load) table names zlibwapi.dll: their file names.
+std::vector<std::string> zlibwapi_importers(const FileSystem& fs, const CudnnCopy& c) {
+  std::vector<std::string> out;
+  for (const auto& lib : c.libraries) {
+    DllInspection dll = inspect_dll(fs, lib.real_path.empty() ? lib.path : lib.real_path);
+    auto names = [](const std::string& n) { return iequals(n, kZlibwapi); };
+    if (std::any_of(dll.imports.begin(), dll.imports.end(), names) ||
+        std::any_of(dll.delay_imports.begin(), dll.delay_imports.end(), names)) {
+      out.emplace_back(paths::basename(lib.path));
+    }
+  }
+  return out;
 }
 
-std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env, const Report& report) {
+// The finding's text, in the copy's own file names: which of its DLLs import zlibwapi.dll, the
+// shim of its own major, and the releases that need zlibwapi.dll (rules.json).
+Finding zlibwapi_finding(const CudnnCopy& c, const std::vector<std::string>& importers, const ZlibwapiReleases& releases) {
+  Finding f;
+  f.subject = c.lib_dir;
+  f.severity = Severity::kError;
+  const Version v = copy_version(c);
+  const std::string label = "cuDNN " + (v.known() ? v.str() : std::to_string(c.major()) + ".x");
+  f.evidence.push_back(label + " in " + native(c.lib_dir));
+  for (const auto& dll : importers) f.evidence.push_back(dll + " imports " + kZlibwapi + " (its import table)");
+  f.detail = join(importers, ", ") + " import" + (importers.size() == 1 ? "s " : " ") + kZlibwapi +
+             " (zlib's Windows API build), which Windows looks up by name with the same search as the DLL. Without a "
+             "loadable 64-bit " + kZlibwapi + ", loading " + importers.front() + " fails with error 126 (\"Could not "
+             "load library " + importers.front() + ". Error code 126\" / \"Could not locate zlibwapi.dll\"). On Windows " +
+             releases.describe() + " import it; later releases link zlib in (" + releases.source + ").";
+  std::string shim = cudnn_library_file_name("cudnn", c.major() > 0 ? c.major() : 9, true);
+  f.fix = {fix::step("Put the 64-bit zlibwapi.dll (NVIDIA's cuDNN installation guide, \"Installing Zlib\": "
+                     "zlib123dllx64.zip, dll_x64\\zlibwapi.dll) next to " + shim + " in " + native(c.lib_dir))};
+  if (releases.linked_in_from.known() && (!v.known() || v < releases.linked_in_from)) {
+    f.fix.push_back(fix::step("or move to cuDNN " + releases.linked_in_from.str() + " or newer, which links zlib in"));
+  }
+  return f;
+}
+
+}  // namespace
+
+std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env, const Report& report, const Rules& rules) {
   std::vector<Finding> out;
   if (!env.windows()) return out;
   for (const auto& c : report.copies) {
-    Version v = copy_version(c);
-    if (!cudnn_needs_zlibwapi(v)) continue;
+    // The import table decides, not the version: a release outside the known range that
+    // imports zlibwapi.dll still needs it, one inside it that does not, does not.
+    std::vector<std::string> importers = zlibwapi_importers(fs, c);
+    if (importers.empty()) continue;
     // A DLL's imports are found by module name: the copy's own folder counts when the loading
     // process searches it (an app shipping cuDNN, torch's preload); otherwise the standard
     // search (System32, Windows, current dir, PATH).
     DllSearchContext ctx = windows_base_context(env);
     ctx.application_dir = c.lib_dir;
-    DllResolution r = resolve_dll(fs, "zlibwapi.dll", ctx);
-    Finding f;
-    f.subject = c.lib_dir;
-    f.severity = Severity::kError;
-    f.evidence.push_back("cuDNN " + v.str() + " in " + native(c.lib_dir));
-    f.detail = "cuDNN 8.3 to 9.1 on Windows import zlibwapi.dll (zlib's Windows API build); from 9.2 zlib is linked in. "
-               "Without a 64-bit zlibwapi.dll, loading cuDNN's sub-libraries fails with error 126 (\"Could not load "
-               "library cudnn_cnn_infer64_8.dll. Error code 126\" / \"Could not locate zlibwapi.dll\").";
-    f.fix = {fix::step("Put the 64-bit zlibwapi.dll (NVIDIA's cuDNN 8 install guide, \"Installing Zlib\": zlib123dllx64.zip, "
-                       "dll_x64\\zlibwapi.dll) next to cudnn64_8.dll in " + native(c.lib_dir)),
-             fix::step("or move to cuDNN 9.2 or newer, which no longer needs it")};
+    DllResolution r = resolve_dll(fs, kZlibwapi, ctx);
+    Finding f = zlibwapi_finding(c, importers, rules.windows_zlibwapi);
+    const std::string label = f.evidence.front();
     if (!r.winner) {
       f.id = finding_id::kWindowsZlibwapiMissing;
-      f.title = "zlibwapi.dll, which cuDNN " + v.str() + " needs, is neither next to it nor on the DLL search path";
+      f.title = std::string(kZlibwapi) + ", which " + join(importers, ", ") + " of " + label + " import" +
+                (importers.size() == 1 ? "s" : "") + ", is neither next to it nor on the DLL search path";
       f.evidence.push_back("searched: " + native(c.lib_dir) + ", System32, the Windows folder, the current folder and " +
                            std::to_string(ctx.path.size()) + " PATH entries");
       out.push_back(f);
     } else if (r.winner->problem == DllLoadProblem::kWrongMachine || r.winner->problem == DllLoadProblem::kEmpty ||
                r.winner->problem == DllLoadProblem::kNotPe || r.winner->problem == DllLoadProblem::kTruncated) {
       f.id = finding_id::kWindowsZlibwapiWrongMachine;
-      f.title = "The zlibwapi.dll cuDNN " + v.str() + " would load cannot load: " + r.winner->problem_detail +
+      f.title = "The " + std::string(kZlibwapi) + " that " + label + " would load cannot load: " + r.winner->problem_detail +
                 " (error 193, ERROR_BAD_EXE_FORMAT)";
       f.evidence.push_back(native(r.winner->path) + " (" + r.winner->rule + ")");
       f.fix[0] = fix::step("Replace " + native(r.winner->path) + " with the 64-bit zlibwapi.dll (zlib123dllx64.zip, dll_x64)");

@@ -200,6 +200,11 @@ std::vector<CandidateDir> candidate_library_dirs(const DiscoveryInputs& in) {
   };
   const bool win = in.env.windows();
   if (win) {
+    // Searched before PATH by every program, whether PATH names them or not.
+    std::string windir = in.env.windows_dir();
+    add(windir + "/System32", kWindowsSystemFolderReason);
+    add(windir, kWindowsSystemFolderReason);
+    add(windir + "/SysWOW64", kWindows32BitSystemFolderReason);
     for (const auto& d : in.env.get_list("PATH")) {
       if (!d.empty()) add(d, "PATH");
     }

@@ -19,6 +19,12 @@ struct CandidateDir {
   std::string reason;  // "LD_LIBRARY_PATH", "toolkit /usr/local/cuda-13.0", "pip env /venv", ...
 };
 
+// The reason of the Windows system folders every 64-bit program searches before PATH (System32
+// and the Windows folder, from %SYSTEMROOT%), and of SysWOW64, which only 32-bit programs search.
+// No installer puts cuDNN there: a copy found there is a stray hand copy (diagnose/checks.h).
+inline constexpr const char* kWindowsSystemFolderReason = "Windows system folder";
+inline constexpr const char* kWindows32BitSystemFolderReason = "Windows 32-bit system folder";
+
 // Toolkits from CUDA_HOME/CUDA_PATH/CUDA_ROOT, nvcc on PATH, /usr/local/cuda*, /opt (Linux);
 // CUDA_PATH, CUDA_PATH_V*_*, Program Files (Windows). De-duplicated by canonical root.
 std::vector<Toolkit> find_toolkits(const FileSystem& fs, const Environment& env, std::vector<ScanIssue>* issues);

@@ -450,22 +450,28 @@ CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const Chec
                    " or higher, enough for every cuDNN release cudnnup knows (" + gpu_words(r.driver.gpus.front()) + ").");
 }
 
-// Doctor looks for zlibwapi.dll on Windows (core/windows_dll_checks.h: next to each cuDNN
-// 8.3-9.1 copy, then the standard DLL search), so its silence is an answer.
+// Doctor looks for zlibwapi.dll on Windows (diagnose/windows_dll_checks.h: for every cuDNN DLL
+// whose import table names it, next to the copy, then the standard DLL search), so its silence
+// is an answer. Which releases import it is data (rules.json windows_zlibwapi).
 CheckResult zlib_missing(const MachineView& m, const Variables&, const CheckParams&) {
   const Report& r = *m.report;
-  if (r.os != "windows") return ruled_out("Only cuDNN 8.3 to 9.1 on Windows need zlibwapi.dll; this is " + (r.os.empty() ? std::string("not Windows") : r.os) + ".");
+  const ZlibwapiReleases& releases = builtin_rules().windows_zlibwapi;
+  if (r.os != "windows") {
+    return ruled_out("Only Windows cuDNN DLLs import zlibwapi.dll (" + releases.describe() + "); this is " +
+                     (r.os.empty() ? std::string("not Windows") : r.os) + ".");
+  }
   for (const auto& f : r.findings) {
     if (f.id.find("zlib") != std::string::npos) return holds(f.title + ".");
   }
   std::vector<const CudnnCopy*> needing;
   for (const auto& c : r.copies) {
-    Version v = copy_version(c);
-    if ((v.major() == 8 && v.minor() >= 3) || (v.major() == 9 && v.minor() < 2)) needing.push_back(&c);
+    if (releases.covers(copy_version(c))) needing.push_back(&c);
   }
-  if (needing.empty()) return ruled_out("No cuDNN 8.3 to 9.1 here (9.2+ links zlib in), so zlibwapi.dll is not needed.");
-  return ruled_out("doctor found a loadable 64-bit zlibwapi.dll for " + list_copies(needing) +
-                   " (next to it or on the DLL search path).");
+  if (needing.empty()) {
+    return ruled_out("No cuDNN here is of the releases that import zlibwapi.dll (" + releases.describe() + ").");
+  }
+  return ruled_out("doctor found no cuDNN DLL here that imports zlibwapi.dll without a loadable 64-bit copy of it (" +
+                   list_copies(needing) + " checked by their import tables).");
 }
 
 CheckResult nvrtc_missing(const MachineView& m, const Variables&, const CheckParams&) {

@@ -11,7 +11,7 @@ DriverLibraryNames driver_library_names(bool windows) {
 }
 
 std::vector<std::string> driver_library_dirs(const Environment& env, const std::vector<std::string>& loader_dirs) {
-  if (env.windows()) return {paths::normalize(env.get("SYSTEMROOT").value_or("C:/Windows")) + "/System32"};
+  if (env.windows()) return {env.windows_dir() + "/System32"};
   std::vector<std::string> dirs;
   for (const auto& d : env.get_list("LD_LIBRARY_PATH")) {
     if (!d.empty()) dirs.push_back(paths::normalize(d));

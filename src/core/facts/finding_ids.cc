@@ -24,6 +24,8 @@ const std::vector<std::string_view>& all() {
       kWindowsPathTooLong,      kWindowsPathOnlyCopy,
       kWindowsDllLoadFails,     kWindowsMixedCudnnDlls,
       kWindowsZlibwapiMissing,  kWindowsZlibwapiWrongMachine,
+      kWindowsStraySystemDll,   kWindowsCudnnNotOnPath,
+      kWindowsUserPathShadowed,
       kInstallFilesChanged,     kInstallManifestUnreadable,
   };
   return ids;

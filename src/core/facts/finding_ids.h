@@ -49,6 +49,9 @@ inline constexpr std::string_view kWindowsDllLoadFails = "windows.dll_load_fails
 inline constexpr std::string_view kWindowsMixedCudnnDlls = "windows.mixed_cudnn_dlls";
 inline constexpr std::string_view kWindowsZlibwapiMissing = "windows.zlibwapi_missing";
 inline constexpr std::string_view kWindowsZlibwapiWrongMachine = "windows.zlibwapi_wrong_machine";
+inline constexpr std::string_view kWindowsStraySystemDll = "windows.stray_system_dll";
+inline constexpr std::string_view kWindowsCudnnNotOnPath = "windows.cudnn_not_on_path";
+inline constexpr std::string_view kWindowsUserPathShadowed = "windows.user_path_shadowed";
 
 inline constexpr std::string_view kInstallFilesChanged = "install.files_changed";
 inline constexpr std::string_view kInstallManifestUnreadable = "install.manifest_unreadable";

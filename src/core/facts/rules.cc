@@ -20,6 +20,15 @@ Version version_field(const JsonValue& row, const char* key) {
 
 }  // namespace
 
+bool ZlibwapiReleases::covers(const Version& cudnn) const {
+  return first.known() && cudnn.known() && cudnn >= first && (!linked_in_from.known() || cudnn < linked_in_from);
+}
+
+std::string ZlibwapiReleases::describe() const {
+  if (!first.known()) return "no cuDNN release (the rules name none)";
+  return "cuDNN " + first.str() + (linked_in_from.known() ? " up to (not including) " + linked_in_from.str() : " and newer");
+}
+
 std::vector<std::string> Rules::expected_components(const Version& cudnn) const {
   std::vector<std::string> out;
   for (const ExpectedLibrary* lib : known_components(cudnn.major())) {
@@ -36,6 +45,21 @@ std::vector<const ExpectedLibrary*> Rules::known_components(int major) const {
     for (const auto& lib : libs) out.push_back(&lib);
   }
   return out;
+}
+
+const WindowsFrameworkSupport* Rules::windows_support_of(const std::string& framework) const {
+  for (const auto& row : frameworks_on_windows) {
+    if (row.framework == framework) return &row;
+  }
+  return nullptr;
+}
+
+const TensorflowWindowsBuild* Rules::tensorflow_windows_build_for(const Version& tensorflow) const {
+  Version mm = tensorflow.truncated(2);
+  for (const auto& row : tensorflow_windows_gpu_builds) {
+    if (mm >= row.first.truncated(2) && mm <= row.last.truncated(2)) return &row;
+  }
+  return nullptr;
 }
 
 const DriverMinimum* Rules::driver_minimum_for(const Version& cuda) const {
@@ -120,6 +144,17 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
     }
     rules.expected_libraries.emplace_back(*m, std::move(list));
   }
+  for (const auto& row : doc.array("frameworks_on_windows")) {
+    rules.frameworks_on_windows.push_back({row.required_string("framework"), version_field(row, "last_gpu_release"),
+                                           row.string("gpu"), row.string("source")});
+  }
+  for (const auto& row : doc.array("tensorflow_windows_gpu_builds")) {
+    rules.tensorflow_windows_gpu_builds.push_back(
+        {version_field(row, "first"), version_field(row, "last"), version_field(row, "cudnn"), version_field(row, "cuda")});
+  }
+  rules.tensorflow_windows_gpu_builds_source = doc.string("tensorflow_windows_gpu_builds_source");
+  JsonValue zlib = doc.object("windows_zlibwapi");
+  rules.windows_zlibwapi = {version_field(zlib, "first"), version_field(zlib, "linked_in_from"), zlib.string("source")};
   if (!reader.ok()) return reader.status().error();
   return rules;
 }

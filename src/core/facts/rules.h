@@ -55,6 +55,31 @@ struct ExpectedLibrary {
   std::string source;
 };
 
+// cuDNN releases whose Windows DLLs import zlibwapi.dll (zlib's Windows API build): from `first`
+// up to, not including, `linked_in_from`, which links zlib in. doctor decides by each DLL's
+// import table; this range is what it tells the user, with its source.
+struct ZlibwapiReleases {
+  Version first, linked_in_from;
+  std::string source;
+  bool covers(const Version& cudnn) const;
+  // "cuDNN 8.3.0 up to (not including) 9.2.0"
+  std::string describe() const;
+};
+
+// What a framework's own documentation says about NVIDIA GPUs on native Windows.
+struct WindowsFrameworkSupport {
+  std::string framework;     // "tensorflow", "jax"
+  Version last_gpu_release;  // the last release with GPU support there; unknown: none ever had it
+  std::string gpu;           // the sentence for people
+  std::string source;
+};
+
+// TensorFlow's tested GPU builds on native Windows: releases first..last (major.minor) were
+// built with this cuDNN and CUDA.
+struct TensorflowWindowsBuild {
+  Version first, last, cudnn, cuda;
+};
+
 struct Rules {
   int schema = 0;
   std::string data_version;
@@ -64,6 +89,10 @@ struct Rules {
   std::vector<ComputeCapabilityRule> compute_capability;
   std::vector<KnownBadRelease> known_bad;
   std::vector<std::pair<int, std::vector<ExpectedLibrary>>> expected_libraries;  // by cuDNN major
+  ZlibwapiReleases windows_zlibwapi;
+  std::vector<WindowsFrameworkSupport> frameworks_on_windows;
+  std::vector<TensorflowWindowsBuild> tensorflow_windows_gpu_builds;
+  std::string tensorflow_windows_gpu_builds_source;
 
   // Components a release must have, the shim ("cudnn") first, in the order cuDNN loads them;
   // empty when the major is unknown to the rules. A version of only the major (Version{9})
@@ -72,6 +101,9 @@ struct Rules {
   // Every component the rules know for a major, required or not.
   std::vector<const ExpectedLibrary*> known_components(int major) const;
   const DriverMinimum* driver_minimum_for(const Version& cuda) const;  // exact major.minor row
+  const WindowsFrameworkSupport* windows_support_of(const std::string& framework) const;
+  // The tested Windows GPU build of a TensorFlow release (compared by major.minor), or null.
+  const TensorflowWindowsBuild* tensorflow_windows_build_for(const Version& tensorflow) const;
   const MajorDriverMinimum* major_driver_minimum_for(int cuda_major) const;
   const CudaVariantRange* cuda_variant_for(int cuda_major) const;
   // Lowest compute capability the cuDNN release supports, with the rule that says so.

@@ -44,6 +44,11 @@ std::optional<Version> tensorflow_cudnn_build(const std::string& tf_version) {
 
 }  // namespace
 
+void set_tensorflow_rule(FrameworkReport& rep) {
+  rep.rule = "same major, runtime minor >= compile minor (patch ignored)";
+  rep.rule_source = "XLA stream_executor/cuda/cuda_dnn.cc IsSourceCompatibleWithCudnnLibrary (TensorFlow >= 1.13)";
+}
+
 // TensorFlow: XLA/TSL dso_loader.cc dlopen("libcudnn.so.<TF_CUDNN_VERSION>") from
 // python/_pywrap_tensorflow_internal.so (or libtensorflow_framework.so.2), whose RPATHs point at
 // ../nvidia/cudnn/lib (cuda_rpath_flags). Check: stream_executor/cuda/cuda_dnn.cc
@@ -53,8 +58,7 @@ FrameworkReport inspect_tensorflow(const FileSystem& fs, const Environment& /*en
   FrameworkReport rep;
   rep.framework = "tensorflow";
   std::string root = paths::join(site, "tensorflow");
-  rep.rule = "same major, runtime minor >= compile minor (patch ignored)";
-  rep.rule_source = "XLA stream_executor/cuda/cuda_dnn.cc IsSourceCompatibleWithCudnnLibrary (TensorFlow >= 1.13)";
+  set_tensorflow_rule(rep);
   for (const char* dist : {"tensorflow", "tensorflow_gpu", "tf_nightly"}) {
     if (auto di = dist_info(fs, site, dist)) {
       rep.version = dist_version(*di);

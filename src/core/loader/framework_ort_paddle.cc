@@ -37,6 +37,11 @@ void finish_path_load(const FileSystem& fs, LoaderSimulation& sim, FrameworkRepo
 
 }  // namespace
 
+void set_onnxruntime_rule(FrameworkReport& rep) {
+  rep.rule = "same major (cuDNN 8 builds need 8, cuDNN 9 builds need 9); minors are not checked";
+  rep.rule_source = "onnxruntime.ai docs, CUDA Execution Provider requirements";
+}
+
 // ONNX Runtime GPU. Without preload: ORT dlopen()s capi/libonnxruntime_providers_cuda.so by path
 // when a session asks for CUDAExecutionProvider; the provider has no RPATH/RUNPATH (issues
 // #11770, #25609) and DT_NEEDED libcudnn.so.9 (<= 1.20 also every sub-library, PR #23656), so an
@@ -51,8 +56,7 @@ std::vector<FrameworkReport> inspect_onnxruntime(const FileSystem& fs, const Env
                                                  const PythonEnv& pe, const std::string& site) {
   FrameworkReport rep;
   rep.framework = "onnxruntime";
-  rep.rule = "same major (cuDNN 8 builds need 8, cuDNN 9 builds need 9); minors are not checked";
-  rep.rule_source = "onnxruntime.ai docs, CUDA Execution Provider requirements";
+  set_onnxruntime_rule(rep);
   std::string root = paths::join(site, "onnxruntime");
   for (const char* dist : {"onnxruntime_gpu", "onnxruntime"}) {
     if (auto di = dist_info(fs, site, dist)) {

@@ -55,6 +55,13 @@ void set_loaded_version(const FileSystem& fs, FrameworkReport& rep);
 // cuDNN's own sub-library check.
 void judge(FrameworkReport& rep, bool minor_matters);
 
+// Each framework's own check, as its code applies it: the same on Linux and Windows.
+void set_torch_rule(FrameworkReport& rep);
+void set_tensorflow_rule(FrameworkReport& rep);
+void set_onnxruntime_rule(FrameworkReport& rep);
+// PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 makes a pair that fails only torch's version rule pass.
+void apply_torch_skip(const Environment& env, FrameworkReport& rep);
+
 FrameworkReport inspect_torch(const FileSystem& fs, const Environment& env, const LoaderSystem& sys, const PythonEnv& pe,
                               const std::string& site);
 FrameworkReport inspect_tensorflow(const FileSystem& fs, const Environment& env, const LoaderSystem& sys, const PythonEnv& pe,

@@ -62,13 +62,32 @@ void preload_pip_cudnn(const FileSystem& fs, const Environment& env, const Pytho
 
 }  // namespace
 
+void set_torch_rule(FrameworkReport& rep) {
+  rep.rule = "same major, runtime minor >= compile minor (PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 skips it)";
+  rep.rule_source = "torch/backends/cudnn/__init__.py _init() (since torch 0.4.1, PR #7062)";
+}
+
+void apply_torch_skip(const Environment& env, FrameworkReport& rep) {
+  // _init() returns True before raising when the variable is "1": the version rule no longer
+  // stops torch. cuDNN's own sub-library check, and a load that finds nothing, still do.
+  bool rule_failed = rep.passes == false && rep.built_cudnn && rep.loaded_cudnn && rep.load &&
+                     rep.load->resolution.found &&
+                     !(rep.load->cudnn && rep.load->cudnn->check == CudnnCheck::kFails);
+  if (env.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK").value_or("") == "1" && rule_failed) {
+    rep.passes = true;
+    rep.verdict = "runs only because PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 skips its check: built for cuDNN " +
+                  rep.built_cudnn->str() + ", would load " + rep.loaded_cudnn->str() + " from " +
+                  paths::parent(rep.load->resolution.canonical) + ", which the check refuses";
+    rep.notes.push_back("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 is set: PyTorch skips its own version check");
+  }
+}
+
 FrameworkReport inspect_torch(const FileSystem& fs, const Environment& env, const LoaderSystem& sys, const PythonEnv& pe,
                               const std::string& site) {
   FrameworkReport rep;
   rep.framework = "torch";
   read_torch_build(fs, site, rep);
-  rep.rule = "same major, runtime minor >= compile minor (PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 skips it)";
-  rep.rule_source = "torch/backends/cudnn/__init__.py _init() (since torch 0.4.1, PR #7062)";
+  set_torch_rule(rep);
   std::string root = paths::join(site, "torch");
   std::string lib = paths::join(root, "lib");
   std::string torch_cuda = paths::join(lib, "libtorch_cuda.so");
@@ -114,18 +133,7 @@ FrameworkReport inspect_torch(const FileSystem& fs, const Environment& env, cons
     }
   }
   judge(rep, true);
-  // _init() returns True before raising when the variable is "1": the version rule no longer
-  // stops torch. cuDNN's own sub-library check, and a load that finds nothing, still do.
-  bool rule_failed = rep.passes == false && rep.built_cudnn && rep.loaded_cudnn && rep.load &&
-                     rep.load->resolution.found &&
-                     !(rep.load->cudnn && rep.load->cudnn->check == CudnnCheck::kFails);
-  if (env.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK").value_or("") == "1" && rule_failed) {
-    rep.passes = true;
-    rep.verdict = "runs only because PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 skips its check: built for cuDNN " +
-                  rep.built_cudnn->str() + ", would load " + rep.loaded_cudnn->str() + " from " +
-                  paths::parent(rep.load->resolution.canonical) + ", which the check refuses";
-    rep.notes.push_back("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 is set: PyTorch skips its own version check");
-  }
+  apply_torch_skip(env, rep);
   return rep;
 }
 

@@ -10,6 +10,7 @@
 #include "facts/machines.h"
 #include "loader/cudnn_load_model.h"
 #include "loader/framework_support.h"
+#include "loader/windows/frameworks_windows.h"
 
 namespace cudnnup {
 namespace framework {
@@ -193,6 +194,7 @@ std::optional<CudnnPin> find_cudnn_pin(const std::string& metadata) {
 std::vector<FrameworkReport> inspect_frameworks(const FileSystem& fs, const Environment& env,
                                                 const std::vector<PythonEnv>& envs,
                                                 const std::vector<std::string>& only) {
+  if (env.windows()) return inspect_frameworks_windows(fs, env, envs, only);
   using namespace framework;
   auto wanted = [&](const std::string& name) {
     return only.empty() || std::find(only.begin(), only.end(), name) != only.end();

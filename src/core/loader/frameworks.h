@@ -2,7 +2,8 @@
 // which copy it would load (through the glibc simulation, following each framework's own
 // loading code for its version: preloads by path, FLAGS_cudnn_dir, the library that calls
 // dlopen), and whether that pair passes the framework's own run-time check as its code applies
-// it (sources in the per-framework files framework_*.cc). Linux only; Windows search order lives in loader/windows/.
+// it (sources in the per-framework files framework_*.cc). On Windows the same reports come from
+// loader/windows/frameworks_windows.h (the DLL search order, each framework's Windows loading).
 #pragma once
 
 #include <optional>

@@ -11,11 +11,16 @@
 #include <set>
 
 #include "base/json_reader.h"
+#include "diagnose/checks.h"
+#include "diagnose/windows_dll_checks.h"
+#include "diagnose/windows_path_reach.h"
 #include "explain/explain.h"
 #include "facts/install_fix.h"
 #include "facts/known_archives.h"
 #include "shell/fix_render.h"
 #include "support/fix_check.h"
+#include "support/memory_fs.h"
+#include "support/pe_builder.h"
 
 namespace cudnnup {
 namespace {
@@ -256,6 +261,51 @@ TEST(FixCommands, InstallStepsAreReleasesWithACudaMajor) {
   EXPECT_EQ(cli_refusal(install_fix(Version{9, 19, 0}, 0, "/usr/local/cuda-13.0").argv), "");
   EXPECT_EQ(install_fix(Version{9, 19, 0}, 0).kind, FixKind::kText) << "no CUDA major, no toolkit: no command to print";
   EXPECT_EQ(install_fix(Version{}, 12).kind, FixKind::kText);
+}
+
+// doctor's Windows PATH findings print cudnnup commands with Windows paths (spaces included):
+// `env --persist --dir`, `which ... -v`. Each parses with the real command line.
+TEST(FixCommands, DoctorsWindowsPathFixesParse) {
+  testing::MemoryFileSystem fs;
+  Report report;
+  auto add_copy = [&](const std::string& dir, Version v, PackageForm form) {
+    CudnnCopy c;
+    c.lib_dir = dir;
+    c.form = form;
+    c.library_version = v;
+    fs.add_file(dir + "/cudnn64_9.dll", testing::build_pe_dll(kPeMachineX64, {"KERNEL32.dll"}));
+    CudnnLibrary lib;
+    lib.path = dir + "/cudnn64_9.dll";
+    c.libraries.push_back(lib);
+    report.copies.push_back(c);
+  };
+  add_copy("C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin", Version{9, 1, 0}, PackageForm::kToolkitMerged);
+  add_copy("D:/old cudnn/bin", Version{9, 0, 0}, PackageForm::kUnknown);
+  add_copy("E:/cudnn 9.19/bin", Version{9, 19, 0}, PackageForm::kArchiveTree);
+  Environment env;
+  env.os = OsKind::kWindows;
+  env.vars = {{"PATH", "C:\\Windows\\System32"}, {"SYSTEMROOT", "C:\\Windows"}};
+  auto check = [&](const Environment& e) {
+    return check_windows_path_reach(fs, e, report, model_windows_loads(fs, e, report));
+  };
+  std::vector<Finding> findings = check(env);  // never on PATH
+  env.persistent_machine_path = "C:\\Windows\\System32;D:\\old cudnn\\bin";
+  env.persistent_user_path = "E:\\cudnn 9.19\\bin";
+  for (auto& f : check(env)) findings.push_back(f);  // on the registry's PATH only, the user copy behind
+  env.vars["PATH"] = "C:\\Windows\\System32;D:\\old cudnn\\bin;E:\\cudnn 9.19\\bin";
+  for (auto& f : check(env)) findings.push_back(f);
+  std::set<std::string> ids;
+  size_t commands = 0;
+  for (const auto& f : findings) {
+    ids.insert(f.id);
+    for (const auto& step : f.fix) {
+      if (step.kind != FixKind::kCudnnup) continue;
+      ++commands;
+      EXPECT_EQ(cli_refusal(step.argv), "") << f.id << ": " << words(step.argv);
+    }
+  }
+  EXPECT_EQ(ids, (std::set<std::string>{"windows.cudnn_not_on_path", "windows.user_path_shadowed"}));
+  EXPECT_GE(commands, 4u);
 }
 
 }  // namespace

@@ -70,6 +70,19 @@ TEST(PeReader, ReadsMachineDllFlagImportsAndVersionResource) {
   EXPECT_TRUE(info->problems.empty()) << info->problems.front();
 }
 
+// The variant whose cnn DLL imports zlibwapi.dll, as cuDNN 8.3 up to 9.2 do: doctor's zlibwapi
+// check reads exactly this (diagnose/windows_dll_checks.h).
+TEST(PeReader, ReadsTheZlibwapiImport) {
+  LOAD_STUB_OR_SKIP(bytes, "v9.1.0.70-zlibwapi", "cudnn_cnn64_9.dll");
+  auto info = parse_bytes(bytes);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_TRUE(imports_dll(*info, "zlibwapi.dll"));
+  LOAD_STUB_OR_SKIP(shim, "v9.1.0.70-zlibwapi", "cudnn64_9.dll");
+  auto shim_info = parse_bytes(shim);
+  ASSERT_TRUE(shim_info);
+  EXPECT_FALSE(imports_dll(*shim_info, "zlibwapi.dll"));
+}
+
 TEST(PeReader, ReadsEightXNamesAndVersions) {
   LOAD_STUB_OR_SKIP(bytes, "v8.9.7.29", "cudnn_ops_infer64_8.dll");
   auto info = parse_bytes(bytes);

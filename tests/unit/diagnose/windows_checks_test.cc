@@ -97,5 +97,74 @@ TEST(WindowsChecks, AStrayCudnnInSystem32IsMovedAsideNotFixedThroughPath) {
   EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside"), std::string::npos) << fixes;
 }
 
+std::string fix_lines(const Finding& f) {
+  std::string fixes;
+  for (const auto& step : f.fix) {
+    fixes += step.text + " |";
+    for (const auto& a : step.argv) fixes += " " + a;
+    fixes += "\n";
+  }
+  return fixes;
+}
+
+// The same stray copy with nothing to shadow: still a finding of its own, "move this file aside"
+// with the commands, never a PATH change; found through the system folder alone (PATH need not
+// name System32) and in SysWOW64 too, which 64-bit programs never search.
+TEST(WindowsChecks, AStrayCudnnInASystemFolderIsMovedAsideAlsoWhenItShadowsNothing) {
+  Report r;
+  CudnnCopy stray;
+  stray.lib_dir = "C:/Windows/System32";
+  stray.found_via = {"Windows system folder"};
+  stray.library_version = Version{9, 1, 0};
+  CudnnLibrary dll;
+  dll.path = "C:/Windows/System32/cudnn64_9.dll";
+  stray.libraries = {dll};
+  r.copies = {stray};
+  Environment env = win("D:\\tools");
+  env.vars["SYSTEMROOT"] = "C:\\Windows";
+  auto found = check_copies_together(r, env);
+  ASSERT_EQ(ids(found), std::vector<std::string>{"windows.stray_system_dll"});
+  EXPECT_EQ(found[0].severity, Severity::kWarning);
+  EXPECT_EQ(found[0].subject, "C:/Windows/System32");
+  std::string fixes = fix_lines(found[0]);
+  EXPECT_EQ(fixes.find("from PATH"), std::string::npos) << fixes;
+  EXPECT_EQ(fixes.find("--persist"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("administrator"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("mkdir C:\\cudnn-aside"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside"), std::string::npos) << fixes;
+  EXPECT_TRUE(check_windows_paths(r, env).empty()) << "not a PATH matter";
+
+  // SysWOW64 beside a proper copy: no contest (64-bit programs never search it), still a stray.
+  CudnnCopy wow = stray;
+  wow.lib_dir = "C:/Windows/SysWOW64";
+  wow.found_via = {"Windows 32-bit system folder"};
+  wow.libraries[0].path = "C:/Windows/SysWOW64/cudnn64_9.dll";
+  CudnnCopy toolkit;
+  toolkit.lib_dir = "C:/cuda/bin";
+  toolkit.found_via = {"PATH"};
+  toolkit.library_version = Version{9, 19, 0};
+  r.copies = {wow, toolkit};
+  auto two = check_copies_together(r, env);
+  ASSERT_EQ(ids(two), std::vector<std::string>{"windows.stray_system_dll"});
+  EXPECT_NE(fix_lines(two[0]).find("move C:\\Windows\\SysWOW64\\cudnn64_9.dll"), std::string::npos);
+}
+
+// When the stray copy shadows another, cudnn.shadowed carries the move (above); it is not said twice.
+TEST(WindowsChecks, AShadowingStrayIsReportedOnce) {
+  Report r;
+  CudnnCopy stray;
+  stray.lib_dir = "C:/Windows/System32";
+  stray.found_via = {"Windows system folder", "PATH"};
+  stray.library_version = Version{9, 1, 0};
+  CudnnCopy toolkit;
+  toolkit.lib_dir = "C:/cuda/bin";
+  toolkit.found_via = {"PATH"};
+  toolkit.library_version = Version{9, 19, 0};
+  r.copies = {stray, toolkit};
+  Environment env = win("C:\\cuda\\bin");
+  auto found = check_copies_together(r, env);
+  EXPECT_EQ(ids(found), std::vector<std::string>{"cudnn.shadowed"});
+}
+
 }  // namespace
 }  // namespace cudnnup

@@ -213,5 +213,31 @@ TEST(WindowsDiscovery, ToolkitInstallerPipAndPathCopies) {
   EXPECT_EQ(by_dir[wheel]->package, "nvidia-cudnn-cu12 9.1.0.70");
 }
 
+// System32, the Windows folder and SysWOW64 are looked in whether PATH names them or not: every
+// 64-bit program searches the first two before PATH; a cuDNN DLL in any of them is a stray copy.
+TEST(WindowsDiscovery, SystemFoldersAreLookedInWithoutPath) {
+  MemoryFileSystem fs;
+  fs.add_file("C:/WINDOWS/System32/cudnn64_9.dll", "MZ");
+  fs.add_file("C:/WINDOWS/SysWOW64/cudnn64_8.dll", "MZ");
+  Environment env;
+  env.os = OsKind::kWindows;
+  env.vars = {{"PATH", "D:\\tools"}, {"SYSTEMROOT", "C:\\WINDOWS"}};
+  std::vector<ScanIssue> issues;
+  std::vector<Toolkit> toolkits;
+  std::vector<PythonEnv> envs;
+  DiscoveryInputs in{fs, env, toolkits, envs, {}, ""};
+  auto candidates = candidate_library_dirs(in);
+  ASSERT_GE(candidates.size(), 3u);
+  EXPECT_EQ(candidates[0].path, "C:/WINDOWS/System32") << "searched before PATH, so listed first";
+  EXPECT_EQ(candidates[0].reason, kWindowsSystemFolderReason);
+  std::vector<std::string> searched;
+  auto copies = scan_cudnn_copies(in, candidates, &searched, &issues);
+  ASSERT_EQ(copies.size(), 2u);
+  EXPECT_EQ(copies[0].lib_dir, "C:/WINDOWS/System32");
+  EXPECT_EQ(copies[0].found_via, std::vector<std::string>{kWindowsSystemFolderReason});
+  EXPECT_EQ(copies[1].lib_dir, "C:/WINDOWS/SysWOW64");
+  EXPECT_EQ(copies[1].found_via, std::vector<std::string>{kWindows32BitSystemFolderReason});
+}
+
 }  // namespace
 }  // namespace cudnnup

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "diagnose/windows_dll_checks.h"
+#include "facts/rules.h"
 #include "support/memory_fs.h"
 #include "support/pe_builder.h"
 
@@ -175,36 +176,92 @@ TEST_F(WhichWindows, SubLibrariesFromAnotherFolderAreAMix) {
   EXPECT_EQ(f[0].id, "windows.mixed_cudnn_dlls");
 }
 
-TEST_F(WhichWindows, ZlibwapiIsNeededFrom83To91AndMustBeX64) {
-  EXPECT_FALSE(cudnn_needs_zlibwapi(Version{8, 2, 4}));
-  EXPECT_TRUE(cudnn_needs_zlibwapi(Version{8, 3, 0}));
-  EXPECT_TRUE(cudnn_needs_zlibwapi(Version{8, 9, 7}));
-  EXPECT_TRUE(cudnn_needs_zlibwapi(Version{9, 1, 0}));
-  EXPECT_FALSE(cudnn_needs_zlibwapi(Version{9, 2, 0}));
-  EXPECT_FALSE(cudnn_needs_zlibwapi(Version{}));
-
-  Report r;
+// A copy with the given DLLs (file name -> import table) in `dir`, as discovery records it.
+CudnnCopy copy_with(MemoryFileSystem& fs, const std::string& dir, Version v,
+                    const std::vector<std::pair<std::string, std::vector<std::string>>>& dlls) {
   CudnnCopy c;
-  c.lib_dir = "C:/cudnn8/bin";
-  c.library_version = Version{8, 9, 7};
-  r.copies.push_back(c);
+  c.lib_dir = dir;
+  c.library_version = v;
+  for (const auto& [name, imports] : dlls) {
+    fs.add_file(dir + "/" + name, build_pe_dll(kPeMachineX64, imports));
+    CudnnLibrary lib;
+    lib.path = dir + "/" + name;
+    c.libraries.push_back(lib);
+  }
+  return c;
+}
+
+std::string fix_text(const Finding& f) {
+  std::string s;
+  for (const auto& step : f.fix) s += step.text + "\n";
+  return s;
+}
+
+TEST_F(WhichWindows, ZlibwapiReleasesComeFromTheRules) {
+  const ZlibwapiReleases& z = builtin_rules().windows_zlibwapi;
+  EXPECT_FALSE(z.covers(Version{8, 2, 4}));
+  EXPECT_TRUE(z.covers(Version{8, 3, 0}));
+  EXPECT_TRUE(z.covers(Version{9, 1, 0, 70}));
+  EXPECT_FALSE(z.covers(Version{9, 2, 0}));
+  EXPECT_FALSE(z.covers(Version{}));
+  EXPECT_EQ(z.describe(), "cuDNN 8.3.0 up to (not including) 9.2.0");
+  EXPECT_NE(z.source.find("https://github.com/cupy/cupy/issues/6226"), std::string::npos);
+}
+
+// The import table decides, and the texts speak of the copy's own files: a 9.1 copy is told
+// about its cudnn_cnn64_9.dll and cudnn64_9.dll, never cuDNN 8's names.
+TEST_F(WhichWindows, ZlibwapiIsDecidedByTheImportTableInTheCopysOwnNames) {
+  Report r;
+  r.copies.push_back(copy_with(fs, "C:/cudnn91/bin", Version{9, 1, 0, 70},
+                               {{"cudnn64_9.dll", {"KERNEL32.dll"}}, {"cudnn_cnn64_9.dll", {"KERNEL32.dll", "ZLIBWAPI.dll"}}}));
   Environment e = env("C:\\tools");
-  auto missing = check_zlibwapi(fs, e, r);
+  auto missing = check_zlibwapi(fs, e, r, builtin_rules());
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].id, "windows.zlibwapi_missing");
-  EXPECT_NE(missing[0].detail.find("error 126"), std::string::npos);
+  EXPECT_NE(missing[0].title.find("cudnn_cnn64_9.dll of cuDNN 9.1.0.70"), std::string::npos) << missing[0].title;
+  std::string all = missing[0].title + missing[0].detail + fix_text(missing[0]);
+  for (const auto& ev : missing[0].evidence) all += ev;
+  EXPECT_EQ(all.find("_8"), std::string::npos) << "a cuDNN 9 copy is told nothing about cuDNN 8's files: " << all;
+  EXPECT_NE(fix_text(missing[0]).find("next to cudnn64_9.dll in C:\\cudnn91\\bin"), std::string::npos) << fix_text(missing[0]);
+  EXPECT_NE(fix_text(missing[0]).find("cuDNN 9.2.0 or newer"), std::string::npos);
+  EXPECT_NE(missing[0].detail.find("cuDNN 8.3.0 up to (not including) 9.2.0"), std::string::npos) << missing[0].detail;
+  EXPECT_NE(missing[0].detail.find("Could not load library cudnn_cnn64_9.dll. Error code 126"), std::string::npos);
 
+  // In the range but importing nothing of the kind: nothing to say.
+  Report clean;
+  clean.copies.push_back(copy_with(fs, "C:/cudnn91b/bin", Version{9, 1, 0, 70}, {{"cudnn64_9.dll", {"KERNEL32.dll"}}}));
+  EXPECT_TRUE(check_zlibwapi(fs, e, clean, builtin_rules()).empty());
+  // Outside the range but importing it: the table wins; no "move to 9.2" for a 9.5.
+  Report later;
+  later.copies.push_back(copy_with(fs, "C:/cudnn95/bin", Version{9, 5, 0}, {{"cudnn_ops64_9.dll", {"zlibwapi.dll"}}}));
+  auto f95 = check_zlibwapi(fs, e, later, builtin_rules());
+  ASSERT_EQ(f95.size(), 1u);
+  EXPECT_EQ(fix_text(f95[0]).find("or newer"), std::string::npos) << fix_text(f95[0]);
+  // cuDNN 8 names for a cuDNN 8 copy.
+  Report eight;
+  eight.copies.push_back(copy_with(fs, "C:/cudnn8/bin", Version{8, 9, 7},
+                                   {{"cudnn64_8.dll", {}}, {"cudnn_cnn_infer64_8.dll", {"zlibwapi.dll"}}}));
+  auto f8 = check_zlibwapi(fs, e, eight, builtin_rules());
+  ASSERT_EQ(f8.size(), 1u);
+  EXPECT_NE(fix_text(f8[0]).find("next to cudnn64_8.dll"), std::string::npos);
+  EXPECT_NE(f8[0].title.find("cudnn_cnn_infer64_8.dll"), std::string::npos);
+
+  Environment linux_env;
+  EXPECT_TRUE(check_zlibwapi(fs, linux_env, r, builtin_rules()).empty());
+}
+
+TEST_F(WhichWindows, ZlibwapiMustBeALoadableX64DllAndTheCopysFolderComesFirst) {
+  Report r;
+  r.copies.push_back(copy_with(fs, "C:/cudnn8/bin", Version{8, 9, 7}, {{"cudnn_cnn_infer64_8.dll", {"zlibwapi.dll"}}}));
+  Environment e = env("C:\\tools");
   fs.add_file("C:/tools/zlibwapi.dll", build_pe_dll(kPeMachineX86, {"KERNEL32.dll"}));
-  auto x86 = check_zlibwapi(fs, e, r);
+  auto x86 = check_zlibwapi(fs, e, r, builtin_rules());
   ASSERT_EQ(x86.size(), 1u);
   EXPECT_EQ(x86[0].id, "windows.zlibwapi_wrong_machine");
   EXPECT_NE(x86[0].title.find("error 193"), std::string::npos) << x86[0].title;
 
   fs.add_file("C:/cudnn8/bin/zlibwapi.dll", build_pe_dll(kPeMachineX64, {"KERNEL32.dll"}));
-  EXPECT_TRUE(check_zlibwapi(fs, e, r).empty()) << "the copy's own folder comes first";
-
-  Environment linux_env;
-  EXPECT_TRUE(check_zlibwapi(fs, linux_env, r).empty());
+  EXPECT_TRUE(check_zlibwapi(fs, e, r, builtin_rules()).empty()) << "the copy's own folder comes first";
 }
 
 }  // namespace

@@ -122,7 +122,8 @@ Status setup_python(const FileSystem& fs, const Environment& env, const WindowsW
   }
   DllSearchContext py = python_extension_context(prefix, target.module_dir, {});
   if (target.kind == "torch") {
-    std::string torch_dir = site_packages_of(fs, prefix) + "/torch";
+    std::string site = target.site_packages.empty() ? site_packages_of(fs, prefix) : paths::normalize(target.site_packages);
+    std::string torch_dir = site + "/torch";
     if (!fs.is_dir(torch_dir)) {
       return make_error(ErrorCode::kNotFound, "no torch in " + paths::to_native(prefix, true) + " (looked for " +
                                                   paths::to_native(torch_dir, true) + ")", torch_dir);
@@ -249,7 +250,7 @@ std::string normalize_dll_name(const std::string& lib) {
 
 DllSearchContext windows_base_context(const Environment& env) {
   DllSearchContext ctx;
-  std::string windir = paths::normalize(env.get("SYSTEMROOT").value_or(env.get("WINDIR").value_or("C:/Windows")));
+  std::string windir = env.windows_dir();
   ctx.windows_dir = windir;
   ctx.system32_dir = windir + "/System32";
   ctx.system16_dir = windir + "/System";
@@ -306,6 +307,14 @@ Result<WhichReport> which_windows(const FileSystem& fs, const Environment& env, 
     report.how_requested = "LoadLibrary(\"" + name + "\")";
     report.notes.push_back("a copy in the program's own folder would come first: give --for PROGRAM.exe to include it");
   }
+  return which_windows_in(fs, ctx, std::move(report), extra_places);
+}
+
+WhichReport which_windows_in(const FileSystem& fs, const DllSearchContext& ctx, WhichReport report,
+                             const std::vector<std::string>& extra_places) {
+  report.windows = true;
+  report.loader = "Windows LoadLibrary";
+  const std::string& name = report.library;
   report.search_mode = ctx.mode == DllSearchMode::kStandard ? "standard (SafeDllSearchMode)" : "LOAD_LIBRARY_SEARCH_DEFAULT_DIRS";
   report.notes.push_back("KnownDLLs and DLL redirection are not read; cuDNN is never a KnownDLL");
 

@@ -32,6 +32,7 @@ struct WindowsWhichTarget {
   std::string python_prefix;            // python/torch: the environment's folder (python.exe's folder)
   std::string module_dir;               // python: the .pyd's folder (DLL_LOAD_DIR); empty: none
   std::vector<std::string> dll_dirs;    // python/torch: more os.add_dll_directory dirs, in call order
+  std::string site_packages;            // torch: the site-packages holding it (default: the prefix's Lib/site-packages)
 };
 
 // "cudnn64_9.dll" for "", "cudnn", "9", "cudnn9", "libcudnn"; "cudnn64_8.dll" for "8"; else as given.
@@ -49,5 +50,11 @@ Resolution to_resolution(const DllResolution& r, const std::string& kind, const 
 // the environment.
 Result<WhichReport> which_windows(const FileSystem& fs, const Environment& env, const WindowsWhichTarget& target,
                                   const std::string& lib, const std::vector<std::string>& extra_places = {});
+
+// The answer for a process whose DLL search is `ctx` (a framework's own loading, built by
+// loader/windows/frameworks_windows.cc): `report.library` resolved, cuDNN's sub-libraries
+// modelled; the caller sets the report's library, target and how_requested.
+WhichReport which_windows_in(const FileSystem& fs, const DllSearchContext& ctx, WhichReport report,
+                             const std::vector<std::string>& extra_places = {});
 
 }  // namespace cudnnup

@@ -255,6 +255,9 @@ DllResolution resolve_dll(const FileSystem& fs, const std::string& dll_name, con
     w.rule = "already loaded in the process";
     w.kind = SearchRule::kAlreadyLoaded;
     w.chosen = true;
+    // It is loaded, so it loads; its file version still says which release it is (a module
+    // preloaded by path from a folder outside this search: onnxruntime.preload_dlls()).
+    w.file_version = r.check(*loaded, 0).version;
     out.winner = w;
     rule_text = "a module named " + dll_name + " is already loaded in this process (" + *loaded +
                 "); Windows hands out that one without searching";
