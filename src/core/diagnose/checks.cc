@@ -175,7 +175,7 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
       f.fix = move_out_of_system_dir(**stray);
     } else {
       f.fix = {fix::step("Remove the unwanted directory from PATH"),
-               fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
+               fix::cudnnup_eval({"env"}, "or, for this terminal only, put the selected copy first")};
     }
     out.push_back(f);
   }
