@@ -106,7 +106,9 @@ TEST(CmdRoundTrip, MkdirAndMoveOnAHostileFolder) {
   TempDir tmp;
   std::string dir = tmp / "a&b %x% it's ^! \xc3\xbc";
   std::string aside = tmp / "aside, one=1";
-  testing::write_text(dir + "/cudnn64_9.dll", "MZ");
+  // UTF-8 names through u8path: a std::string path is read in the ANSI code page on Windows.
+  std::filesystem::create_directories(std::filesystem::u8path(dir));
+  std::ofstream(std::filesystem::u8path(dir + "/cudnn64_9.dll"), std::ios::binary) << "MZ";
   auto native = [](const std::string& p) { return paths::to_native(p, true); };
   for (const auto& step : {fix::run({"mkdir", native(aside)}), fix::run({"move", native(dir + "/cudnn64_9.dll"), native(aside)})}) {
     auto line = render_fix_step(step, Shell::kCmd);
