@@ -562,9 +562,48 @@ echo "== use and link where the store's current junction cannot be made (Wine ha
 check "use 9.19 records the default and says once, on stderr, that current was not made" 0 '
 assert "is now the global default." in out and "->" not in out, out
 assert err.count("was not updated") == 1 and "junction" in err, err' -- use 9.19
+check "use 9.19 again is no change: no history entry, the missing current said once" 0 '
+assert "already the global default; nothing changed." in out, out
+assert err.count("was not updated") == 1 and "could not point" not in err, err' -- use 9.19
+check "the history holds the one change" 0 '
+j = json.loads(out); assert len(j["history"]) == 1, j["history"]' -- --json use --history
+check "other commands do not complain about a current that cannot be made" 0 '
+assert "could not point" not in err and "junction" not in err, err' -- list
 mkdir -p "$work/tk-link/bin" "$work/tk-link/lib/x64" "$work/tk-link/include"
 check "link then names the missing current link, not a missing default" 2 '
 assert "no `current` link" in err and "no global default" not in err, err' -- link --into "$(win_path "$work/tk-link")"
+
+echo "== printed commands are written for the shell cudnnup runs in"
+# Started by cmd.exe: the fixes and undo lines are cmd's; CUDNNUP_SHELL and --shell win over that.
+check_in_cmd() {
+  local name=$1 py=$2 out=$work/out err=$work/err rc verdict
+  shift 2
+  set +e
+  wine cmd /d /c "$(win_path "$root/$exe")" "$@" >"$out" 2>"$err"
+  rc=$?
+  set -e
+  verdict=$(python3 - "$out" "$err" "$py" <<'PY'
+import json, sys
+out = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\r", "")
+err = open(sys.argv[2], encoding="utf-8", errors="replace").read().replace("\r", "")
+try:
+    exec(sys.argv[3], {"out": out, "err": err, "json": json})
+    print("ok")
+except Exception as e:
+    print(f"{type(e).__name__}: {e}")
+PY
+)
+  if [[ $verdict == ok ]]; then
+    echo "  ok    $name"; passed=$((passed + 1))
+  else
+    echo "  FAIL  $name: $verdict (exit $rc)"; sed -n '1,5s/^/        stderr: /p' "$err"; failed=$((failed + 1)); failures+=("$name")
+  fi
+}
+check_in_cmd "doctor started from cmd.exe writes its fixes for cmd" '
+j = json.loads(out); assert j["fix_shell"] == "cmd", j["fix_shell"]' --json doctor
+CUDNNUP_SHELL=pwsh check "CUDNNUP_SHELL=pwsh names PowerShell" 0,1,3 '
+j = json.loads(out); assert j["fix_shell"] == "pwsh", j["fix_shell"]' -- --json doctor
+check "an unknown --shell is a usage error" 2 'assert "--shell" in err, err' -- --shell tcsh doctor
 unset CUDNNUP_HOME
 
 echo

@@ -447,7 +447,11 @@ class WindowsFileSystem final : public FileSystem {
     }
     if (err != 0) {
       RemoveDirectoryW(wlink.c_str());  // leave nothing half-made behind
-      return make_win32_error("cannot create junction", link, err);
+      Error e = make_win32_error("cannot create junction", link, err);
+      // A file system without reparse points (FAT32, exFAT, Wine's): links cannot be made here at
+      // all, which the store treats as environment-only mode rather than as damage to repair.
+      if (err == ERROR_NOT_SUPPORTED || err == ERROR_INVALID_FUNCTION) e.code = ErrorCode::kUnsupported;
+      return e;
     }
     return ok_status();
   }

@@ -208,5 +208,39 @@ TEST_F(Conventions, DoctorShowsEveryPartOfTheChecklistEvenWhenEmpty) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nFrameworks\n  none found in [0-9]+ Python environments?\n"))) << r.out;
 }
 
+// Printed commands follow the shell cudnnup was started from (a real bash, zsh or fish here),
+// unless CUDNNUP_SHELL or --shell names one; an error's fix steps show it (a version that is not
+// installed: its install command). A name cudnnup does not write for is a usage error.
+TEST_F(Conventions, PrintedCommandsAreWrittenForTheShellCudnnupRunsIn) {
+  const std::string args = "--json use 9.2+cuda13";
+  auto shell_of = [](const ProcessResult& r) {
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    return j.is_discarded() ? std::string("(not JSON: ") + r.out + r.err + ")" : j["error"].value("fix_shell", std::string("(none)"));
+  };
+  ProcessOptions o;
+  o.timeout_ms = 60000;
+  o.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}, {"HOME", tmp / "home"}, {"CUDNNUP_HOME", store()},
+                                             {"CUDNNUP", CUDNNUP_BINARY}, {"SHELL", "/bin/bash"}};
+  make_dirs(tmp / "home/.config/fish");
+  for (const auto& [shell, argv] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"bash", {"/bin/bash", "--norc", "-c", "\"$CUDNNUP\" " + args + "; true"}},
+           {"zsh", {"/usr/bin/zsh", "-f", "-c", "\"$CUDNNUP\" " + args + "; true"}},
+           {"fish", {"/usr/bin/fish", "--no-config", "-c", "$CUDNNUP " + args + "; true"}}}) {
+    if (!stdfs::exists(argv[0])) continue;
+    auto r = run_process(argv, o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(shell_of(*r), shell) << "started from " << shell;
+  }
+  EXPECT_EQ(shell_of(cli(args, {{"CUDNNUP_SHELL", "pwsh"}})), "pwsh");
+  EXPECT_EQ(shell_of(cli("--shell cmd " + args, {{"CUDNNUP_SHELL", "pwsh"}})), "cmd") << "--shell wins";
+  auto j = nlohmann::json::parse(cli(args, {{"CUDNNUP_SHELL", "fish"}}).out);
+  EXPECT_EQ(j["error"]["fix_commands"], nlohmann::json::array({{"cudnnup", "install", "9.2", "--cuda", "13"}}));
+  auto bad = cli("use 9.19", {{"CUDNNUP_SHELL", "tcsh"}});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("CUDNNUP_SHELL=tcsh"), std::string::npos) << bad.err;
+  auto text = cli("use 9.2+cuda13", {{"CUDNNUP_SHELL", "bash"}});
+  EXPECT_NE(text.err.find("\n  cudnnup install 9.2 --cuda 13\n"), std::string::npos) << text.err;
+}
+
 }  // namespace
 }  // namespace cudnnup

@@ -11,6 +11,8 @@
 namespace cudnnup::testing {
 namespace {
 
+const UserShell kBash{Shell::kBash, "parent process bash"};
+
 Report sample_report() {
   Report r;
   r.os = "linux";
@@ -36,7 +38,7 @@ Report sample_report() {
 }
 
 TEST(DoctorText, MarksAndFixUnderTheProblem) {
-  std::string text = render_report_text(sample_report(), Style{false}, false, false);
+  std::string text = render_report_text(sample_report(), Style{false}, false, false, kBash);
   EXPECT_NE(text.find("✓ CUDA 12.4  /usr/local/cuda-12.4"), std::string::npos) << text;
   size_t copy = text.find("✗ cuDNN 9.1.0  /usr/local/cuda-12.4/lib64");
   size_t fix = text.find("fix: cudnnup install 9.1.0 --into /usr/local/cuda-12.4");
@@ -45,10 +47,22 @@ TEST(DoctorText, MarksAndFixUnderTheProblem) {
   EXPECT_LT(copy, fix) << "the fix is printed under its component";
   EXPECT_EQ(text.find('\033'), std::string::npos) << "no escape codes without colour";
   EXPECT_NE(text.find("1 error, 0 warnings"), std::string::npos);
-  std::string coloured = render_report_text(sample_report(), Style{true}, false, false);
+  std::string coloured = render_report_text(sample_report(), Style{true}, false, false, kBash);
   EXPECT_NE(coloured.find("\033[31m✗"), std::string::npos);
-  std::string windows = render_report_text(sample_report(), Style{false}, true, false);
+  std::string windows = render_report_text(sample_report(), Style{false}, true, false, kBash);
   EXPECT_NE(windows.find("\\usr\\local\\cuda-12.4"), std::string::npos) << "paths shown natively";
+  EXPECT_NE(text.find("Commands are written for bash: the shell cudnnup was started from (bash)"), std::string::npos)
+      << "the report says for which shell";
+}
+
+TEST(DoctorText, FixesAreWrittenForTheUsersShell) {
+  Report r = sample_report();
+  r.findings[0].fix = {fix::cudnnup({"install", "9.1.0", "--into", "C:\\Program Files\\CUDA\\v12.4"})};
+  std::string cmd = render_report_text(r, Style{false}, true, false, UserShell{Shell::kCmd, "parent process cmd.exe"});
+  EXPECT_NE(cmd.find("fix: cudnnup install 9.1.0 --into \"C:\\Program Files\\CUDA\\v12.4\""), std::string::npos) << cmd;
+  std::string pwsh = render_report_text(r, Style{false}, true, false, UserShell{Shell::kPwsh, "CUDNNUP_SHELL"});
+  EXPECT_NE(pwsh.find("fix: cudnnup install 9.1.0 --into 'C:\\Program Files\\CUDA\\v12.4'"), std::string::npos) << pwsh;
+  EXPECT_NE(pwsh.find("Commands are written for pwsh (CUDNNUP_SHELL)."), std::string::npos) << pwsh;
 }
 
 TEST(DoctorText, FindingsWithoutTheirOwnLineAreNotLeftOut) {
@@ -59,16 +73,16 @@ TEST(DoctorText, FindingsWithoutTheirOwnLineAreNotLeftOut) {
   f.subject = "/home/u/.local/share/cudnnup/versions/9.19.0.56+cuda13";  // no section line of its own
   f.title = "1 of 30 files of the store's cuDNN 9.19.0.56+cuda13 vanished or changed after install";
   r.findings.push_back(f);
-  std::string text = render_report_text(r, Style{false}, false, false);
+  std::string text = render_report_text(r, Style{false}, false, false, kBash);
   auto other = text.find("Other findings");
   ASSERT_NE(other, std::string::npos) << text;
   EXPECT_NE(text.find(f.title, other), std::string::npos) << text;
-  EXPECT_EQ(render_report_text(sample_report(), Style{false}, false, false).find("Other findings"), std::string::npos)
+  EXPECT_EQ(render_report_text(sample_report(), Style{false}, false, false, kBash).find("Other findings"), std::string::npos)
       << "no section when every finding has its line";
 }
 
 TEST(DoctorText, QuietShowsOnlyProblems) {
-  std::string text = render_report_text(sample_report(), Style{false}, false, true);
+  std::string text = render_report_text(sample_report(), Style{false}, false, true, kBash);
   EXPECT_EQ(text.find("✓ CUDA 12.4"), std::string::npos);
   EXPECT_NE(text.find("✗ cuDNN 9.1.0"), std::string::npos);
 }

@@ -43,15 +43,15 @@ class InstallCli : public ::testing::Test {
     o.timeout_ms = 120000;
     o.cwd = cwd;
     std::map<std::string, std::string> env = {{"HOME", tmp.path()}, {"PATH", "/usr/bin:/bin"},
-                                              {"CUDNNUP_HOME", store()}, {"NO_COLOR", "1"}};
+                                              {"CUDNNUP_HOME", store()}, {"NO_COLOR", "1"}, {"CUDNNUP_SHELL", "bash"}};
     for (auto& [k, v] : extra_env) env[k] = v;
     o.env = env;
     auto r = run_process(args, o);
     EXPECT_TRUE(r.ok());
     return r.ok() ? *r : ProcessResult{};
   }
-  std::string make_toolkit(int cuda_major) {
-    std::string root = tmp / "cuda";
+  std::string make_toolkit(int cuda_major, const std::string& name = "cuda") {
+    std::string root = tmp / name;
     testing::write_text(root + "/include/cuda.h", "#define CUDA_VERSION " + std::to_string(cuda_major * 1000) + "\n");
     testing::make_dirs(root + "/lib64");
     return root;
@@ -117,6 +117,41 @@ TEST_F(InstallCli, RealCudnnShimMergedIntoAToolkitReports91900AndDoctorSeesIt) {
   ASSERT_EQ(un.exit_code, 0) << un.err;
   EXPECT_FALSE(stdfs::exists(cuda + "/lib64/libcudnn.so.9"));
   EXPECT_FALSE(stdfs::exists(cuda + "/.cudnnup"));
+}
+
+// The commands install prints around a merge, for the shell the user runs: the undo line after it,
+// and the fix of a second merge into the same toolkit (an error's fix steps), into a folder whose
+// name breaks a badly quoted line. Each line for fish runs in a real fish and removes the merge.
+TEST_F(InstallCli, UndoLinesAndErrorFixesAreWrittenForTheUsersShell) {
+  std::string archive = official_archive(tmp.path());
+  std::string cuda = make_toolkit(13, "cuda it's & 100%");
+  auto merged = cudnnup({"install", archive, "--into", cuda}, {{"CUDNNUP_SHELL", "pwsh"}});
+  ASSERT_EQ(merged.exit_code, 0) << merged.out << merged.err;
+  EXPECT_NE(merged.out.find("Undo with: cudnnup uninstall --into '" + tmp.path() + "/cuda it''s & 100%'\n"), std::string::npos)
+      << merged.out;
+  auto again = cudnnup({"--json", "install", archive, "--into", cuda}, {{"CUDNNUP_SHELL", "fish"}});
+  ASSERT_NE(again.exit_code, 0);
+  auto j = nlohmann::json::parse(again.out);
+  EXPECT_EQ(j["error"]["fix_shell"], "fish");
+  EXPECT_EQ(j["error"]["fix_commands"], nlohmann::json::array({{"cudnnup", "uninstall", "--into", cuda}}));
+  ASSERT_EQ(j["error"]["fix"].size(), 1u);
+  std::string line = j["error"]["fix"][0];
+  EXPECT_EQ(line, "cudnnup uninstall --into '" + tmp.path() + "/cuda it\\'s & 100%'");
+  EXPECT_EQ(j["error"]["message"].get<std::string>().find("cudnnup uninstall"), std::string::npos)
+      << "the command is a fix step, not text in the message";
+  // The text form prints it under the message; fish runs it as printed.
+  auto text = cudnnup({"install", archive, "--into", cuda}, {{"CUDNNUP_SHELL", "fish"}});
+  EXPECT_NE(text.err.find("\n  " + line + "\n"), std::string::npos) << text.err;
+  if (!stdfs::exists("/usr/bin/fish")) GTEST_SKIP() << "fish is not installed: the line is not run";
+  ProcessOptions o;
+  o.timeout_ms = 120000;
+  testing::make_dirs(tmp / "home/.config/fish");
+  o.env = std::map<std::string, std::string>{{"HOME", tmp / "home"}, {"PATH", stdfs::path(CUDNNUP_BINARY).parent_path().string() + ":/usr/bin:/bin"},
+                                             {"CUDNNUP_HOME", store()}, {"LANG", "C.UTF-8"}};
+  auto ran = run_process({"/usr/bin/fish", "--no-config", "-c", line}, o);
+  ASSERT_TRUE(ran.ok());
+  EXPECT_EQ(ran->exit_code, 0) << ran->out << ran->err;
+  EXPECT_FALSE(stdfs::exists(cuda + "/.cudnnup")) << "the printed undo ran and restored the toolkit";
 }
 
 // Files that vanish after install (quarantine, a cleanup script) are found against the manifest:

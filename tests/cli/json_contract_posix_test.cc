@@ -88,7 +88,8 @@ class JsonContract : public ::testing::Test {
     for (const auto& a : args) line += " " + sh_quote(a);
     std::map<std::string, std::string> env = {{"PATH", tmp / "venv/bin" + ":/usr/local/cuda-13.0/bin:/usr/bin:/bin"},
                                               {"HOME", tmp / "home"},
-                                              {"CUDNNUP_HOME", store()}};
+                                              {"CUDNNUP_HOME", store()},
+                                              {"CUDNNUP_SHELL", "bash"}};
     for (auto& [k, v] : extra) env[k] = v;
     ProcessOptions o;
     o.timeout_ms = 120000;
@@ -166,6 +167,10 @@ void JsonContract::run_version_commands() {
   EXPECT_EQ(capture("use", {"use", "--history", "--json"}, 0, "cudnnup.use/1")["kind"], "history");
   EXPECT_EQ(capture("use", {"use", "--undo", "--json"}, 0, "cudnnup.use/1")["kind"], "undo");
   capture("use", {"use", "8.1", "--json"}, 2, e);
+  // An error with fix steps: the install of what was asked for, as lines, vectors and steps.
+  auto with_fix = capture("use", {"use", "9.2+cuda13", "--json"}, 2, e);
+  EXPECT_EQ(with_fix["error"]["fix_commands"], nlohmann::json::array({{"cudnnup", "install", "9.2", "--cuda", "13"}}));
+  EXPECT_EQ(with_fix["error"]["fix_shell"], "bash");
   capture("current", {"current", "--json"}, 0, "cudnnup.current/1");
   capture("env", {"env", "--json"}, 0, "cudnnup.env/1");
   capture("env", {"env", "--persist", "--json"}, 2, e);  // Windows only
@@ -200,6 +205,7 @@ void JsonContract::run_machine_commands() {
   EXPECT_FALSE(doctor["frameworks"].empty()) << "the venv's torch: framework reports are checked too";
   EXPECT_FALSE(doctor["toolkits"].empty()) << "the image's CUDA toolkit";
   EXPECT_FALSE(doctor["host"].get<std::string>().empty()) << "this machine's host name, which fleet groups by";
+  EXPECT_EQ(doctor["fix_shell"], "bash") << "the shell its fix lines are written for (CUDNNUP_SHELL in the tests)";
   capture("doctor", {"doctor", "--json", "--db", tmp / "no-such-rules.json"}, 2, e);
   // fleet over that very report: one host, counted.
   auto fleet = capture("fleet", {"fleet", "--json", doctor_file}, 0, "cudnnup.fleet/1");

@@ -217,12 +217,17 @@ TEST_F(LockCopyCli, TheRealToolkitsCudnnIsLockedAndAForeignCopyFirstOnTheSearchP
   auto ok = cli({"--json", "check"});
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   // install --locked does not merge into a toolkit on its own; with this one CUDA 13 toolkit it
-  // prints the whole merge, with the release NVIDIA's manifests are named by (three parts).
+  // prints the whole merge, with the release NVIDIA's manifests are named by (three parts), as the
+  // error's fix steps (the line for the user's shell; the argument vector in JSON).
   auto install = cli({"install", "--locked"});
   EXPECT_EQ(install.exit_code, 2) << install.out << install.err;
   std::string release = r.json["cudnn_version"].get<std::string>().substr(0, 6);  // "9.19.0"
-  EXPECT_NE(install.err.find("`cudnnup install " + release + " --cuda 13 --into " + kToolkit + "`"), std::string::npos)
+  EXPECT_NE(install.err.find("\n  cudnnup install " + release + " --cuda 13 --into " + kToolkit + "\n"), std::string::npos)
       << install.err;
+  auto install_json = cli({"--json", "install", "--locked"});
+  EXPECT_EQ(install_json.json["error"]["fix_commands"][0],
+            nlohmann::json({"cudnnup", "install", release, "--cuda", "13", "--into", kToolkit}))
+      << install_json.out;
   make_loading_copy("9.14.0", tmp / "foreign/lib");
   auto shadowed = cli({"--json", "check"}, "venv", {{"LD_LIBRARY_PATH", tmp / "foreign/lib"}});
   EXPECT_EQ(shadowed.exit_code, 1) << shadowed.out;

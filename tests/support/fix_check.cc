@@ -47,7 +47,13 @@ void parse(Parsed& p, const std::vector<std::string>& argv) {
 std::string install_refusal(const CLI::App& install) {
   const CLI::Option* source = install.get_option("archive_or_version");
   std::string arg = source->count() ? source->as<std::string>() : std::string();
+  if (install.get_option("--locked")->count() && arg.empty()) return "";  // the lock names the version
   if (std::filesystem::exists(arg)) return "";
+  // An archive an error names (the permission hint repeats the install the user ran): the file is
+  // on the machine that printed it.
+  for (const char* ext : {".tar.xz", ".zip"}) {
+    if (arg.ends_with(ext)) return "";
+  }
   if (!parse_release_spec(arg)) return "install: '" + arg + "' is neither an archive file nor a version (no such archive)";
   if (install.get_option("--cuda")->count() == 0 && install.get_option("--into")->count() == 0) {
     return "install: a printed version needs --cuda N (which CUDA build of cuDNN " + arg + "?)";

@@ -313,6 +313,7 @@ Status MemoryFileSystem::symlink(const std::string& target, const std::string& l
   std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   if (exists(link)) return make_error(ErrorCode::kIo, "exists: " + link, link);
   if (!parent_is_dir(link)) return make_error(ErrorCode::kNotFound, "parent missing: " + link, link);
+  if (links_unsupported) return make_error(ErrorCode::kUnsupported, "cannot create junction " + link + ": not supported", link);
   if (auto s = begin_write("symlink", link); !s) return s;
   nodes[key(link)] = Node{FileType::kSymlink, target, false, 0777, false, std::string(paths::basename(paths::normalize(link)))};
   return ok_status();

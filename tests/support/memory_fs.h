@@ -72,6 +72,9 @@ class MemoryFileSystem : public FileSystem {
   // Failure injection and observation.
   std::optional<int> fail_after_writes;  // crash point: writes beyond this count fail
   std::set<std::string> fail_paths;      // writes touching these paths fail
+  // A file system that has no links at all (Wine's; FAT32 or exFAT on Windows): symlink and
+  // create_dir_link fail with kUnsupported, as the Win32 layer reports it.
+  bool links_unsupported = false;
   int writes_done = 0;
   mutable int fifo_reads = 0;
   std::vector<std::string> log;          // "write /a", "rename /a /b", ...

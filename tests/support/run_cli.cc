@@ -17,6 +17,14 @@ CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, st
   std::vector<std::string> argv = {cudnnup_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   if (!env.count("PATH")) env["PATH"] = "/usr/bin:/bin";
+  // Printed commands follow the shell cudnnup was started from, which for a test is whatever ran
+  // the test program: name one, so the output does not depend on it. A test of the choice itself
+  // passes CUDNNUP_SHELL="" (empty counts as unset).
+#ifdef _WIN32
+  if (!env.count("CUDNNUP_SHELL")) env["CUDNNUP_SHELL"] = "cmd";
+#else
+  if (!env.count("CUDNNUP_SHELL")) env["CUDNNUP_SHELL"] = "bash";
+#endif
   ProcessOptions options;
   options.env = env;
   options.timeout_ms = 60000;

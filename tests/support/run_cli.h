@@ -15,7 +15,7 @@ struct CliResult {
 };
 
 // `env` replaces the environment entirely (tests describe the machine they want); PATH defaults
-// to /usr/bin:/bin when not given. `cwd`: the child's working directory (default: ours).
+// to /usr/bin:/bin and CUDNNUP_SHELL to bash (cmd on Windows) when not given. `cwd`: the child's working directory (default: ours).
 // CUDNNUP_TEST_BINARY, when set, names another cudnnup build to run instead (to see which
 // end-to-end tests an older build fails: docs/loader-differential.md).
 CliResult run_cli(const std::vector<std::string>& args, std::map<std::string, std::string> env = {},

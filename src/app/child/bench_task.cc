@@ -303,8 +303,9 @@ void set_up(AppContext& ctx, const json& request, ChildEvents& events, Setup& s)
   }
   StageResult lib = check_library_set(s.copy->facts);
   if (lib.status != StageStatus::kPass || !s.copy->api) {
-    s.error = "the copy does not pass verify's library stage: " + lib.summary + " (run `cudnnup verify --copy " +
-              lib_dir + "`)";
+    // The child does not know the user's shell: verify's command is named, not written out.
+    s.error = "the copy does not pass verify's library stage: " + lib.summary + " (`cudnnup verify --copy` on " + lib_dir +
+              " names the stage that fails)";
     return;
   }
   if (libcuda.empty()) {

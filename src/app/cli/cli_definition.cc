@@ -34,6 +34,15 @@ void add_global_options(CLI::App* cmd, GlobalArgs& a) {
   cmd->add_option("--db", a.db_path, "Use this rules file instead of the built-in one (data/rules.json format)")
       ->type_name("FILE")
       ->group(kGlobalGroup);
+  // `env --shell` is env's own option with the same meaning: it stays env's.
+  if (!cmd->get_option_no_throw("--shell")) {
+    cmd->add_option("--shell", a.shell,
+                    "Write the commands cudnnup prints (fixes, undo lines) for this shell: bash, zsh, fish, pwsh, cmd "
+                    "(default: $CUDNNUP_SHELL, else the shell cudnnup was started from)")
+        ->check(CLI::IsMember(std::vector<std::string>{"bash", "zsh", "fish", "pwsh", "powershell", "cmd"}))
+        ->type_name("SHELL")
+        ->group(kGlobalGroup);
+  }
 }
 
 void add_global_options_below(CLI::App* app, GlobalArgs& a, const std::string& only = "") {
@@ -122,6 +131,7 @@ Result<GlobalOptions> resolve_global_options(const GlobalArgs& args, const CLI::
                                                    : ColorChoice::kAuto;
   o.quiet = args.quiet;
   o.db_path = args.db_path;
+  o.shell = args.shell;
   return o;
 }
 

@@ -19,6 +19,7 @@ struct GlobalArgs {
   bool no_color = false;
   bool quiet = false;
   std::string db_path;
+  std::string shell;     // --shell; "" when not given
   bool version = false;  // --version
 };
 

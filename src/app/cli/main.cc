@@ -64,6 +64,12 @@ int run(int argc, char** argv, AppContext& ctx) {
   // and pass as they are: the filter's escapes would change their bytes and break their syntax.
   TerminalStreams streams(/*filter_stdout=*/ctx.options.format == OutputFormat::kText && !child);
   if (global.version) return print_version(ctx);
+  // A shell the user named but cudnnup cannot write for is an error, not a guess.
+  if (auto named = named_user_shell(ctx.options.shell, ctx.env); !named) {
+    return report_error(ctx, named.error());
+  } else {
+    ctx.named_shell = *named;
+  }
   if (!action) {
     UsageProblem p = missing_command(command ? *command : app);
     return report_error(ctx, p.error, kExitUsage);

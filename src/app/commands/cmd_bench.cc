@@ -13,8 +13,10 @@
 #include "app/child/child_runner.h"
 #include "app/child/copy_loader.h"
 #include "app/cli/commands.h"
+#include "shell/fix_render.h"
 #include "app/cli/exit_codes.h"
 #include "app/commands/bench_run.h"
+#include "app/commands/store_access.h"
 #include "app/render/bench_render.h"
 #include "base/json_reader.h"
 #include "base/json_text.h"
@@ -148,8 +150,9 @@ BenchRun run_bench_cases(AppContext& ctx, const BenchOptions& opt) {
   if (run.problem) {
     std::string message = run.problem->summary;
     for (const auto& e : run.problem->evidence) message += "\n  " + e;
-    return failed_run(message + "\n  `cudnnup verify --copy " + loc->lib_dir + "` finds the broken stage",
-                          kExitProblems);
+    return failed_run(message + "\n  this finds the broken stage: " +
+                          render_command_or_sentence({"cudnnup", "verify", "--copy", shown_path(ctx, loc->lib_dir)}, fix_shell(ctx)),
+                      kExitProblems);
   }
   if (!setup_reader.ok()) return failed_run(setup_reader.status().error().message, kExitProblems);
   if (!setup_error.empty()) {

@@ -15,6 +15,7 @@
 #include "discover/python_envs.h"
 #include "install/cudnn_lock.h"
 #include "platform/sha256.h"
+#include "shell/fix_render.h"
 
 namespace cudnnup {
 namespace {
@@ -45,24 +46,27 @@ void check_selection(const AppContext& ctx, const StoreSnapshot& store, CheckOut
     return;
   }
   if (request->system()) {
-    out.drift.push_back({"version", subject, "`system` is selected here (" + request->describe() + "), the lock names cuDNN " +
-                                                 out.lock.id + ": `cudnnup use --local " + out.lock.id + "`"});
+    out.drift.push_back({"version", subject,
+                         "`system` is selected here (" + request->describe() + "), the lock names cuDNN " + out.lock.id + ":",
+                         {fix::cudnnup({"use", "--local", out.lock.id})}});
     return;
   }
   auto selection = resolve_request(*request, store.installed, store.layout);
   if (!selection) {
     out.drift.push_back({"version", subject, selection.error().message});
   } else if (selection->id.id != out.lock.id) {
-    out.drift.push_back({"version", selection->id.id, "cuDNN " + selection->id.id + " is selected here (" +
-                                                          selection->request.describe() + "), the lock names " +
-                                                          out.lock.id + ": `cudnnup use --local " + out.lock.id + "`"});
+    out.drift.push_back({"version", selection->id.id,
+                         "cuDNN " + selection->id.id + " is selected here (" + selection->request.describe() +
+                             "), the lock names " + out.lock.id + ":",
+                         {fix::cudnnup({"use", "--local", out.lock.id})}});
   }
 }
 
 void check_copy(const AppContext& ctx, const StoreSnapshot& store, const CheckOptions& opt, CheckOutcome& out) {
   std::string root = store.layout.version_dir(out.lock.id);
   if (!ctx.fs->is_dir(root)) {
-    out.drift.push_back({"not_installed", out.lock.id, "cuDNN " + out.lock.id + " is not installed here: `cudnnup install --locked`"});
+    out.drift.push_back({"not_installed", out.lock.id, "cuDNN " + out.lock.id + " is not installed here:",
+                         {fix::cudnnup({"install", "--locked"})}});
     return;
   }
   out.copy_root = root;
@@ -153,9 +157,16 @@ Status check_unmanaged_copy(AppContext& ctx, const CheckOptions& opt, CheckOutco
   return Ok{};
 }
 
-nlohmann::ordered_json check_json(const CheckOutcome& out) {
+nlohmann::ordered_json check_json(const CheckOutcome& out, Shell shell) {
   nlohmann::ordered_json drift = nlohmann::ordered_json::array();
-  for (const auto& d : out.drift) drift.push_back({{"kind", d.kind}, {"subject", d.subject}, {"message", d.message}});
+  for (const auto& d : out.drift) {
+    nlohmann::ordered_json item = {{"kind", d.kind}, {"subject", d.subject}, {"message", d.message}};
+    if (!d.fix.empty()) {
+      item["fix"] = render_fix(d.fix, shell);
+      item["fix_commands"] = fix_commands(d.fix);
+    }
+    drift.push_back(item);
+  }
   return json_document("cudnnup.check/1", "",
                        {{"lock", out.lock_path},
                         {"id", out.lock.id},
@@ -165,7 +176,8 @@ nlohmann::ordered_json check_json(const CheckOutcome& out) {
                         {"files_checked", out.files_checked},
                         {"driver", out.driver.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.driver)},
                         {"matches", out.drift.empty()},
-                        {"drift", drift}});
+                        {"drift", drift},
+                        {"fix_shell", shell_name(shell)}});
 }
 
 // What "matches" covered for what loads the copy.
@@ -187,7 +199,10 @@ void print_text(const AppContext& ctx, const CheckOutcome& out) {
               << loads_compared(out) << ", the driver minimum" << (out.driver.empty() ? " (no NVIDIA driver seen: not compared)" : "") << "\n";
     return;
   }
-  for (const auto& d : out.drift) std::cout << "  x " << d.message << "\n";
+  for (const auto& d : out.drift) {
+    std::cout << "  x " << d.message << "\n";
+    for (const auto& line : render_fix(d.fix, fix_shell(ctx))) std::cout << "      " << line << "\n";
+  }
   std::cout << out.drift.size() << (out.drift.size() == 1 ? " difference" : " differences") << " from the lock"
             << (store ? "; `cudnnup install --locked` installs and selects the locked copy" : "") << "\n";
 }
@@ -216,7 +231,7 @@ int run_check(AppContext& ctx, const CheckOptions& opt) {
   out.driver = kernel_module_version(*ctx.fs);
   if (auto d = check_driver_minimum(out.driver, out.lock, ctx.env.windows())) out.drift.push_back(std::move(*d));
   if (ctx.options.json) {
-    std::cout << dump_json(check_json(out), 2) << std::endl;
+    std::cout << dump_json(check_json(out, fix_shell(ctx)), 2) << std::endl;
   } else {
     print_text(ctx, out);
   }

@@ -75,7 +75,7 @@ void add_probe_findings(const std::vector<FrameworkProbe>& probes, Report& repor
 // The `cudnnup.doctor/1` document (docs/json-schema.md): --json prints it, --format html renders it.
 nlohmann::ordered_json doctor_document(const AppContext& ctx, const DoctorOutcome& outcome,
                                        const std::vector<FrameworkProbe>& probes, const DoctorOptions& opts, int code) {
-  auto doc = report_to_json(outcome.report, code, host_name());
+  auto doc = report_to_json(outcome.report, code, host_name(), fix_shell(ctx));
   doc["plain_program"] = nlohmann::ordered_json::array();
   for (const auto& w : outcome.plain_program) doc["plain_program"].push_back(which_report_to_json(w));
   if (!opts.for_target.empty()) {
@@ -127,7 +127,7 @@ Status add_saved_report(const AppContext& ctx, const std::string& file, bool* ha
 // The doctor HTML page. `in` holds the doctor report (this machine's or a saved one) and any saved
 // verify/bench report; verify and bench run here when asked and not given.
 int print_html(AppContext& ctx, const DoctorOptions& opts, HtmlReportInputs in) {
-  Shell shell = default_fix_shell(ctx.env.windows());
+  Shell shell = fix_shell(ctx);
   if (opts.with_verify && !in.verify) {
     VerifyOptions verify;
     auto run = run_verify_stages(ctx, verify);
@@ -195,7 +195,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     std::cout << dump_json(doctor_document(ctx, *outcome, probes, opts, code), 2) << std::endl;
     return code;
   }
-  std::cout << render_report_text(report, Style{ctx.color}, ctx.env.windows(), ctx.options.quiet);
+  std::cout << render_report_text(report, Style{ctx.color}, ctx.env.windows(), ctx.options.quiet, user_shell(ctx));
   if (ctx.options.quiet) return code;
   if (!outcome->windows_loads.empty()) {
     std::cout << "\n" << Style{ctx.color}.bold("What loads") << "\n";

@@ -103,7 +103,10 @@ int run_env(AppContext& ctx, const EnvOptions& opt) {
   if (opt.dry_run) return report_error(ctx, make_error(ErrorCode::kUsage, "--dry-run goes with --persist or --unpersist"));
   if (!opt.dir.empty()) return report_error(ctx, make_error(ErrorCode::kUsage, "--dir goes with --persist"));
   if (!opt.previous.empty() && !opt.hook) return report_error(ctx, make_error(ErrorCode::kUsage, "--previous goes with --hook"));
-  std::string shell_text = opt.shell.empty() ? (ctx.env.windows() ? "pwsh" : "bash") : opt.shell;
+  // Its own --shell, else a shell the user named (cudnnup --shell, CUDNNUP_SHELL), else the OS's
+  // usual one: never a guess from the parent processes, so scripts that read it get what they got.
+  std::string fallback = ctx.named_shell ? shell_name(ctx.named_shell->shell) : ctx.env.windows() ? "pwsh" : "bash";
+  std::string shell_text = opt.shell.empty() ? fallback : opt.shell;
   auto shell = parse_shell(shell_text);
   if (!shell) {
     return report_error(ctx, make_error(ErrorCode::kUsage, "unknown shell '" + shell_text +
@@ -175,10 +178,13 @@ void add_env_command(CLI::App& app, CommandAction& action) {
       "  cudnnup env --shell fish | source\n"
       "  cudnnup env --shell pwsh | Out-String | Invoke-Expression\n"
       "  cudnnup env --shell cmd > %TEMP%\\cudnn.cmd && %TEMP%\\cudnn.cmd\n"
+      "  for /f \"delims=\" %i in ('cudnnup env --shell cmd') do @%i\n"
       "  cudnnup env --persist --dry-run\n"
       "  cudnnup env --persist --dir \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\"\n"
       "  cudnnup env --unpersist");
-  cmd->add_option("--shell", opt.shell, "bash, zsh, fish, pwsh or cmd (default: bash; pwsh on Windows)")
+  cmd->add_option("--shell", opt.shell,
+                  "bash, zsh, fish, pwsh or cmd (default: the one named by cudnnup --shell or CUDNNUP_SHELL, else "
+                  "bash; pwsh on Windows)")
       ->check(CLI::IsMember(std::vector<std::string>{"bash", "zsh", "fish", "pwsh", "cmd"}));
   cmd->add_option("--version", opt.version, "Use this version spec instead of the selection");
   cmd->add_flag("--hook", opt.hook,

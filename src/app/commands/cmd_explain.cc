@@ -105,7 +105,7 @@ std::string machine_summary(const Report& r) {
 }
 
 std::string render_text(const ExplainReport& rep, const Report* machine, const std::string& machine_problem,
-                        const Style& s, bool windows) {
+                        const Style& s, bool windows, Shell shell) {
   std::ostringstream out;
   if (rep.matches.empty()) {
     out << s.bold("Not recognised.") << " No message from cudnnup's catalogue was found in the "
@@ -139,7 +139,6 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
     bool printed_fix_header = false;
     for (const auto& f : e.fixes) {
       const auto& steps = windows ? f.windows_steps : f.linux_steps;
-      const Shell shell = default_fix_shell(windows);
       if (!printed_fix_header) {
         out << "   fix:\n";
         printed_fix_header = true;
@@ -148,7 +147,7 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
       std::vector<std::string> lines = render_fix(steps, shell);
       for (size_t i = 0; i < steps.size(); ++i) {
         bool command = steps[i].kind != FixKind::kText;
-        out << "       " << (!command ? "" : windows ? "> " : "$ ") << lines[i] << "\n";
+        out << "       " << (!command ? "" : shell == Shell::kCmd || shell == Shell::kPwsh ? "> " : "$ ") << lines[i] << "\n";
       }
     }
     if (!e.entry->sources.empty()) {
@@ -167,8 +166,9 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
   return out.str();
 }
 
+// The fixes of this machine's OS are written for the user's shell, the other OS's for its usual one.
 nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogue& cat, const Report* machine,
-                                   const std::string& machine_problem, int exit_code) {
+                                   const std::string& machine_problem, int exit_code, bool windows, Shell shell) {
   using nlohmann::ordered_json;
   ordered_json out;
   out["schema"] = "cudnnup.explain/1";
@@ -204,8 +204,8 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     ordered_json fixes = ordered_json::array();
     for (const auto& f : e.fixes) {
       fixes.push_back({{"text", f.text},
-                       {"linux", render_fix(f.linux_steps, default_fix_shell(false))},
-                       {"windows", render_fix(f.windows_steps, default_fix_shell(true))},
+                       {"linux", render_fix(f.linux_steps, windows ? default_fix_shell(false) : shell)},
+                       {"windows", render_fix(f.windows_steps, windows ? shell : default_fix_shell(true))},
                        {"linux_commands", fix_commands(f.linux_steps)},
                        {"windows_commands", fix_commands(f.windows_steps)}});
     }
@@ -225,13 +225,14 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     for (const auto& c : machine->copies) copies.push_back(copy_to_json(c));
     mj["cudnn_copies"] = copies;
     ordered_json findings = ordered_json::array();
-    for (const auto& f : machine->findings) findings.push_back(finding_to_json(f, default_fix_shell(machine->os == "windows")));
+    for (const auto& f : machine->findings) findings.push_back(finding_to_json(f, shell));
     mj["findings"] = findings;
     out["machine"] = mj;
   } else {
     out["machine"] = nullptr;
     out["machine_problem"] = machine_problem;
   }
+  out["fix_shell"] = shell_name(shell);
   out["exit_code"] = exit_code;
   return out;
 }
@@ -264,10 +265,11 @@ int run_explain(AppContext& ctx, const ExplainOptions& opt) {
   ExplainReport rep = explain_text(*input, *catalogue, view);
   int code = rep.matches.empty() ? kExitProblems : kExitOk;
   if (ctx.options.json) {
-    std::cout << dump_json(render_json(rep, *catalogue, machine, machine_problem, code), 2) << std::endl;
+    std::cout << dump_json(render_json(rep, *catalogue, machine, machine_problem, code, ctx.env.windows(), fix_shell(ctx)), 2)
+              << std::endl;
   } else {
     bool windows = machine ? machine->os == "windows" : ctx.env.windows();
-    std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows);
+    std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows, fix_shell(ctx));
   }
   return code;
 }

@@ -27,6 +27,7 @@
 #include "install/transaction.h"
 #include "platform/file_lock.h"
 #include "platform/system.h"
+#include "shell/fix_render.h"
 #include "base/strings.h"
 #include "base/json_text.h"
 #endif
@@ -112,7 +113,13 @@ void print_would_download(const AppContext& ctx, const ResolvedSource& source, c
             << "; run without --dry-run to download it and see the full plan.\n";
 }
 
-void print_install_json(const InstallOptions& o, const InstallOutcome& r, const ResolvedSource& source,
+// The command that undoes a merge (uninstall --into the toolkit); empty for a store install.
+std::vector<std::string> undo_argv(const AppContext& ctx, const InstallOutcome& r) {
+  if (r.plan.mode == "store") return {};
+  return {"cudnnup", "uninstall", "--into", paths::to_native(r.plan.target, ctx.env.windows())};
+}
+
+void print_install_json(const AppContext& ctx, const InstallOptions& o, const InstallOutcome& r, const ResolvedSource& source,
                         const std::vector<std::string>& recovered, const ChoiceNotes& notes) {
   nlohmann::ordered_json out;
   out["schema"] = "cudnnup.install/1";
@@ -138,6 +145,8 @@ void print_install_json(const InstallOptions& o, const InstallOutcome& r, const 
   out["leftovers"] = left;
   out["warnings"] = r.warnings;
   out["recovered"] = recovered;
+  auto undo = undo_argv(ctx, r);
+  out["undo_command"] = undo.empty() || r.dry_run ? nlohmann::json(nullptr) : nlohmann::json(undo);
   out["exit_code"] = kExitOk;
   std::cout << dump_json(out, 2) << std::endl;
 }
@@ -176,8 +185,8 @@ void print_install_text(const AppContext& ctx, const InstallOptions& o, const In
   }
   std::cout << st.ok() << " installed cuDNN " << r.plan.manifest.cudnn_version << " (CUDA " << r.plan.manifest.cuda_variant << ") into "
             << r.plan.target << "\n";
-  if (r.plan.mode == "store") std::cout << "Next: cudnnup use " << r.plan.id << "\n";
-  else std::cout << "Undo with: cudnnup uninstall --into " << r.plan.target << "\n";
+  if (r.plan.mode == "store") std::cout << "Next: " << render_command_or_sentence({"cudnnup", "use", r.plan.id}, fix_shell(ctx)) << "\n";
+  else std::cout << "Undo with: " << render_command_or_sentence(undo_argv(ctx, r), fix_shell(ctx)) << "\n";
 }
 
 InstallOptions install_options(const AppContext& ctx, const InstallArgs& args, const ResolvedSource& source) {
@@ -313,7 +322,7 @@ int run_install_command(AppContext& ctx, const InstallArgs& args) {
     if (!finished) return report_error(ctx, finished.error());
     selected = *finished;
   }
-  if (ctx.options.json) print_install_json(o, **result, source, recovered, notes);
+  if (ctx.options.json) print_install_json(ctx, o, **result, source, recovered, notes);
   else print_install_text(ctx, o, **result, source);
   if (!selected.empty() && !ctx.options.json) std::cout << "Every file is as " << lock->lock_path << " names it; " << selected << "\n";
   return kExitOk;

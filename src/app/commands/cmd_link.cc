@@ -9,6 +9,7 @@
 #include "app/commands/locks.h"
 #include "store/toolkit_link.h"
 #include "base/json_text.h"
+#include "shell/fix_render.h"
 
 namespace cudnnup {
 namespace {
@@ -74,10 +75,12 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
   if (opt.undo) {
     auto real = ctx.fs->canonical(cuda_dir).value_or(cuda_dir);
     if (auto m = read_link_manifest(*ctx.fs, real, /*acting=*/false); m && m->store != paths::normalize(ctx.fs->canonical(store.layout.root).value_or(store.layout.root))) {
-      return report_error(ctx, make_error(ErrorCode::kConflict,
-                                          cuda_dir + " is linked to another store (" + m->store + "); run the undo with CUDNNUP_HOME=" +
-                                              m->store,
-                                          cuda_dir));
+      return report_error(ctx, with_fix(make_error(ErrorCode::kConflict,
+                                                   cuda_dir + " is linked to another store (" + m->store + "); undo it with that store:",
+                                                   cuda_dir),
+                                        {fix::set_env("CUDNNUP_HOME", shown_path(ctx, m->store)),
+                                         fix::cudnnup({"link", "--undo", "--into", shown_path(ctx, cuda_dir)}),
+                                         fix::unset_env("CUDNNUP_HOME")}));
     }
     if (opt.dry_run) return report_error(ctx, make_error(ErrorCode::kUsage, "--dry-run goes with link, not with --undo"));
     auto undone = unlink_toolkit(*ctx.fs, store.layout, store.state, real);
@@ -97,11 +100,13 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
     std::string list;
     for (size_t i = 0; i < plan->aside.size() && i < 5; ++i) list += "\n  " + shown_path(ctx, plan->cuda_dir + "/" + plan->aside[i].from);
     if (plan->aside.size() > 5) list += "\n  ... and " + std::to_string(plan->aside.size() - 5) + " more";
-    return report_error(ctx, make_error(ErrorCode::kConflict,
-                                        plan->cuda_dir + " holds cuDNN files of its own; linking would hide them:" + list +
-                                            "\nRun again with --move-aside to move them into " + plan->cuda_dir +
-                                            "/.cudnnup-aside (`cudnnup link --undo` puts them back)",
-                                        plan->cuda_dir));
+    return report_error(ctx, with_fix(make_error(ErrorCode::kConflict,
+                                                 shown_path(ctx, plan->cuda_dir) + " holds cuDNN files of its own; linking would hide them:" +
+                                                     list + "\nRun again with --move-aside to move them into " +
+                                                     shown_path(ctx, plan->cuda_dir + "/.cudnnup-aside") +
+                                                     " (`cudnnup link --undo` puts them back):",
+                                                 plan->cuda_dir),
+                                      {fix::cudnnup({"link", "--into", shown_path(ctx, plan->cuda_dir), "--move-aside"})}));
   }
   if (!opt.dry_run) {
     if (auto s = link_toolkit(*ctx.fs, store.layout, store.state, *plan, utc_now_iso()); !s) return report_error(ctx, s.error());
@@ -114,9 +119,14 @@ int run_link(AppContext& ctx, const LinkOptions& opt) {
     std::cout << (opt.dry_run ? "Would link " : "Linked ") << plan->links.size() << " cuDNN files in "
               << shown_path(ctx, plan->cuda_dir) << " to " << shown_path(ctx, plan->store + "/current")
               << " (now " << plan->version << ")";
-    if (!plan->aside.empty()) std::cout << "; moved " << plan->aside.size() << " of its own aside";
-    std::cout << ".\nThe toolkit now follows `cudnnup use`. Undo with `cudnnup link --undo --into "
-              << shown_path(ctx, plan->cuda_dir) << "`.\n";
+    if (!plan->aside.empty()) std::cout << "; " << (opt.dry_run ? "would move " : "moved ") << plan->aside.size() << " of its own aside";
+    if (opt.dry_run) {
+      std::cout << ".\nNothing was changed (--dry-run).\n";
+    } else {
+      std::cout << ".\nThe toolkit now follows `cudnnup use`. Undo with: "
+                << render_command_or_sentence({"cudnnup", "link", "--undo", "--into", shown_path(ctx, plan->cuda_dir)}, fix_shell(ctx))
+                << "\n";
+    }
   }
   return kExitOk;
 }

@@ -16,6 +16,7 @@
 #include "app/render/style.h"
 #include "base/paths.h"
 #include "app/commands/locks.h"
+#include "facts/install_fix.h"
 #include "install/uninstall.h"
 #include "install/install_plan.h"
 #include "store/current_link.h"
@@ -105,18 +106,13 @@ Result<UninstallOutcome> plan_global_default_removal(AppContext& ctx, const Stor
 
 int print_uninstall_error(AppContext& ctx, const UninstallOptions& o, Error e) {
   if (e.code == ErrorCode::kPermission && o.into) {
-    if (o.windows) {
-      auto quote_doubled = [](const std::string& text) {  // inside a PowerShell '...' string
-        std::string out;
-        for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-        return out;
-      };
-      e.message += "; changing " + paths::to_native(*o.into, true) +
-                   " needs administrator rights. Run it elevated from PowerShell: Start-Process cudnnup -Verb RunAs -Wait "
-                   "-ArgumentList 'uninstall --into \"" + quote_doubled(paths::to_native(*o.into, true)) + "\"'";
-    } else {
-      e.message += "; run it as the toolkit's owner: sudo cudnnup uninstall --into " + *o.into;
-    }
+    // Absolute: an elevated terminal starts in System32, not here.
+    std::string into = paths::to_native(*o.into, o.windows);
+    e.message += o.windows ? "; changing " + into + " needs administrator rights: run it elevated"
+                           : "; run it as the toolkit's owner";
+    std::vector<std::string> args = {"uninstall", "--into", into};
+    if (o.force) args.push_back("--force");
+    e = with_fix(std::move(e), elevated_cudnnup_steps(std::move(args), o.windows));
   }
   return report_error(ctx, e);
 }

@@ -188,11 +188,9 @@ Result<UseOutcome> use_global(AppContext& ctx, StoreSnapshot& store, const UseTa
   std::optional<std::string> want_link = target.id ? std::optional<std::string>(target.id->id) : std::nullopt;
   if (auto s = check_linked_toolkits(ctx, store, want_link, force); !s) return s.error();
   std::optional<std::string> previous = store.state.global;
-  auto link = read_current(*ctx.fs, store.layout);
-  r.changed = previous != want || !link || *link != want_link;
-  if (r.changed) {
-    if (auto s = set_global_default(*ctx.fs, store.layout, store.state, want, utc_now_iso(), &r.link_problem); !s) return s.error();
-  }
+  auto changed = choose_global_default(*ctx.fs, store.layout, store.state, want, utc_now_iso(), &r.link_problem);
+  if (!changed) return changed.error();
+  r.changed = *changed;
   r.out = {{"scope", "global"}, {"previous", previous ? json(*previous) : json(nullptr)}, {"current_link", store.layout.current_link()}};
   if (target.kind == "change") {
     r.out["version"] = target.id->id;
@@ -251,11 +249,18 @@ int run_use(AppContext& ctx, const UseOptions& opt) {
   }
   auto locked = lock_store(ctx);
   if (!locked) return report_error(ctx, locked.error());
-  print_repairs(ctx, locked->repairs);
   StoreSnapshot& store = locked->store;
   auto target = use_target(opt, store.installed);
-  if (!target) return report_error(ctx, target.error());
+  if (!target) {
+    print_repairs(ctx, locked->repairs);
+    return report_error(ctx, target.error());
+  }
   auto done = opt.local ? use_local(ctx, store, *target) : use_global(ctx, store, *target, opt.force);
+  // The start's failed attempt at `current` and this command's are one problem: said once.
+  if (done && !done->link_problem.empty()) {
+    std::erase_if(locked->repairs, [&](const std::string& r) { return r.starts_with("could not point " + store.layout.current_link()); });
+  }
+  print_repairs(ctx, locked->repairs);
   if (!done) return report_error(ctx, done.error());
 
   // Asking for what is already so changes nothing and adds no history entry (nothing to undo).

@@ -279,7 +279,7 @@ nlohmann::json verify_run_to_json(const VerifyRun& run, Shell shell) {
   for (const auto& r : run.reports) runs.push_back(verify_report_to_json(r, shell));
   return json{{"schema", "cudnnup.verify/1"}, {"copy", run.reports.front().copy}, {"lib_dir", run.lib_dir},
               {"chosen_by", run.chosen_by}, {"chosen_because", run.reason},
-              {"runs", runs}, {"exit_code", run.exit_code}, {"seconds", run.seconds}};
+              {"runs", runs}, {"fix_shell", shell_name(shell)}, {"exit_code", run.exit_code}, {"seconds", run.seconds}};
 }
 
 namespace {
@@ -287,7 +287,7 @@ namespace {
 int run_verify(AppContext& ctx, const VerifyOptions& opt) {
   auto run = run_verify_stages(ctx, opt);
   if (!run) return report_error(ctx, run.error());
-  Shell shell = default_fix_shell(ctx.env.windows());
+  Shell shell = fix_shell(ctx);
   if (ctx.options.json) {
     std::cout << dump_json(verify_run_to_json(*run, shell), 2) << std::endl;
   } else {

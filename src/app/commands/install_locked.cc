@@ -13,7 +13,7 @@ namespace cudnnup {
 namespace {
 
 // install --locked of a toolkit lock: cudnnup does not pick a toolkit for the user. With one
-// toolkit of the lock's CUDA major here, the merge that makes it is printed whole; else in words.
+// toolkit of the lock's CUDA major here, the merge that makes it is the error's fix; else in words.
 Error toolkit_lock_refusal(const AppContext& ctx, const std::string& path, const CudnnLock& lock) {
   std::vector<std::string> matching;
   for (const auto& t : find_toolkits(*ctx.fs, ctx.env, nullptr)) {
@@ -21,18 +21,19 @@ Error toolkit_lock_refusal(const AppContext& ctx, const std::string& path, const
   }
   // NVIDIA's manifests are per release (redistrib_9.19.0.json): install takes three parts.
   std::string release = Version::parse(lock.cudnn_version).value_or(Version{}).truncated(3).str();
-  std::optional<std::string> command;
+  std::string lead = path + " names the cuDNN " + lock.cudnn_version + " files of a CUDA " + lock.cuda_variant +
+                     " toolkit, not a cudnnup version: ";
   if (matching.size() == 1) {
-    auto words = render_words({"cudnnup", "install", release, "--cuda", lock.cuda_variant, "--into", matching[0]},
-                              default_fix_shell(ctx.env.windows()));
-    if (words) command = "`" + *words + "`";
+    return with_fix(make_error(ErrorCode::kUsage, lead + "merge it into that toolkit, then check:", path),
+                    {fix::cudnnup({"install", release, "--cuda", lock.cuda_variant, "--into",
+                                   paths::to_native(matching[0], ctx.env.windows())}),
+                     fix::cudnnup({"check"})});
   }
-  std::string how = command ? *command
-                            : "merge cuDNN " + release + " into the CUDA " + lock.cuda_variant +
-                                  " toolkit with cudnnup install and --into (" +
-                                  (matching.empty() ? "no such toolkit is found here" : "several are found here") + ")";
-  return make_error(ErrorCode::kUsage, path + " names the cuDNN " + lock.cudnn_version + " files of a CUDA " + lock.cuda_variant +
-                                           " toolkit, not a cudnnup version: " + how + ", then run `cudnnup check`",
+  return make_error(ErrorCode::kUsage,
+                    lead + "merge cuDNN " + release + " into the CUDA " + lock.cuda_variant +
+                        " toolkit with cudnnup install and --into (" +
+                        (matching.empty() ? "no such toolkit is found here" : "several are found here") +
+                        "), then run `cudnnup check`",
                     path);
 }
 
@@ -44,9 +45,10 @@ Result<LockedRequest> locked_request(const AppContext& ctx, const std::string& g
   auto lock = read_lock_file(*ctx.fs, *path);
   if (!lock) return lock.error();
   if (lock->form == kLockFormPip) {
-    return make_error(ErrorCode::kUsage, *path + " names a pip wheel's cuDNN " + lock->cudnn_version +
-                                             ", which pip installs, not cudnnup: in the project's environment run `" +
-                                             pip_install_command(*lock) + "`, then `cudnnup check`", *path);
+    return with_fix(make_error(ErrorCode::kUsage, *path + " names a pip wheel's cuDNN " + lock->cudnn_version +
+                                                      ", which pip installs, not cudnnup; in the project's environment run:",
+                               *path),
+                    {fix::run(pip_install_argv(*lock)), fix::cudnnup({"check"})});
   }
   if (lock->form == kLockFormToolkit) return toolkit_lock_refusal(ctx, *path, *lock);
   if (lock->archive_sha256.empty()) {
@@ -73,9 +75,10 @@ Result<std::string> finish_locked_install(AppContext& ctx, LockedStore& store, c
   if (!manifest) return manifest.error();
   auto differences = manifest_differences(lock, *manifest);
   if (!differences.empty()) {
-    return make_error(ErrorCode::kCorrupt, "cuDNN " + lock.id + " in " + dir + " is not the locked copy: " +
-                                               join(differences, "; ") + " (`cudnnup uninstall " + lock.id + "`, then again)",
-                      request.lock_path);
+    return with_fix(make_error(ErrorCode::kCorrupt, "cuDNN " + lock.id + " in " + dir + " is not the locked copy: " +
+                                                        join(differences, "; ") + "; uninstall it, then install again:",
+                               request.lock_path),
+                    {fix::cudnnup({"uninstall", lock.id}), fix::cudnnup({"install", "--locked"})});
   }
   auto installed = list_installed(*ctx.fs, store.store.layout);
   if (!installed) return installed.error();

@@ -71,7 +71,7 @@ json copy_to_json(const CudnnCopy& c) {
           {"probe", probe}};
 }
 
-json report_to_json(const Report& r, int exit_code, const std::string& host) {
+json report_to_json(const Report& r, int exit_code, const std::string& host, Shell shell) {
   json gpus = json::array();
   for (const auto& g : r.driver.gpus) {
     gpus.push_back({{"index", g.index},
@@ -91,7 +91,7 @@ json report_to_json(const Report& r, int exit_code, const std::string& host) {
   json copies = json::array();
   for (const auto& c : r.copies) copies.push_back(copy_to_json(c));
   json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back(finding_to_json(f, default_fix_shell(r.os == "windows")));
+  for (const auto& f : r.findings) findings.push_back(finding_to_json(f, shell));
   json issues = json::array();
   for (const auto& i : r.scan_issues) issues.push_back({{"path", i.path}, {"message", i.message}});
   FindingCounts counts = count_findings(r.findings);
@@ -112,6 +112,7 @@ json report_to_json(const Report& r, int exit_code, const std::string& host) {
           {"toolkits", toolkits},
           {"copies", copies},
           {"findings", findings},
+          {"fix_shell", shell_name(shell)},
           {"summary", {{"errors", counts.errors}, {"warnings", counts.warnings}, {"infos", counts.infos},
                        {"exit_code", exit_code}}},
           {"searched_dirs", r.searched_dirs},

@@ -19,6 +19,7 @@ FindingCounts count_findings(const std::vector<Finding>& findings);
 nlohmann::ordered_json finding_to_json(const Finding& f, Shell shell);
 nlohmann::ordered_json copy_to_json(const CudnnCopy& c);
 // `host`: the machine's host name (platform/system.h), which `cudnnup fleet` groups reports by.
-nlohmann::ordered_json report_to_json(const Report& r, int exit_code, const std::string& host);
+// Every finding's "fix" lines are written for `shell`, named in "fix_shell".
+nlohmann::ordered_json report_to_json(const Report& r, int exit_code, const std::string& host, Shell shell);
 
 }  // namespace cudnnup

@@ -1,5 +1,6 @@
 #include "app/render/report_text.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "app/render/report_json.h"
@@ -53,7 +54,7 @@ bool has_problem(const std::vector<const Finding*>& list) {
 
 }  // namespace
 
-std::string render_report_text(const Report& r, const Style& s, bool windows, bool quiet) {
+std::string render_report_text(const Report& r, const Style& s, bool windows, bool quiet, const UserShell& shell) {
   std::ostringstream o;
   auto native = [&](const std::string& p) { return paths::to_native(p, windows); };
   o << s.bold("cudnnup doctor") << s.dim("  (" + r.os + ", rules " + r.rules_version + ")") << "\n\n";
@@ -72,7 +73,7 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
   } else {
     o << "  " << s.warn() << " no NVIDIA driver\n";
   }
-  print_findings(o, s, driver_findings, default_fix_shell(windows));
+  print_findings(o, s, driver_findings, shell.shell);
 
   o << "\n" << s.bold("CUDA toolkits") << "\n";
   if (r.toolkits.empty()) o << "  " << s.info() << " none found\n";
@@ -84,7 +85,7 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
     if (!t.aliases.empty()) o << s.dim("  (also " + join(t.aliases, ", ") + ")");
     if (!t.nvcc.empty()) o << s.dim("  nvcc");
     o << "\n";
-    print_findings(o, s, fs, default_fix_shell(windows));
+    print_findings(o, s, fs, shell.shell);
   }
 
   o << "\n" << s.bold("cuDNN copies") << "\n";
@@ -105,12 +106,12 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
     if (c.probe.version_number) o << s.dim(", cudnnGetVersion() = " + std::to_string(c.probe.version_number));
     o << "\n";
     o << "      " << s.dim("found via " + join(c.found_via, ", ")) << "\n";
-    if (!already) print_findings(o, s, fs, default_fix_shell(windows));
+    if (!already) print_findings(o, s, fs, shell.shell);
     shown.push_back(c.lib_dir);
   }
   if (r.copies.empty()) o << "  " << s.bad() << " none found\n";
   auto general = findings_for(r, "cudnn");
-  print_findings(o, s, general, default_fix_shell(windows));
+  print_findings(o, s, general, shell.shell);
 
   // Findings about something without a line above (PATH, a framework's environment, an install's
   // folder, the DLL a process would load): listed here, so that the text leaves none out.
@@ -123,7 +124,7 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
   }
   if (!rest.empty()) {
     o << "\n" << s.bold("Other findings") << "\n";
-    print_findings(o, s, rest, default_fix_shell(windows));
+    print_findings(o, s, rest, shell.shell);
   }
 
   if (!r.scan_issues.empty()) {
@@ -133,6 +134,8 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
   FindingCounts n = count_findings(r.findings);
   o << "\n" << (n.errors ? s.bad() : n.warnings ? s.warn() : s.ok()) << " " << n.errors << " error"
     << (n.errors == 1 ? "" : "s") << ", " << n.warnings << " warning" << (n.warnings == 1 ? "" : "s") << "\n";
+  bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return !f.fix.empty(); });
+  if (any_fix) o << s.dim(describe_user_shell(shell)) << "\n";
   return o.str();
 }
 

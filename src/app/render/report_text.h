@@ -5,9 +5,11 @@
 
 #include "app/render/style.h"
 #include "base/model.h"
+#include "shell/user_shell.h"
 
 namespace cudnnup {
 
-std::string render_report_text(const Report& r, const Style& style, bool windows, bool quiet);
+// Fixes are written for `shell`; a line at the end says for which shell and why, when there are any.
+std::string render_report_text(const Report& r, const Style& style, bool windows, bool quiet, const UserShell& shell);
 
 }  // namespace cudnnup

@@ -62,6 +62,12 @@ FixStep shell(std::string code, std::string note) {
   return s;
 }
 
+FixStep shell_in(ShellDialect dialect, std::string code, std::string note) {
+  FixStep s = shell(std::move(code), std::move(note));
+  s.dialect = dialect;
+  return s;
+}
+
 FixStep step(std::string text) {
   FixStep s;
   s.kind = FixKind::kText;
@@ -79,6 +85,10 @@ std::vector<std::vector<std::string>> fix_commands(const std::vector<FixStep>& s
   return out;
 }
 
+namespace {
+constexpr std::array<std::string_view, 3> kDialectNames = {"posix", "powershell", "cmd"};
+}  // namespace
+
 nlohmann::json fix_step_to_json(const FixStep& s) {
   nlohmann::json j = nlohmann::json::object();
   auto tail = [&](size_t skip) { return std::vector<std::string>(s.argv.begin() + std::min(skip, s.argv.size()), s.argv.end()); };
@@ -88,7 +98,10 @@ nlohmann::json fix_step_to_json(const FixStep& s) {
     case FixKind::kSudo: j["sudo"] = tail(1); break;
     case FixKind::kSetEnv: j["set"] = s.name; j["value"] = s.value; break;
     case FixKind::kUnsetEnv: j["unset"] = s.name; break;
-    case FixKind::kShell: j["shell"] = s.text; break;
+    case FixKind::kShell:
+      j["shell"] = s.text;
+      if (s.dialect != ShellDialect::kPosix) j["dialect"] = kDialectNames[static_cast<size_t>(s.dialect)];
+      break;
     case FixKind::kText: j["step"] = s.text; break;
   }
   if (!s.note.empty()) j["note"] = s.note;
@@ -98,7 +111,7 @@ nlohmann::json fix_step_to_json(const FixStep& s) {
 
 namespace {
 constexpr std::array<std::string_view, 7> kKinds = {"cudnnup", "run", "sudo", "set", "unset", "shell", "step"};
-constexpr std::array<std::string_view, 3> kExtras = {"value", "note", "eval"};
+constexpr std::array<std::string_view, 4> kExtras = {"value", "note", "eval", "dialect"};
 
 template <size_t N>
 bool one_of(const std::array<std::string_view, N>& names, const std::string& key) {
@@ -113,7 +126,7 @@ FixStep fix_step_from_json(const JsonValue& j) {
       if (!kind.empty()) j.fail(key, "is a second kind of step (the step already is '" + kind + "')");
       kind = key;
     } else if (!one_of(kExtras, key)) {
-      j.fail(key, "is not a field of a fix step (cudnnup, run, sudo, set, unset, shell, step; note, value, eval)");
+      j.fail(key, "is not a field of a fix step (cudnnup, run, sudo, set, unset, shell, step; note, value, eval, dialect)");
     }
   }
   FixStep s;
@@ -129,6 +142,10 @@ FixStep fix_step_from_json(const JsonValue& j) {
     s = fix::unset_env(j.required_string("unset"));
   } else if (kind == "shell") {
     s = fix::shell(j.required_string("shell"));
+    std::string dialect = j.string("dialect", "posix");
+    auto at = std::find(kDialectNames.begin(), kDialectNames.end(), dialect);
+    if (at == kDialectNames.end()) j.fail("dialect", "must be posix, powershell or cmd");
+    else s.dialect = static_cast<ShellDialect>(at - kDialectNames.begin());
   } else if (kind == "step") {
     s = fix::step(j.required_string("step"));
   } else {
@@ -137,6 +154,7 @@ FixStep fix_step_from_json(const JsonValue& j) {
   s.note = j.string("note");
   s.eval = j.boolean("eval", false);
   if (s.eval && s.kind != FixKind::kCudnnup) j.fail("eval", "only a cudnnup step can be evaluated");
+  if (kind != "shell" && j.has("dialect")) j.fail("dialect", "only a shell step has a dialect");
   return s;
 }
 

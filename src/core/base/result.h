@@ -5,6 +5,9 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
+
+#include "base/fix_step.h"
 
 namespace cudnnup {
 
@@ -24,12 +27,21 @@ const char* error_code_name(ErrorCode code);
 
 struct Error {
   ErrorCode code = ErrorCode::kInternal;
-  std::string message;  // one sentence for a person; names the fix where there is one
+  std::string message;  // one sentence for a person; says what to do where there is something
   std::string path;     // the file the error is about, if any
+  // The commands that fix it, as steps (never written into `message`, which would fix their
+  // quoting to one shell): report_error prints them for the user's shell, JSON carries them.
+  std::vector<FixStep> fix = {};
 };
 
 inline Error make_error(ErrorCode code, std::string message, std::string path = {}) {
-  return Error{code, std::move(message), std::move(path)};
+  return Error{code, std::move(message), std::move(path), {}};
+}
+
+// `error` with these fix steps after any it had.
+inline Error with_fix(Error error, std::vector<FixStep> fix) {
+  error.fix.insert(error.fix.end(), fix.begin(), fix.end());
+  return error;
 }
 
 template <typename T>

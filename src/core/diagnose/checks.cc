@@ -62,7 +62,7 @@ std::vector<Finding> check_windows_copy_contests(const Report& report, const Env
       in_contest.insert(*stray);
     } else {
       f.fix = {fix::step("Remove the unwanted directory from PATH"),
-               fix::cudnnup({"env", "--shell", "pwsh"}, "or select one copy per PowerShell session: pipe this to Invoke-Expression")};
+               fix::cudnnup_eval({"env"}, "or, for this terminal only, put the selected copy first")};
     }
     out.push_back(f);
   }

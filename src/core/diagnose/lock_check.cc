@@ -139,9 +139,11 @@ std::optional<LockDrift> check_plain_program_load(const FileSystem& fs, const En
   auto real_root = fs.canonical(root);
   std::string want = real_root ? *real_root : root;
   if (!which.resolution.found) {
-    return LockDrift{"loads", shim, "a plain program started here finds no " + shim +
-                                        (which.resolution.error.empty() ? "" : " (" + which.resolution.error + ")") +
-                                        "; run it under `cudnnup exec` or after `eval \"$(cudnnup env)\"`"};
+    return LockDrift{"loads", shim,
+                     "a plain program started here finds no " + shim +
+                         (which.resolution.error.empty() ? "" : " (" + which.resolution.error + ")") +
+                         "; run it under `cudnnup exec`, or put the locked copy first in this shell:",
+                     {fix::cudnnup_eval({"env"})}};
   }
   std::string got = which.resolution.canonical.empty() ? which.resolution.path : which.resolution.canonical;
   if (!below(got, want)) {
@@ -191,21 +193,27 @@ LocatedCopy locate_unmanaged_copy(const FileSystem& fs, const CudnnLock& lock, c
   if (same_kind.empty()) {
     std::string where = scoped ? " in the project's Python environment " + project_env->prefix + " (" + project_env->why + ")"
                                : " here";
-    std::string hint = pip ? ": `" + pip_install_command(lock) + "` there" : "";
-    return {nullptr, LockDrift{"not_installed", lock.id, std::string("no ") + what + " copy of cuDNN " +
-                                                             std::to_string(locked.major()) + " is found" + where +
-                                                             "; the lock names " + lock.cudnn_version + hint}};
+    std::string hint = pip ? "; install it there:" : "";
+    std::vector<FixStep> fix;
+    if (pip) fix.push_back(fix::run(pip_install_argv(lock)));
+    return {nullptr, LockDrift{"not_installed", lock.id,
+                               std::string("no ") + what + " copy of cuDNN " + std::to_string(locked.major()) + " is found" +
+                                   where + "; the lock names " + lock.cudnn_version + hint,
+                               fix}};
   }
   for (const CudnnCopy* c : same_kind) {
     if (c->cuda_major == lock.cuda_major && versions_name_each_other(locked, copy_full_version(*c))) return {c, std::nullopt};
   }
   const CudnnCopy* c = same_kind.front();
   Version v = copy_full_version(*c);
-  return {c, LockDrift{"version", c->lib_dir, "the " + std::string(what) + " copy in " + c->lib_dir + " is cuDNN " +
-                                                  (v.known() ? v.str() : "of unknown version") + " for CUDA " +
-                                                  std::to_string(c->cuda_major) + ", the lock names " + lock.cudnn_version +
-                                                  " for CUDA " + std::to_string(lock.cuda_major) +
-                                                  (pip ? ": `" + pip_install_command(lock) + "`" : "")}};
+  std::vector<FixStep> fix;
+  if (pip) fix.push_back(fix::run(pip_install_argv(lock)));
+  return {c, LockDrift{"version", c->lib_dir,
+                       "the " + std::string(what) + " copy in " + c->lib_dir + " is cuDNN " +
+                           (v.known() ? v.str() : "of unknown version") + " for CUDA " + std::to_string(c->cuda_major) +
+                           ", the lock names " + lock.cudnn_version + " for CUDA " + std::to_string(lock.cuda_major) +
+                           (pip ? ":" : ""),
+                       fix}};
 }
 
 size_t frameworks_of(const FileSystem& fs, const std::vector<FrameworkReport>& frameworks, const std::string& root) {

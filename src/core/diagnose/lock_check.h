@@ -30,6 +30,7 @@ struct LockDrift {
   std::string kind;
   std::string subject;  // the file (absolute) or the version concerned
   std::string message;  // one sentence for people
+  std::vector<FixStep> fix = {};  // the commands that end it, if any (printed for the user's shell)
 };
 
 struct LockedCopy {

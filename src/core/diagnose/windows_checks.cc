@@ -89,8 +89,9 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
       for (const auto& m : missing) f.evidence.push_back(paths::to_native(m, true));
       f.fix = {fix::step("Close and reopen the terminal (and restart Jupyter / the IDE that started it)"),
                fix::step("or for this PowerShell session only:"),
-               fix::shell("$env:PATH = [Environment]::GetEnvironmentVariable('PATH','Machine') + ';' + "
-                          "[Environment]::GetEnvironmentVariable('PATH','User')")};
+               fix::shell_in(ShellDialect::kPowerShell,
+                             "$env:PATH = [Environment]::GetEnvironmentVariable('PATH','Machine') + ';' + "
+                             "[Environment]::GetEnvironmentVariable('PATH','User')")};
       out.push_back(f);
     }
     if (env.persistent_user_path && env.persistent_user_path->size() == kSetxLimit) {

@@ -25,4 +25,12 @@ FixStep install_newest_fix(int cudnn_major, int cuda_major, bool windows) {
   return fix::cudnnup({"install", std::to_string(cudnn_major), "--cuda", std::to_string(cuda_major)});
 }
 
+std::vector<FixStep> elevated_cudnnup_steps(std::vector<std::string> args, bool windows) {
+  if (!windows) {
+    args.insert(args.begin(), "cudnnup");
+    return {fix::sudo(std::move(args))};
+  }
+  return {fix::step("In a terminal opened with \"Run as administrator\" (Start > Terminal (Admin)):"), fix::cudnnup(std::move(args))};
+}
+
 }  // namespace cudnnup

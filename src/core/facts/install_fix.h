@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/fix.h"
 #include "base/version.h"
@@ -18,5 +19,10 @@ FixStep install_fix(const Version& version, int cuda_major, const std::string& i
 // The newest release of a cuDNN major for a CUDA major, `cudnnup install 9 --cuda 13`, when
 // cudnnup knows an official archive of such a build (facts/known_archives.h); a sentence if not.
 FixStep install_newest_fix(int cudnn_major, int cuda_major, bool windows);
+
+// A cudnnup command that needs the rights to change a toolkit: `sudo cudnnup ARGS` on Linux; on
+// Windows, where no command line elevates the one it runs in, a step to open a terminal with "Run
+// as administrator" and the command to type there.
+std::vector<FixStep> elevated_cudnnup_steps(std::vector<std::string> args, bool windows);
 
 }  // namespace cudnnup

@@ -264,12 +264,12 @@ Version copy_full_version(const CudnnCopy& copy) {
   return v;
 }
 
-std::string pip_install_command(const CudnnLock& lock) {
+std::vector<std::string> pip_install_argv(const CudnnLock& lock) {
   // The wheels carry four parts (9.19.0.56); a lock that knows three asks for any build of it,
   // since PEP 440's ==9.19.0 would match 9.19.0(.0) only.
   auto v = Version::parse(lock.cudnn_version);
   bool whole = v && v->parts.size() >= 4;
-  return "pip install nvidia-cudnn-cu" + std::to_string(lock.cuda_major) + "==" + lock.cudnn_version + (whole ? "" : ".*");
+  return {"pip", "install", "nvidia-cudnn-cu" + std::to_string(lock.cuda_major) + "==" + lock.cudnn_version + (whole ? "" : ".*")};
 }
 
 Result<CudnnLock> lock_from_copy(const FileSystem& fs, const CudnnCopy& copy, const std::string& platform,

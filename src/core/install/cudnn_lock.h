@@ -63,10 +63,11 @@ struct CudnnLock {
   std::vector<LockedFile> files;
 };
 
-// `pip install nvidia-cudnn-cu13==9.19.0.56` (`==9.19.0.*` for a lock that knows three parts): the
-// wheel a pip lock names, built from the lock's checked version and CUDA major (nothing of the
-// lock's own text reaches the command).
-std::string pip_install_command(const CudnnLock& lock);
+// `pip install nvidia-cudnn-cu13==9.19.0.56` (`==9.19.0.*` for a lock that knows three parts) as
+// an argument vector (its * is pip's, not a glob: the renderer quotes it): the wheel a pip lock
+// names, built from the lock's checked version and CUDA major (nothing of the lock's own text
+// reaches the command).
+std::vector<std::string> pip_install_argv(const CudnnLock& lock);
 
 // The document, two-space indented, ending in a newline.
 std::string lock_to_json(const CudnnLock& lock);

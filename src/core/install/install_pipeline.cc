@@ -367,7 +367,7 @@ Status plan(InstallRun& run) {
     return make_error(ErrorCode::kConflict,
                       t.root + " already holds cuDNN files of another major version, which would stay next to the new ones:" +
                           join_lines(other) + "\nRerun with --move-aside-old to move them into " + t.private_dir() +
-                          " (restored by `cudnnup uninstall --into " + t.root + "`).",
+                          " (`uninstall --into` that toolkit puts them back).",
                       t.root);
   }
   return ok_status();

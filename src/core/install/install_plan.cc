@@ -81,10 +81,11 @@ Result<InstallPlan> plan_merge_install(const FileSystem& fs, const ToolkitTarget
   j.description = "install cuDNN " + p.manifest.cudnn_version + " (CUDA " + p.manifest.cuda_variant + ") into the toolkit " + t.root;
 
   if (fs.exists(t.manifest_path())) {
-    return make_error(ErrorCode::kConflict,
-                      "cudnnup already installed cuDNN into " + t.root + " (" + t.manifest_path() +
-                          "); run `cudnnup uninstall --into " + t.root + "` first, then install again",
-                      t.manifest_path());
+    return with_fix(make_error(ErrorCode::kConflict,
+                               "cudnnup already installed cuDNN into " + t.root + " (" + t.manifest_path() +
+                                   "); undo that first, then install again:",
+                               t.manifest_path()),
+                    {fix::cudnnup({"uninstall", "--into", paths::to_native(t.root, t.windows)})});
   }
   // The private dir is listed first so a roll back removes it again when it was created for us.
   if (!fs.exists(t.private_dir())) j.new_dirs.push_back(rel(t.root, t.private_dir()));

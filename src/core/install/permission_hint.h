@@ -1,8 +1,8 @@
-// A permission problem during install ends with nothing changed and the command that would work:
-// on Linux with sudo; on Windows (a toolkit under C:\Program Files is writable only by
-// administrators) a PowerShell line that runs the same install elevated, with absolute paths
-// since the elevated process starts in System32. Either way, store mode is offered: it needs no
-// rights beyond the user's own.
+// A permission problem during install ends with nothing changed and, as the error's fix steps,
+// the command that would work: on Linux with sudo; on Windows (a toolkit under C:\Program Files
+// is writable only by administrators) the same install in a terminal run as administrator, with
+// absolute paths since an elevated terminal starts in System32. Either way, store mode is
+// offered: it needs no rights beyond the user's own.
 #pragma once
 
 #include <string>

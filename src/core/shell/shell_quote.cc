@@ -64,6 +64,34 @@ Result<std::string> shell_quote(Shell shell, std::string_view value) {
   return std::string(value);
 }
 
+Result<std::string> cmd_argument(std::string_view value) {
+  for (char c : value) {
+    if (c == '\n' || c == '\r') return refused(Shell::kCmd, value, "a line break");
+    if (c == '"') return refused(Shell::kCmd, value, "'\"', which cmd cannot quote");
+    if (static_cast<unsigned char>(c) < 0x20) return refused(Shell::kCmd, value, "a control character");
+  }
+  if (value.empty()) return std::string("\"\"");
+  std::string out, run;
+  // A run without % in quotes; CommandLineToArgvW reads backslashes before a quote as escapes.
+  auto flush = [&] {
+    if (run.empty()) return;
+    size_t last = run.find_last_not_of('\\');
+    size_t trailing = last == std::string::npos ? run.size() : run.size() - last - 1;
+    out += "\"" + run + std::string(trailing, '\\') + "\"";
+    run.clear();
+  };
+  for (char c : value) {
+    if (c == '%') {
+      flush();
+      out += '%';
+    } else {
+      run += c;
+    }
+  }
+  flush();
+  return out;
+}
+
 namespace {
 
 Status check_variable_name(std::string_view name) {

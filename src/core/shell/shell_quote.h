@@ -24,6 +24,16 @@ namespace cudnnup {
 // kUsage error naming the text when the shell cannot hold it.
 Result<std::string> shell_quote(Shell shell, std::string_view value);
 
+// One argument of a command typed at cmd's prompt (or run by `cmd /c`), as the program gets it
+// back through CommandLineToArgvW: in double quotes, where cmd reads & | < > ^ ( ) ' and spaces
+// as text, with each % outside them: "C:\a&b\\"%"PATH"%"\it's". cmd expands %NAME% only
+// for a defined NAME (at the prompt an undefined one stays as typed), and the name between two
+// of these % always holds a quote, which no variable's name does; so nothing is expanded and
+// no caret is needed. Backslashes before a closing quote are doubled for CommandLineToArgvW.
+// ! is text unless delayed expansion is on (cmd /V:ON). Refused: '"' (no Windows path holds one;
+// cmd cannot quote it), line breaks and other control characters.
+Result<std::string> cmd_argument(std::string_view value);
+
 // A whole line that sets (value) or unsets (nullopt) an environment variable.
 // `name` must be a plain variable name (letters, digits, '_'), which cudnnup's own names are.
 Result<std::string> shell_assign(Shell shell, std::string_view name, const std::optional<std::string>& value);

@@ -69,9 +69,14 @@ Result<std::vector<std::string>> recover_store(FileSystem& fs, const StoreLayout
     if (auto s = switch_current(fs, layout, *state.global_version()); s) {
       repairs.push_back("pointed " + layout.current_link() + " at " + *state.global + " again, as state.json says");
     } else {
-      // Environment-only mode (links impossible here): state.json stays the truth.
+      // State.json stays the truth. Where links cannot be made at all (environment-only mode) and
+      // there is no `current`, nothing is damaged: `use` says so when asked, no other command does.
       (void)fs.remove(current_temp_path(layout));
-      repairs.push_back("could not point " + layout.current_link() + " at " + *state.global + ": " + s.error().message);
+      auto now = read_current(fs, layout);
+      bool environment_only = s.error().code == ErrorCode::kUnsupported && now && !*now;
+      if (!environment_only) {
+        repairs.push_back("could not point " + layout.current_link() + " at " + *state.global + ": " + s.error().message);
+      }
     }
   }
   return repairs;

@@ -195,6 +195,7 @@ Result<LinkPlan> plan_toolkit_link(const FileSystem& fs, const StoreLayout& layo
   if (!dir) return dir.error();
   LinkPlan plan;
   plan.cuda_dir = *dir;
+  plan.windows = windows;
   plan.manifest = link_manifest_path(plan.cuda_dir);
   plan.store = paths::normalize(fs.canonical(layout.root).value_or(layout.root));
   if (plan.cuda_dir == plan.store || plan.cuda_dir.starts_with(plan.store + "/")) {
@@ -204,10 +205,9 @@ Result<LinkPlan> plan_toolkit_link(const FileSystem& fs, const StoreLayout& layo
                       raw_dir);
   }
   if (fs.exists(plan.manifest)) {
-    return make_error(ErrorCode::kConflict,
-                      plan.cuda_dir + " is already linked (" + plan.manifest + "); undo it first with `cudnnup link --undo --into " +
-                          plan.cuda_dir + "`",
-                      plan.manifest);
+    return with_fix(make_error(ErrorCode::kConflict, plan.cuda_dir + " is already linked (" + plan.manifest + "); undo it first:",
+                               plan.manifest),
+                    {fix::cudnnup({"link", "--undo", "--into", paths::to_native(plan.cuda_dir, windows)})});
   }
   if (auto kept = fs.list_dir_below(plan.cuda_dir, kAsideDir); kept && !kept->empty()) {
     return make_error(ErrorCode::kConflict,
@@ -384,11 +384,9 @@ Status link_toolkit(FileSystem& fs, const StoreLayout& layout, StoreState& state
   if (auto s = apply_toolkit_link(fs, plan, time, &rolled_back); !s) {
     // Undone in the toolkit: the store forgets it again. Otherwise "linking" stays for recovery.
     if (rolled_back) (void)restore_state(fs, layout, state, had_state);
-    return make_error(s.error().code,
-                      s.error().message + (rolled_back ? "; nothing was changed"
-                                                       : "; undoing also failed: run `cudnnup link --undo --into " +
-                                                             plan.cuda_dir + "` to put the toolkit back"),
-                      s.error().path);
+    if (rolled_back) return make_error(s.error().code, s.error().message + "; nothing was changed", s.error().path);
+    return with_fix(make_error(s.error().code, s.error().message + "; undoing also failed: put the toolkit back with", s.error().path),
+                    {fix::cudnnup({"link", "--undo", "--into", paths::to_native(plan.cuda_dir, plan.windows)})});
   }
   next.link_of(plan.cuda_dir)->status = "linked";
   if (auto s = save_state(fs, layout, next); !s) return s;
@@ -433,14 +431,14 @@ Result<std::string> recover_toolkit_link(FileSystem& fs, const StoreLayout& layo
     if (manifest_there) {
       auto undone = undo_toolkit_link(fs, cuda_dir);
       if (!undone) return undone.error();
-      line = "rolled back an interrupted `cudnnup link --into " + cuda_dir + "`";
+      line = "rolled back an interrupted link of " + cuda_dir + " to the store";
     }
   } else {  // "unlinking"
     if (fs.exists(link_manifest_path(cuda_dir))) {
       auto undone = undo_toolkit_link(fs, cuda_dir);
       if (!undone) return undone.error();
     }
-    line = "finished an interrupted `cudnnup link --undo --into " + cuda_dir + "`";
+    line = "finished an interrupted undo of the link of " + cuda_dir + " to the store";
   }
   StoreState next = state;
   next.links.erase(std::remove_if(next.links.begin(), next.links.end(), [&](const auto& l) { return l.cuda_dir == cuda_dir; }),

@@ -40,6 +40,7 @@ struct LinkPlan {
   std::string version;               // the store version `current` points at now
   std::vector<LinkItem> links;       // to create (already-correct links are left out)
   std::vector<AsideItem> aside;      // the toolkit's own cuDNN files, to move aside
+  bool windows = false;              // paths in printed commands are written C:\...
 };
 
 std::string link_manifest_path(const std::string& cuda_dir);

@@ -94,6 +94,24 @@ Status set_global_default(FileSystem& fs, const StoreLayout& layout, StoreState&
   return apply_global(fs, layout, state, std::move(entry), link_problem);
 }
 
+Result<bool> choose_global_default(FileSystem& fs, const StoreLayout& layout, StoreState& state,
+                                   const std::optional<std::string>& id, const std::string& time,
+                                   std::string* link_problem) {
+  if (state.global != id) {
+    if (auto s = set_global_default(fs, layout, state, id, time, link_problem); !s) return s.error();
+    return true;
+  }
+  std::optional<std::string> want = state.global_version();
+  auto now = read_current(fs, layout);
+  if (now && *now == want) return false;
+  if (want) {
+    if (auto s = link_status(switch_current(fs, layout, *want), link_problem); !s) return s.error();
+  } else if (auto s = link_status(remove_current(fs, layout), link_problem); !s) {
+    return s.error();
+  }
+  return false;
+}
+
 Status set_pin_file(FileSystem& fs, const StoreLayout& layout, StoreState& state, const std::string& pin_path,
                     const std::optional<std::string>& spec, const std::string& time) {
   std::optional<std::string> before;

@@ -23,6 +23,15 @@ Status set_global_default(FileSystem& fs, const StoreLayout& layout, StoreState&
                           const std::optional<std::string>& id, const std::string& time,
                           std::string* link_problem = nullptr);
 
+// `use VERSION`, `use system`, `use --unset` for the global default (`id`: the version id,
+// "system", or nullopt). Only a new selection is a change, with one history entry to undo.
+// Asking again for the default in force records nothing: it only makes `current` agree with it
+// again (links cannot be made here, or were removed by hand), and where it cannot, the reason
+// lands in `link_problem`. Returns whether the selection changed.
+Result<bool> choose_global_default(FileSystem& fs, const StoreLayout& layout, StoreState& state,
+                                   const std::optional<std::string>& id, const std::string& time,
+                                   std::string* link_problem);
+
 // Writes `spec` into the pin file (or removes it, with nullopt) and records the change: first as
 // pending, then done (see HistoryEntry::pending).
 Status set_pin_file(FileSystem& fs, const StoreLayout& layout, StoreState& state, const std::string& pin_path,

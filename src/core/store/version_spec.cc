@@ -129,18 +129,32 @@ std::string describe_installed(const std::vector<StoreVersionId>& installed) {
   return out;
 }
 
+namespace {
+
+// `cudnnup install` of what the spec names, when it names a version and its CUDA major (a printed
+// install names its build: tests/support/fix_check.h); nothing otherwise.
+std::vector<FixStep> install_of(const VersionSpec& spec) {
+  if (spec.prefix.parts.empty() || !spec.cuda_major) return {};
+  return {fix::cudnnup({"install", spec.prefix.str(), "--cuda", std::to_string(*spec.cuda_major)})};
+}
+
+}  // namespace
+
 Result<StoreVersionId> resolve_spec(const VersionSpec& spec, const std::vector<StoreVersionId>& installed) {
   for (const auto& id : installed) {  // best first, so the first match is the best one
     if (spec.matches(id)) return id;
   }
+  std::vector<FixStep> install = install_of(spec);
+  std::string how = install.empty() ? "install it with `cudnnup install` (a release and the --cuda major it is built for)"
+                                    : "install it:";
   if (installed.empty()) {
-    return make_error(ErrorCode::kNotFound, "cuDNN " + spec.text +
-                                                " is not installed, and no cuDNN is installed in the store yet; "
-                                                "install one with `cudnnup install " + spec.text + "`");
+    return with_fix(make_error(ErrorCode::kNotFound, "cuDNN " + spec.text + " is not installed, and no cuDNN is installed in the "
+                                                                          "store yet; " + how),
+                    install);
   }
-  return make_error(ErrorCode::kNotFound, "no installed cuDNN matches '" + spec.text + "' (installed: " +
-                                              describe_installed(installed) + "); install it with `cudnnup install " +
-                                              spec.text + "` or pick one of those");
+  return with_fix(make_error(ErrorCode::kNotFound, "no installed cuDNN matches '" + spec.text + "' (installed: " +
+                                                       describe_installed(installed) + "); pick one of those, or " + how),
+                  install);
 }
 
 }  // namespace cudnnup

@@ -82,9 +82,11 @@ TEST(FixRender, QuotesOnlyWhatNeedsItForEachShell) {
   EXPECT_EQ(*render_fix_step(fix::set_env("LD_LIBRARY_PATH", "/a b:/c"), Shell::kBash), "export LD_LIBRARY_PATH='/a b:/c'");
   EXPECT_EQ(*render_fix_step(fix::unset_env("LD_PRELOAD"), Shell::kFish), "set -e LD_PRELOAD");
   EXPECT_EQ(*render_fix_step(fix::set_env("TF_CPP_MIN_LOG_LEVEL", "3"), Shell::kCmd), "set \"TF_CPP_MIN_LOG_LEVEL=3\"");
-  EXPECT_EQ(*render_fix_step(fix::cudnnup_eval({"env"}), Shell::kBash), "eval \"$(cudnnup env)\"");
+  EXPECT_EQ(*render_fix_step(fix::cudnnup_eval({"env"}), Shell::kBash), "eval \"$(cudnnup env --shell bash)\"")
+      << "the shell named, whatever env's own default";
   EXPECT_EQ(*render_fix_step(fix::cudnnup_eval({"env"}), Shell::kFish), "cudnnup env --shell fish | source");
-  EXPECT_FALSE(render_fix_step(fix::cudnnup_eval({"env"}), Shell::kCmd).ok()) << "cmd cannot evaluate output";
+  EXPECT_EQ(*render_fix_step(fix::cudnnup_eval({"env"}), Shell::kCmd), "for /f \"delims=\" %i in ('cudnnup env --shell cmd') do @%i")
+      << "cmd runs each line of the output";
   EXPECT_EQ(*render_fix_step(fix::step("Reboot"), Shell::kBash), "Reboot");
 }
 
@@ -100,7 +102,8 @@ TEST(FixRender, WhatAShellCannotHoldBecomesASentenceNotACommand) {
 TEST(FixSteps, TheDataFormRoundTrips) {
   std::vector<FixStep> steps = {fix::cudnnup({"install", "9.19.0", "--cuda", "13"}, "n"), fix::cudnnup_eval({"env"}),
                                 fix::run({"nvidia-smi"}), fix::sudo({"ldconfig"}), fix::set_env("A", "b"), fix::unset_env("C"),
-                                fix::shell("lsmod | grep nvidia"), fix::step("Reboot")};
+                                fix::shell("lsmod | grep nvidia"), fix::shell_in(ShellDialect::kPowerShell, "$env:X = 1"),
+                                fix::step("Reboot")};
   for (const auto& s : steps) {
     JsonReader reader("test");
     FixStep back = fix_step_from_json(reader.read_object(fix_step_to_json(s)));
@@ -110,6 +113,9 @@ TEST(FixSteps, TheDataFormRoundTrips) {
   JsonReader bad("test");
   (void)fix_step_from_json(bad.read_object(nlohmann::json{{"cudnnup", {"doctor"}}, {"run", {"x"}}}));
   EXPECT_FALSE(bad.ok()) << "two kinds in one step";
+  JsonReader dialect("test");
+  (void)fix_step_from_json(dialect.read_object(nlohmann::json{{"run", {"x"}}, {"dialect", "cmd"}}));
+  EXPECT_FALSE(dialect.ok()) << "only shell code has a dialect";
   JsonReader unknown("test");
   (void)fix_step_from_json(unknown.read_object(nlohmann::json{{"command", "cudnnup which --all"}}));
   EXPECT_FALSE(unknown.ok());

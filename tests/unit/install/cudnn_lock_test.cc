@@ -176,10 +176,10 @@ TEST(CudnnLock, PipAndToolkitFormsReadBackWithFolderPathsOnly) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->form, "pip");
   EXPECT_EQ(lock_to_json(*back), lock_to_json(pip));
-  EXPECT_EQ(pip_install_command(*back), "pip install nvidia-cudnn-cu13==9.19.0.56") << "from the checked version and major";
+  EXPECT_EQ(pip_install_argv(*back), (std::vector<std::string>{"pip", "install", "nvidia-cudnn-cu13==9.19.0.56"})) << "from the checked version and major";
   CudnnLock three = *back;
   three.cudnn_version = "9.19.0";
-  EXPECT_EQ(pip_install_command(three), "pip install nvidia-cudnn-cu13==9.19.0.*")
+  EXPECT_EQ(pip_install_argv(three), (std::vector<std::string>{"pip", "install", "nvidia-cudnn-cu13==9.19.0.*"}))
       << "PEP 440: ==9.19.0 would not match the wheel 9.19.0.56";
   json toolkit = json::parse(lock_to_json(pip));
   toolkit["form"] = "toolkit";

@@ -438,7 +438,9 @@ TEST_F(Installer, APermissionProblemNamesTheCommandThatWouldWorkAndChangesNothin
   auto r = run_install(fs, *disk, store, o, install_services(nullptr));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kPermission);
-  EXPECT_NE(r.error().message.find("sudo cudnnup install " + archive + " --into /mem/cuda"), std::string::npos) << r.error().message;
+  ASSERT_FALSE(r.error().fix.empty()) << "the commands that work are the error's fix steps";
+  EXPECT_EQ(r.error().fix.front(), fix::sudo({"cudnnup", "install", archive, "--into", "/mem/cuda"}));
+  EXPECT_EQ(r.error().fix.back(), fix::cudnnup({"install", archive})) << "store mode needs no sudo";
   EXPECT_NE(r.error().message.find("Nothing was changed"), std::string::npos);
   EXPECT_EQ(memory_tree(fs, "/mem"), before) << tree_diff(before, memory_tree(fs, "/mem"));
 }

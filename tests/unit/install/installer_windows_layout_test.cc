@@ -390,11 +390,10 @@ TEST_F(WindowsInstall, ProgramFilesNotWritableGivesTheElevatedCommandAndStoreMod
     EXPECT_EQ(r.error().code, ErrorCode::kPermission) << r.error().message;
     const std::string& msg = r.error().message;
     EXPECT_NE(msg.find("Nothing was changed"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("Start-Process cudnnup -Verb RunAs -Wait -ArgumentList 'install \"" + native_archive + "\" --into \"" +
-                       native_cuda + "\"'"),
-              std::string::npos)
-        << msg;
-    EXPECT_NE(msg.find("`cudnnup install \"" + native_archive + "\"`"), std::string::npos) << msg;
+    std::vector<FixStep> want = {fix::step("In a terminal opened with \"Run as administrator\" (Start > Terminal (Admin)):"),
+                                 fix::cudnnup({"install", native_archive, "--into", native_cuda}),
+                                 fix::step("or into your own store:"), fix::cudnnup({"install", native_archive})};
+    EXPECT_EQ(r.error().fix, want) << "absolute Windows paths, elevated, then the store";
     EXPECT_NE(msg.find("cudnnup use"), std::string::npos) << msg;
     EXPECT_EQ(msg.find("sudo"), std::string::npos) << msg;
     EXPECT_EQ(memory_tree(fs, "C:"), before) << "after a denied " << denied_prefix;

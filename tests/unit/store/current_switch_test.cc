@@ -133,6 +133,54 @@ TEST(CurrentSwitch, WithoutLinksTheDefaultIsStillRecorded) {
   EXPECT_NE(repairs->at(0).find("could not point"), std::string::npos);
 }
 
+// Issue 20: under Wine (no junctions) a second `use` of the same version recorded another change.
+// Only a new selection is a change; where links cannot be made at all, `use` says so each time
+// it is asked and no other command complains.
+TEST(CurrentSwitch, UseAgainOfTheDefaultInForceIsNoChangeAlsoWithoutLinks) {
+  MemoryFileSystem fs;
+  make_store(fs, false);
+  fs.links_unsupported = true;
+  StoreState state;
+  std::string problem;
+  auto first = choose_global_default(fs, kLayout, state, kNew, "t1", &problem);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(*first);
+  EXPECT_FALSE(problem.empty()) << "the link could not be made, and `use` says so";
+  EXPECT_EQ(load_state(fs, kLayout)->history.size(), 1u);
+  // Every later command repairs at start: environment-only mode is nothing to repair or report.
+  auto loaded = load_state(fs, kLayout);
+  ASSERT_TRUE(loaded.ok());
+  auto repairs = recover_store(fs, kLayout, *loaded);
+  ASSERT_TRUE(repairs.ok());
+  EXPECT_TRUE(repairs->empty()) << repairs->front();
+  std::string again_problem;
+  auto again = choose_global_default(fs, kLayout, *loaded, kNew, "t2", &again_problem);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again) << "no change";
+  EXPECT_FALSE(again_problem.empty()) << "said again, once, by the command that was asked";
+  EXPECT_EQ(load_state(fs, kLayout)->history.size(), 1u) << "no second history entry";
+  EXPECT_EQ(load_state(fs, kLayout)->global, kNew);
+  // `system` twice: one change.
+  ASSERT_TRUE(*choose_global_default(fs, kLayout, *loaded, std::string(kSystemSelection), "t3", &problem));
+  EXPECT_FALSE(*choose_global_default(fs, kLayout, *loaded, std::string(kSystemSelection), "t4", &problem));
+  EXPECT_EQ(load_state(fs, kLayout)->history.size(), 2u);
+}
+
+TEST(CurrentSwitch, UseAgainRemakesAMissingLinkWithoutRecordingAChange) {
+  MemoryFileSystem fs;
+  make_store(fs, false);
+  StoreState state;
+  ASSERT_TRUE(*choose_global_default(fs, kLayout, state, kNew, "t1", nullptr));
+  ASSERT_TRUE(fs.remove(kLayout.current_link()).ok());  // removed by hand
+  std::string problem;
+  auto again = choose_global_default(fs, kLayout, state, kNew, "t2", &problem);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_TRUE(problem.empty()) << problem;
+  EXPECT_EQ(*read_current(fs, kLayout), kNew) << "made again";
+  EXPECT_EQ(load_state(fs, kLayout)->history.size(), 1u);
+}
+
 TEST(CurrentSwitch, RefusesToReplaceARealDirectory) {
   MemoryFileSystem fs;
   make_store(fs, false);

@@ -86,7 +86,11 @@ TEST(VersionSpec, MissingVersionListsWhatIsInstalled) {
   ASSERT_FALSE(id.ok());
   EXPECT_EQ(id.error().code, ErrorCode::kNotFound);
   EXPECT_NE(id.error().message.find("9.19.0.56+cuda13, 9.1.0.70+cuda12"), std::string::npos) << id.error().message;
-  EXPECT_NE(id.error().message.find("cudnnup install 9.2"), std::string::npos);
+  EXPECT_TRUE(id.error().fix.empty()) << "no CUDA major named: no install to print";
+  auto with_cuda = resolve_spec(*VersionSpec::parse("9.2+cuda13"), installed);
+  ASSERT_FALSE(with_cuda.ok());
+  EXPECT_EQ(with_cuda.error().fix, std::vector<FixStep>{fix::cudnnup({"install", "9.2", "--cuda", "13"})})
+      << "the install, as a fix step";
   EXPECT_EQ(resolve(installed, "9.19+cuda12").substr(0, 6), "error:");
 }
 
