@@ -125,7 +125,7 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
     for (const auto& [entry, line] : e.folded) out << "   also:    " << entry->title << " (line " << line << ")\n";
     std::string vars;
     for (const auto& [k, v] : e.variables) {
-      if (k == "status_meaning") continue;
+      if (k == "status_meaning" || k == "builds") continue;  // said in the meaning and the fixes
       vars += (vars.empty() ? "" : ", ") + k + "=" + v;
     }
     if (!vars.empty()) out << "   found:   " << vars << "\n";

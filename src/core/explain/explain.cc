@@ -271,6 +271,12 @@ void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
     auto [it, fresh] = builds.try_emplace(int(*major));
     if (fresh) it->second = builds_of(int(*major));
     set_if_absent("builds", it->second);
+    // `cudnnup use 9` only where NVIDIA builds the major for a CUDA major (8 and later): not 7.
+    const auto& variants = builtin_rules().cuda_variants;
+    bool built = std::any_of(variants.begin(), variants.end(), [&major](const CudaVariantRange& r) {
+      return r.first.major() <= *major && (!r.last.known() || r.last.major() >= *major);
+    });
+    if (built) set_if_absent("installable_major", std::to_string(*major));
   }
   if (auto it = vars.find("status"); it != vars.end()) {
     std::string name = status_name(it->second);
