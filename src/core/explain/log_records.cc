@@ -119,7 +119,9 @@ std::pair<std::string, bool> clean_line(std::string_view raw) {
 }  // namespace
 
 LogLines normalise_log(std::string_view text) {
-  std::string plain = text.find('\x1b') == std::string_view::npos ? std::string(text) : strip_ansi(text);
+  const bool ansi = text.find('\x1b') != std::string_view::npos;
+  const std::string without_ansi = ansi ? strip_ansi(text) : std::string();
+  std::string_view plain = ansi ? std::string_view(without_ansi) : text;
   LogLines out;
   size_t estimate = size_t(std::count(plain.begin(), plain.end(), '\n')) + 1;
   out.text.reserve(estimate);
@@ -132,11 +134,11 @@ LogLines normalise_log(std::string_view text) {
   size_t start = 0;
   while (start < plain.size()) {
     size_t end = plain.find_first_of("\r\n", start);
-    if (end == std::string::npos) {
-      push(std::string_view(plain).substr(start));
+    if (end == std::string_view::npos) {
+      push(plain.substr(start));
       break;
     }
-    push(std::string_view(plain).substr(start, end - start));
+    push(plain.substr(start, end - start));
     start = end + (plain[end] == '\r' && end + 1 < plain.size() && plain[end + 1] == '\n' ? 2 : 1);
   }
   return out;
@@ -147,13 +149,17 @@ LineIndex::LineIndex(const std::vector<std::string>& lines, std::string_view joi
   lengths_.reserve(lines.size());
   size_t total = 0;
   for (const auto& l : lines) total += l.size() + joiner.size();
-  text_.resize(total);
-  char* out = text_.data();
+  text_.reserve(total);
   for (const auto& l : lines) {
-    starts_.push_back(size_t(out - text_.data()));
+    starts_.push_back(text_.size());
     lengths_.push_back(l.size());
-    for (char c : l) *out++ = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;  // ascii_lower, inline: 2 MB a run
-    for (char c : joiner) *out++ = c;
+    size_t from = text_.size();
+    text_ += l;
+    for (size_t i = from; i < text_.size(); ++i) {
+      char c = text_[i];
+      if (c >= 'A' && c <= 'Z') text_[i] = char(c - 'A' + 'a');  // ascii_lower, inline: 2 MB a run
+    }
+    text_ += joiner;
   }
   starts_.push_back(text_.size());
 }

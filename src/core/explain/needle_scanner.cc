@@ -16,6 +16,10 @@ NeedleScanner::NeedleScanner(const std::vector<std::string>& needles) {
     }
   }
   // The trie, with kNone for "no edge" until the failure links fill the table.
+  size_t most_states = 1;
+  for (const auto& n : needles) most_states += n.size();
+  next_.reserve(most_states * classes_);
+  outputs_.reserve(most_states);
   next_.assign(classes_, kNone);
   outputs_.emplace_back();
   for (size_t n = 0; n < needles.size(); ++n) {
