@@ -286,6 +286,8 @@ int run_explain(AppContext& ctx, const ExplainOptions& opt) {
     std::cout << dump_json(render_json(rep, *catalogue, machine, machine_problem, code), 2) << std::endl;
   } else {
     bool windows = machine ? machine->os == "windows" : ctx.env.windows();
+    // A log from the other OS gets that OS's steps: they are for the machine it came from.
+    if (auto p = rep.facts.find("platform"); !rep.machine_set_aside.empty() && p != rep.facts.end()) windows = p->second == "windows";
     std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows);
   }
   return code;

@@ -381,7 +381,12 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
   std::map<std::string, size_t> by_key;
   for (const auto& g : groups) {
     auto [it, fresh] = by_key.emplace(vars_key(g.first), report.matches.size());
-    if (fresh) report.matches.push_back(explain_occurrence(g.first, catalogue, report.facts, view));
+    if (fresh) {
+      report.matches.push_back(explain_occurrence(g.first, catalogue, report.facts, view));
+      if (!report.machine_set_aside.empty()) {
+        for (auto& c : report.matches.back().causes) c.evidence = "Not checked here: " + report.machine_set_aside + ".";
+      }
+    }
     add_group(report.matches[it->second], g);
   }
   return report;

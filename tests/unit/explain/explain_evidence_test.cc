@@ -283,7 +283,10 @@ TEST(ExplainMachine, AWindowsLogOnLinuxIsRankedByTheLogAlone) {
   MachineView view{&here, nullptr};
   auto r = explain_text("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!", catalogue(), view);
   EXPECT_NE(r.machine_set_aside.find("windows"), std::string::npos) << r.machine_set_aside;
-  for (const auto& c : r.matches.at(0).causes) EXPECT_EQ(c.verdict, Verdict::kUnknown) << c.check << ": " << c.evidence;
+  for (const auto& c : r.matches.at(0).causes) {
+    EXPECT_EQ(c.verdict, Verdict::kUnknown) << c.check << ": " << c.evidence;
+    EXPECT_EQ(c.evidence.rfind("Not checked here: the log is from windows", 0), 0u) << c.evidence;
+  }
   auto same = explain_text("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open "
                            "shared object file: No such file or directory",
                            catalogue(), view);
