@@ -20,6 +20,7 @@ std::string record_window(const LogLines& lines, int line) {
 }
 
 bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<int>& candidates, LogFacts& facts) {
+  if (candidates.empty()) return false;  // no needle on any line: its regex is never compiled
   const std::regex* re = spec.pattern.regex.get();
   if (!re) return false;
   for (int line : candidates) {

@@ -131,9 +131,17 @@ LogLines normalise_log(std::string_view text) {
     out.text.push_back(std::move(line));
     out.starts_record.push_back(starts);
   };
+  // Lines end at LF, CRLF or a lone CR. Without any CR (most logs), memchr finds each end; the
+  // generic find_first_of compares every byte against both characters.
+  const bool any_cr = plain.find('\r') != std::string_view::npos;
+  auto line_end = [&](size_t from) {
+    if (any_cr) return plain.find_first_of("\r\n", from);
+    const void* nl = std::memchr(plain.data() + from, '\n', plain.size() - from);
+    return nl ? size_t(static_cast<const char*>(nl) - plain.data()) : std::string_view::npos;
+  };
   size_t start = 0;
   while (start < plain.size()) {
-    size_t end = plain.find_first_of("\r\n", start);
+    size_t end = line_end(start);
     if (end == std::string_view::npos) {
       push(plain.substr(start));
       break;

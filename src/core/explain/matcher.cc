@@ -56,9 +56,9 @@ class Matcher {
     std::vector<Occurrence> out;
     for (size_t e = 0; e < catalogue_.entries.size(); ++e) {
       const CatalogueEntry& entry = catalogue_.entries[e];
-      for (const auto& [line, needle_at] : hits_.entries[e]) {
-        if (entry.at_end && line != last_line_) continue;
-        match_at(entry, line, needle_at, out);
+      for (const Candidate& c : hits_.entries[e]) {
+        if (entry.at_end && c.line != last_line_) continue;
+        match_at(entry, c, out);
       }
     }
     return out;
@@ -67,12 +67,14 @@ class Matcher {
  private:
   // The same window (a line repeated thousands of times in a log) is searched once per entry; the
   // matches are kept with lines relative to the window's first line.
-  void match_at(const CatalogueEntry& entry, int line, size_t needle_at, std::vector<Occurrence>& out) {
-    std::string key = window_key(entry, line, needle_at);
+  void match_at(const CatalogueEntry& entry, const Candidate& c, std::vector<Occurrence>& out) {
+    const int line = c.line;
+    std::string key = window_key(entry, line, c.at);
+    if (c.cut) key += "\0cut";
     auto it = memo_.find(key);
     if (it == memo_.end()) {
       std::vector<Occurrence> found;
-      search_window(entry, line, needle_at, found);
+      search_window(entry, c, found);
       for (auto& o : found) {
         o.first -= line;
         o.last -= line;
@@ -101,7 +103,9 @@ class Matcher {
     return key;
   }
 
-  void search_window(const CatalogueEntry& entry, int line, size_t needle_at, std::vector<Occurrence>& out) {
+  void search_window(const CatalogueEntry& entry, const Candidate& c, std::vector<Occurrence>& out) {
+    const int line = c.line;
+    const size_t needle_at = c.at;
     const std::string& first = lines_.text[line];
     if (first.size() > kMaxWindowLine) {
       size_t from = needle_at > 300 ? needle_at - 300 : 0;
@@ -110,13 +114,13 @@ class Matcher {
       return;
     }
     std::vector<int> more = continuation_lines(lines_, line, kContinuationLines, kMaxWindowLine);
-    // Joined with a space (a soft-wrapped message), then with nothing (a terminal wrapped it
-    // mid-word, "no CUDA-\ncapable").
+    // Joined with a space (a soft-wrapped message), then, where the needle itself was cut by a
+    // terminal's wrap ("no CUDA-\ncapable"), with nothing.
     for (const char* joiner : {" ", ""}) {
       std::string window = first;
       for (int k : more) window += joiner + lines_.text[k];
       if (search(entry, line, window, more, first.size(), joiner, out)) return;
-      if (more.empty()) return;
+      if (more.empty() || !c.cut) return;
     }
   }
 
@@ -248,10 +252,25 @@ NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines, 
           continue;
         }
         auto& e = hits.entries[owner.index];
-        e.emplace(line, at);
-        if (line > 0 && !lines.starts_record[line]) e.emplace(line - 1, 0);
+        const bool cut = index == &tight;
+        if (line > 0 && !lines.starts_record[line]) e.push_back(Candidate{line - 1, 0, cut});
+        e.push_back(Candidate{line, at, cut});
       }
     });
+  }
+  // One candidate per line: the first found keeps its offset (as a map's emplace would, without a
+  // node per hit), and is marked cut when any needle on that line was found only in the tight join.
+  for (auto& e : hits.entries) {
+    std::stable_sort(e.begin(), e.end(), [](const Candidate& a, const Candidate& b) { return a.line < b.line; });
+    size_t kept = 0;
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (kept > 0 && e[kept - 1].line == e[i].line) {
+        e[kept - 1].cut = e[kept - 1].cut || e[i].cut;
+      } else {
+        e[kept++] = e[i];
+      }
+    }
+    e.resize(kept);
   }
   return hits;
 }

@@ -29,8 +29,13 @@ struct Occurrence {
 // lines: for each entry, the lines a message may start on (a needle's line, and the line before
 // when the needle's line continues it) with the needle's offset in the line; for each log fact,
 // the lines its needles are on, in order.
+struct Candidate {
+  int line = 0;
+  size_t at = 0;       // the needle's offset in the line (0 for the line before)
+  bool cut = false;    // found only with the lines joined by nothing: a word cut by a wrap
+};
 struct NeedleHits {
-  std::vector<std::map<int, size_t>> entries;
+  std::vector<std::vector<Candidate>> entries;  // sorted by line, one per line
   std::vector<std::vector<int>> facts;
 };
 NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines, const LineIndex& spaced,
