@@ -112,15 +112,20 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
         << rep.lines_read << " line(s) given.\n"
         << "If this is a cuDNN/CUDA error, the machine's picture may still help:\n";
   }
+  if (!rep.machine_set_aside.empty()) {
+    out << s.warn() << " The causes are ranked by the log alone: " << rep.machine_set_aside
+        << ", so this machine's checks would not be about the machine the log comes from.\n\n";
+  }
   int n = 0;
   for (const auto& e : rep.matches) {
     ++n;
     out << s.bold(std::to_string(n) + ". " + e.entry->title) << "  [" << severity_label(s, e.entry->severity) << ", "
         << lines_text(e) << "]\n";
     out << "   matched: " << s.dim(e.matched_text) << "\n";
+    for (const auto& [entry, line] : e.folded) out << "   also:    " << entry->title << " (line " << line << ")\n";
     std::string vars;
     for (const auto& [k, v] : e.variables) {
-      if (k == "status_meaning") continue;
+      if (k == "status_meaning" || k == "builds") continue;  // said in the meaning and the fixes
       vars += (vars.empty() ? "" : ", ") + k + "=" + v;
     }
     if (!vars.empty()) out << "   found:   " << vars << "\n";
@@ -129,10 +134,13 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
       out << "   " << s.ok() << " This message is harmless: it does not mean cuDNN or the GPU is broken.\n";
     }
     if (!e.causes.empty()) {
-      out << "   causes, most likely first" << (machine ? " on this machine" : " (machine not examined)") << ":\n";
+      out << "   causes, most likely first" << (!rep.machine_set_aside.empty() ? " (ranked by the log alone)"
+                                                  : machine ? " on this machine" : " (machine not examined)")
+          << ":\n";
       int k = 0;
       for (const auto& c : e.causes) {
         out << "     " << ++k << ". [" << verdict_label(s, c.verdict) << "] " << c.text << "\n";
+        if (!c.reason.empty()) out << "        " << c.reason << "\n";
         if (!c.evidence.empty()) out << "        " << s.dim(c.evidence) << "\n";
       }
     }
@@ -186,18 +194,25 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     m["matched_text"] = e.matched_text;
     m["lines"] = e.lines;
     m["occurrences"] = e.occurrences;
+    ordered_json also = ordered_json::array();
+    for (const auto& [entry, line] : e.folded) also.push_back({{"id", entry->id}, {"title", entry->title}, {"line", line}});
+    m["also_recognised"] = also;
     m["variables"] = ordered_json::object();
     for (const auto& [k, v] : e.variables) m["variables"][k] = v;
     m["meaning"] = e.meaning;
     ordered_json causes = ordered_json::array();
     int rank = 0;
     for (const auto& c : e.causes) {
+      ordered_json notes = ordered_json::array();
+      for (const auto& n : c.log_evidence) notes.push_back({{"rule", n.rule}, {"effect", n.effect}, {"says", n.says}});
       causes.push_back({{"rank", ++rank},
                         {"text", c.text},
                         {"check", c.check},
                         {"verdict", c.verdict == Verdict::kHolds ? "holds"
                                     : c.verdict == Verdict::kUnknown ? "unknown" : "ruled_out"},
                         {"evidence", c.evidence},
+                        {"log_evidence", notes},
+                        {"reason", c.reason},
                         {"score", c.score}});
     }
     m["causes"] = causes;
@@ -214,6 +229,10 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     matches.push_back(m);
   }
   out["matches"] = matches;
+  out["log_facts"] = ordered_json::object();
+  for (const auto& [k, v] : rep.facts) out["log_facts"][k] = v;
+  out["ranked_by"] = machine && rep.machine_set_aside.empty() ? "log_and_machine" : "log";
+  out["machine_set_aside"] = rep.machine_set_aside.empty() ? ordered_json(nullptr) : ordered_json(rep.machine_set_aside);
   if (machine) {
     ordered_json mj;
     mj["os"] = machine->os;
@@ -269,7 +288,15 @@ int run_explain(AppContext& ctx, const ExplainOptions& opt) {
               << std::endl;
   } else {
     bool windows = machine ? machine->os == "windows" : ctx.env.windows();
-    std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows, fix_shell(ctx));
+    Shell shell = fix_shell(ctx);
+    // A log from the other OS gets that OS's steps, in its usual shell: they are for the machine it
+    // came from.
+    if (auto p = rep.facts.find("platform"); !rep.machine_set_aside.empty() && p != rep.facts.end() &&
+                                             (p->second == "windows") != windows) {
+      windows = p->second == "windows";
+      shell = default_fix_shell(windows);
+    }
+    std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows, shell);
   }
   return code;
 }

@@ -1,7 +1,10 @@
 #include "explain/error_catalogue.h"
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cstdlib>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_checks.h"
@@ -78,6 +81,59 @@ Error data_error(const std::string& origin, const std::string& where, const std:
   return make_error(ErrorCode::kCorrupt, origin + ": " + where + ": " + what, origin);
 }
 
+// {"name": "regex or <N / >=N", ...}: every test must hold.
+Result<std::vector<Condition>> conditions(const json& row, const char* key, const std::string& where) {
+  std::vector<Condition> out;
+  if (!row.is_object() || !row.contains(key)) return out;
+  if (!row[key].is_object()) return make_error(ErrorCode::kCorrupt, where + ": '" + key + "' must be an object");
+  for (const auto& [name, test] : row[key].items()) {
+    if (!test.is_string()) return make_error(ErrorCode::kCorrupt, where + ": '" + key + "' values must be strings");
+    auto c = compile_condition(name, test.get<std::string>());
+    if (!c) return make_error(ErrorCode::kCorrupt, where + ": " + c.error().message);
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+Result<std::vector<FactSpec>> fact_specs(const json& doc, const std::string& origin) {
+  std::vector<FactSpec> out;
+  for (const auto& row : array_field(doc, "log_facts")) {
+    FactSpec f;
+    f.id = string_field(row, "id");
+    const std::string where = "log fact '" + f.id + "'";
+    for (auto& n : string_list(row, "needles")) f.needles.push_back(ascii_lower(n));
+    auto pattern = translate_pattern(string_field(row, "pattern"));
+    if (f.id.empty() || f.needles.empty() || std::count(f.needles.begin(), f.needles.end(), "") || !pattern) {
+      return data_error(origin, where, pattern ? "needs an id, needles and a pattern" : pattern.error().message);
+    }
+    f.pattern = std::move(*pattern);
+    if (row.contains("set") && row["set"].is_object()) {
+      for (const auto& [k, v] : row["set"].items()) {
+        if (v.is_string()) f.set[k] = v.get<std::string>();
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<std::map<std::string, EvidenceRule, std::less<>>> evidence_rules(const json& doc, const std::string& origin) {
+  std::map<std::string, EvidenceRule, std::less<>> out;
+  if (!doc.contains("evidence") || !doc["evidence"].is_object()) return out;
+  for (const auto& [id, row] : doc["evidence"].items()) {
+    EvidenceRule r;
+    r.id = id;
+    const std::string where = "evidence '" + id + "'";
+    auto when = conditions(row, "when", origin + ": " + where);
+    if (!when) return when.error();
+    r.when = std::move(*when);
+    r.says = string_field(row, "says");
+    if (r.when.empty() || r.says.empty()) return data_error(origin, where, "needs when and says");
+    out.emplace(id, std::move(r));
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* message_severity_name(MessageSeverity s) {
@@ -89,7 +145,49 @@ const char* message_severity_name(MessageSeverity s) {
   return "error";
 }
 
-Result<CompiledPattern> compile_pattern(const std::string& source) {
+Result<Condition> compile_condition(const std::string& name, const std::string& source) {
+  Condition c;
+  c.name = name;
+  c.source = source;
+  static const std::pair<const char*, Condition::Op> kOps[] = {{"<=", Condition::Op::kLessOrEqual},
+                                                              {">=", Condition::Op::kGreaterOrEqual},
+                                                              {"<", Condition::Op::kLess},
+                                                              {">", Condition::Op::kGreater}};
+  for (const auto& [text, op] : kOps) {
+    if (!source.starts_with(text)) continue;
+    std::string number = source.substr(std::string(text).size());
+    char* end = nullptr;
+    c.number = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size()) {
+      return make_error(ErrorCode::kCorrupt, "'" + name + "': '" + source + "' compares with something that is not a number");
+    }
+    c.op = op;
+    return c;
+  }
+  c.regex = LazyRegex(source, std::string::npos);
+  return c;
+}
+
+LazyRegex::LazyRegex(std::string source, size_t groups) {
+  state_->source = std::move(source);
+  state_->groups = groups;
+}
+
+const std::regex* LazyRegex::get() const {
+  State& st = *state_;
+  if (!st.tried) {
+    st.tried = true;
+    try {
+      auto re = std::make_unique<std::regex>(st.source, kRegexFlags);
+      if (st.groups == std::string::npos || re->mark_count() + 1 == st.groups) st.compiled = std::move(re);
+    } catch (const std::regex_error&) {
+      // left null: a pattern that does not compile matches nothing (the tests compile them all)
+    }
+  }
+  return st.compiled.get();
+}
+
+Result<CompiledPattern> translate_pattern(const std::string& source) {
   CompiledPattern out;
   out.source = source;
   out.group_names.push_back("");  // group 0: the whole match
@@ -140,13 +238,20 @@ Result<CompiledPattern> compile_pattern(const std::string& source) {
     }
     translated += c;
   }
+  out.regex = LazyRegex(translated, out.group_names.size());
+  return out;
+}
+
+Result<CompiledPattern> compile_pattern(const std::string& source) {
+  auto out = translate_pattern(source);
+  if (!out) return out;
   try {
-    out.regex = std::regex(translated, kRegexFlags);
+    std::regex re(out->regex.source(), kRegexFlags);
+    if (re.mark_count() + 1 != out->group_names.size()) {
+      return make_error(ErrorCode::kInternal, "group count mismatch after translating: " + source);
+    }
   } catch (const std::regex_error& e) {
     return make_error(ErrorCode::kCorrupt, std::string("regex does not compile (") + e.what() + "): " + source);
-  }
-  if (out.regex.mark_count() + 1 != out.group_names.size()) {
-    return make_error(ErrorCode::kInternal, "group count mismatch after translating: " + source);
   }
   return out;
 }
@@ -158,12 +263,162 @@ const CudnnStatusInfo* ErrorCatalogue::status(std::string_view name) const {
   return nullptr;
 }
 
+std::string ErrorCatalogue::first_bad_regex() const {
+  auto bad = [](const LazyRegex& re) { return re.get() == nullptr; };
+  auto bad_conditions = [&bad](const std::vector<Condition>& when) {
+    return std::any_of(when.begin(), when.end(), [&bad](const Condition& c) { return c.op == Condition::Op::kRegex && bad(c.regex); });
+  };
+  for (const auto& f : facts) {
+    if (bad(f.pattern.regex)) return "log fact '" + f.id + "': " + f.pattern.source;
+  }
+  for (const auto& [id, rule] : evidence) {
+    if (bad_conditions(rule.when)) return "evidence '" + id + "'";
+  }
+  for (const auto& e : entries) {
+    for (const auto& p : e.patterns) {
+      if (bad(p.regex)) return "entry '" + e.id + "': " + p.source;
+    }
+    for (const auto& c : e.causes) {
+      if (bad_conditions(c.when)) return "entry '" + e.id + "', cause '" + c.text + "'";
+    }
+    for (const auto& f : e.fixes) {
+      if (bad_conditions(f.when)) return "entry '" + e.id + "', fix '" + f.text + "'";
+    }
+  }
+  return "";
+}
+
 const CatalogueEntry* ErrorCatalogue::entry(std::string_view id) const {
   for (const auto& e : entries) {
     if (e.id == id) return &e;
   }
   return nullptr;
 }
+
+namespace {
+
+Result<std::vector<CauseSpec>> causes_of(const json& row, const std::string& origin, const std::string& where) {
+  std::vector<CauseSpec> out;
+  for (const auto& c : array_field(row, "causes")) {
+    CauseSpec cause;
+    cause.text = string_field(c, "text");
+    cause.check = string_field(c, "check");
+    cause.weight = int_field(c, "weight", 0);
+    if (!is_known_check(cause.check)) return data_error(origin, where, "unknown check '" + cause.check + "'");
+    auto when = conditions(c, "when", origin + ": " + where);
+    if (!when) return when.error();
+    cause.when = std::move(*when);
+    if (c.contains("evidence")) {
+      if (!c["evidence"].is_object()) return data_error(origin, where, "a cause's 'evidence' maps rule ids to effects");
+      for (const auto& [id, effect] : c["evidence"].items()) {
+        if (!effect.is_number_integer() || effect.get<long long>() == 0 || std::abs(effect.get<long long>()) > 500) {
+          return data_error(origin, where, "evidence '" + id + "' needs a non-zero effect of at most 500");
+        }
+        cause.evidence.emplace_back(id, static_cast<int>(effect.get<long long>()));
+      }
+    }
+    if (c.contains("params") && c["params"].is_object()) {
+      for (const auto& [k, v] : c["params"].items()) {
+        if (v.is_string()) cause.params[k] = v.get<std::string>();
+      }
+    }
+    out.push_back(std::move(cause));
+  }
+  return out;
+}
+
+Result<std::vector<FixSpec>> fixes_of(const json& row, const std::string& origin, const std::string& where) {
+  std::vector<FixSpec> out;
+  for (const auto& f : array_field(row, "fixes")) {
+    FixSpec fix;
+    fix.text = string_field(f, "text");
+    auto when = conditions(f, "when", origin + ": " + where);
+    if (!when) return when.error();
+    fix.when = std::move(*when);
+    for (const char* os : {"linux", "windows"}) {
+      auto steps = fix_steps(f, os, origin + ": " + where);
+      if (!steps) return steps.error();
+      (std::string(os) == "linux" ? fix.linux_steps : fix.windows_steps) = std::move(*steps);
+    }
+    out.push_back(std::move(fix));
+  }
+  return out;
+}
+
+Result<CatalogueEntry> entry_of(const json& row, const std::string& origin) {
+  CatalogueEntry e;
+  e.id = string_field(row, "id");
+  const std::string where = "entry '" + e.id + "'";
+  if (e.id.empty()) return data_error(origin, "entries", "an entry has no id");
+  e.title = string_field(row, "title");
+  for (auto& n : string_list(row, "needles")) e.needles.push_back(ascii_lower(n));
+  if (e.needles.empty() || std::count(e.needles.begin(), e.needles.end(), "")) {
+    return data_error(origin, where, "needs at least one needle, and no empty one");
+  }
+  for (const auto& p : string_list(row, "patterns")) {
+    auto compiled = translate_pattern(p);
+    if (!compiled) return data_error(origin, where, compiled.error().message);
+    e.patterns.push_back(std::move(*compiled));
+  }
+  if (e.patterns.empty()) return data_error(origin, where, "needs at least one pattern");
+  e.meaning = string_field(row, "meaning");
+  std::string sev = string_field(row, "severity");
+  if (sev == "harmless") e.severity = MessageSeverity::kHarmless;
+  else if (sev == "warning") e.severity = MessageSeverity::kWarning;
+  else if (sev == "error") e.severity = MessageSeverity::kError;
+  else return data_error(origin, where, "severity must be harmless, warning or error");
+  e.framework = string_field(row, "framework");
+  e.generic = bool_field(row, "generic", false);
+  e.overrides = string_list(row, "overrides");
+  e.follows = string_list(row, "follows");
+  e.at_end = bool_field(row, "at_end", false);
+  auto causes = causes_of(row, origin, where);
+  if (!causes) return causes.error();
+  e.causes = std::move(*causes);
+  auto fixes = fixes_of(row, origin, where);
+  if (!fixes) return fixes.error();
+  e.fixes = std::move(*fixes);
+  e.sources = string_list(row, "sources");
+  return e;
+}
+
+// What one entry names must exist: evidence rules, and the entries it overrides or follows.
+std::optional<Error> dangling_reference(const ErrorCatalogue& cat, const CatalogueEntry& e, const std::string& origin) {
+  const std::string where = "entry '" + e.id + "'";
+  for (const auto& c : e.causes) {
+    for (const auto& [id, effect] : c.evidence) {
+      if (cat.evidence.find(id) == cat.evidence.end()) return data_error(origin, where, "a cause names unknown evidence '" + id + "'");
+    }
+  }
+  for (const auto& o : e.overrides) {
+    if (!cat.entry(o)) return data_error(origin, where, "overrides unknown entry '" + o + "'");
+  }
+  for (const auto& f : e.follows) {
+    if (!cat.entry(f)) return data_error(origin, where, "follows unknown entry '" + f + "'");
+  }
+  return std::nullopt;
+}
+
+void index_needles(ErrorCatalogue& cat) {
+  std::map<std::string, int> index;
+  auto add = [&](const std::string& needle, NeedleOwner owner) {
+    auto [it, fresh] = index.emplace(needle, int(cat.needles.size()));
+    if (fresh) {
+      cat.needles.push_back(needle);
+      cat.needle_owners.emplace_back();
+    }
+    cat.needle_owners[it->second].push_back(owner);
+  };
+  for (size_t e = 0; e < cat.entries.size(); ++e) {
+    for (const auto& n : cat.entries[e].needles) add(n, {false, int(e)});
+  }
+  for (size_t f = 0; f < cat.facts.size(); ++f) {
+    for (const auto& n : cat.facts[f].needles) add(n, {true, int(f)});
+  }
+  cat.scanner = std::make_shared<const NeedleScanner>(cat.needles);
+}
+
+}  // namespace
 
 Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const std::string& origin) {
   json doc;
@@ -186,77 +441,23 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
     if (s.name.empty() || s.meaning.empty()) return data_error(origin, "statuses", "a row lacks name or meaning");
     cat.statuses.push_back(std::move(s));
   }
+  auto facts = fact_specs(doc, origin);
+  if (!facts) return facts.error();
+  cat.facts = std::move(*facts);
+  auto evidence = evidence_rules(doc, origin);
+  if (!evidence) return evidence.error();
+  cat.evidence = std::move(*evidence);
 
   for (const auto& row : array_field(doc, "entries")) {
-    CatalogueEntry e;
-    e.id = string_field(row, "id");
-    const std::string where = "entry '" + e.id + "'";
-    if (e.id.empty()) return data_error(origin, "entries", "an entry has no id");
-    if (cat.entry(e.id)) return data_error(origin, where, "duplicate id");
-    e.title = string_field(row, "title");
-    for (auto& n : string_list(row, "needles")) e.needles.push_back(ascii_lower(n));
-    if (e.needles.empty()) return data_error(origin, where, "needs at least one needle");
-    for (const auto& p : string_list(row, "patterns")) {
-      auto compiled = compile_pattern(p);
-      if (!compiled) return data_error(origin, where, compiled.error().message);
-      e.patterns.push_back(std::move(*compiled));
-    }
-    if (e.patterns.empty()) return data_error(origin, where, "needs at least one pattern");
-    e.meaning = string_field(row, "meaning");
-    std::string sev = string_field(row, "severity");
-    if (sev == "harmless") e.severity = MessageSeverity::kHarmless;
-    else if (sev == "warning") e.severity = MessageSeverity::kWarning;
-    else if (sev == "error") e.severity = MessageSeverity::kError;
-    else return data_error(origin, where, "severity must be harmless, warning or error");
-    e.framework = string_field(row, "framework");
-    e.generic = bool_field(row, "generic", false);
-    e.overrides = string_list(row, "overrides");
-    e.follows = string_list(row, "follows");
-    for (const auto& c : array_field(row, "causes")) {
-      CauseSpec cause;
-      cause.text = string_field(c, "text");
-      cause.check = string_field(c, "check");
-      cause.weight = int_field(c, "weight", 0);
-      if (!is_known_check(cause.check)) return data_error(origin, where, "unknown check '" + cause.check + "'");
-      if (c.contains("when") && c["when"].is_object()) {
-        for (const auto& [var, re] : c["when"].items()) {
-          if (!re.is_string()) return data_error(origin, where, "'when' values must be regex strings");
-          try {
-            cause.when.emplace_back(var, std::regex(re.get<std::string>(), kRegexFlags));
-          } catch (const std::regex_error& ex) {
-            return data_error(origin, where, std::string("'when' regex does not compile: ") + ex.what());
-          }
-          cause.when_source.emplace_back(var, re.get<std::string>());
-        }
-      }
-      if (c.contains("params") && c["params"].is_object()) {
-        for (const auto& [k, v] : c["params"].items()) {
-          if (v.is_string()) cause.params[k] = v.get<std::string>();
-        }
-      }
-      e.causes.push_back(std::move(cause));
-    }
-    for (const auto& f : array_field(row, "fixes")) {
-      FixSpec fix;
-      fix.text = string_field(f, "text");
-      for (const char* os : {"linux", "windows"}) {
-        auto steps = fix_steps(f, os, origin + ": " + where);
-        if (!steps) return steps.error();
-        (std::string(os) == "linux" ? fix.linux_steps : fix.windows_steps) = std::move(*steps);
-      }
-      e.fixes.push_back(std::move(fix));
-    }
-    e.sources = string_list(row, "sources");
-    cat.entries.push_back(std::move(e));
+    auto e = entry_of(row, origin);
+    if (!e) return e.error();
+    if (cat.entry(e->id)) return data_error(origin, "entry '" + e->id + "'", "duplicate id");
+    cat.entries.push_back(std::move(*e));
   }
   for (const auto& e : cat.entries) {
-    for (const auto& o : e.overrides) {
-      if (!cat.entry(o)) return data_error(origin, "entry '" + e.id + "'", "overrides unknown entry '" + o + "'");
-    }
-    for (const auto& f : e.follows) {
-      if (!cat.entry(f)) return data_error(origin, "entry '" + e.id + "'", "follows unknown entry '" + f + "'");
-    }
+    if (auto bad = dangling_reference(cat, e, origin)) return *bad;
   }
+  index_needles(cat);
   return cat;
 }
 

@@ -1,6 +1,7 @@
 // `cudnnup explain` as a pure function: find every known message in a text (a log with noise,
 // CRLF, wrapped lines, log prefixes), pull out its variables (library names, versions, status
-// codes, framework) and rank the catalogue's candidate causes by what this machine shows.
+// codes, framework) and the log's facts, and rank the catalogue's candidate causes by what the
+// log says and what this machine shows.
 #pragma once
 
 #include <string>
@@ -9,16 +10,10 @@
 
 #include "explain/error_catalogue.h"
 #include "explain/explain_checks.h"
+#include "explain/log_facts.h"
+#include "explain/ranking.h"
 
 namespace cudnnup {
-
-struct RankedCause {
-  std::string text;       // placeholders filled in
-  std::string check;
-  Verdict verdict = Verdict::kUnknown;
-  std::string evidence;
-  int score = 0;          // weight, +1000 when it holds, -1000 when ruled out
-};
 
 struct FilledFix {
   std::string text;
@@ -34,22 +29,28 @@ struct Explanation {
   Variables variables;              // captured + derived (major, component, status_meaning, ...)
   std::string meaning;              // placeholders filled in
   std::vector<RankedCause> causes;  // most likely first
-  std::vector<FilledFix> fixes;
+  std::vector<FilledFix> fixes;     // those whose `when` holds
+  // Other catalogue messages this one stands for (matcher.h's Occurrence::folded), with the
+  // 1-based line of each: recognised, and explained by this entry.
+  std::vector<std::pair<const CatalogueEntry*, int>> folded;
 };
 
 struct ExplainReport {
   std::vector<Explanation> matches;  // in order of first appearance
   int lines_read = 0;
+  LogFacts facts;                    // what the log says beyond its messages (log_facts.h)
+  // Why the machine was set aside and the causes ranked by the log alone ("the log is from
+  // windows and this machine runs linux"); "" when the machine was used or there was none.
+  std::string machine_set_aside;
   bool has_problem() const;          // a match that is not harmless
 };
 
 // One message's variables after the derivations: library name -> component/major/cuda_major,
-// (8, 7, 0) / 8700 / 90100 -> dotted versions, status -> status_meaning, driver_cuda -> version.
+// (8, 7, 0) / 8700 / 90100 -> dotted versions, required + found -> direction (older, newer,
+// same, older_major, newer_major), status -> status_meaning, driver_cuda -> version.
 void derive_variables(Variables& vars, const ErrorCatalogue& catalogue);
 
-// Normalises a log into logical lines: CRLF/CR, ANSI colour codes, quote markers and log prefixes
-// (glog/absl "E0000 00:00:...] ", TensorFlow "2024-.. W tensorflow/...cc:12] ", ONNX Runtime
-// "[E:onnxruntime:...] ") removed. Exposed for tests.
+// The log's lines as explain reads them (log_records.h). Exposed for tests.
 std::vector<std::string> normalise_log_lines(std::string_view text);
 
 ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogue, const MachineView& machine);

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "base/numbers.h"
+#include "explain/check_helpers.h"
+#include "explain/more_checks.h"
 #include "base/paths.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
@@ -14,104 +16,7 @@ namespace cudnnup {
 namespace {
 
 using CheckFn = std::function<CheckResult(const MachineView&, const Variables&, const CheckParams&)>;
-
-CheckResult holds(std::string evidence) { return {Verdict::kHolds, std::move(evidence)}; }
-CheckResult ruled_out(std::string evidence) { return {Verdict::kDoesNotHold, std::move(evidence)}; }
-CheckResult unknown(std::string evidence) { return {Verdict::kUnknown, std::move(evidence)}; }
-
-int var_int(const Variables& vars, const char* name) {
-  auto it = vars.find(name);
-  if (it == vars.end() || it->second.empty()) return 0;
-  return checked_int(it->second, 0, 1000000).value_or(0);
-}
-
-Version var_version(const Variables& vars, const char* name) {
-  auto it = vars.find(name);
-  if (it == vars.end()) return {};
-  auto v = Version::parse(it->second);
-  return v ? *v : Version{};
-}
-
-std::string var(const Variables& vars, const char* name) {
-  auto it = vars.find(name);
-  return it == vars.end() ? std::string() : it->second;
-}
-
-Version copy_version(const CudnnCopy& c) { return c.library_version.known() ? c.library_version : c.header_version; }
-
-std::string describe(const CudnnCopy& c) {
-  Version v = copy_version(c);
-  std::string via;
-  for (const auto& w : c.found_via) via += (via.empty() ? "" : ", ") + w;
-  return "cuDNN " + (v.known() ? v.str() : std::string(std::to_string(c.major()) + ".x")) + " in " + c.lib_dir +
-         (via.empty() ? std::string() : " (found via " + via + ")");
-}
-
-std::string list_copies(const std::vector<const CudnnCopy*>& copies, size_t max = 3) {
-  std::string out;
-  for (size_t i = 0; i < copies.size() && i < max; ++i) out += (i ? "; " : "") + describe(*copies[i]);
-  if (copies.size() > max) out += "; and " + std::to_string(copies.size() - max) + " more";
-  return out;
-}
-
-// The major the message is about: from the library name or the version it names; 0 = unknown.
-int wanted_major(const Variables& vars) {
-  if (int m = var_int(vars, "major")) return m;
-  if (Version r = var_version(vars, "required"); r.known()) return r.major();
-  return 0;
-}
-
-std::vector<const CudnnCopy*> copies_of(const Report& r, int major) {
-  std::vector<const CudnnCopy*> out;
-  for (const auto& c : r.copies) {
-    if (major == 0 || c.major() == major) out.push_back(&c);
-  }
-  return out;
-}
-
-std::string all_copies_sentence(const Report& r) {
-  std::vector<const CudnnCopy*> all = copies_of(r, 0);
-  if (all.empty()) return "no cuDNN copy was found in the " + std::to_string(r.searched_dirs.size()) + " directories searched";
-  return "copies here: " + list_copies(all);
-}
-
-bool via_env_list(const CudnnCopy& c) {
-  for (const auto& w : c.found_via) {
-    if (w == "LD_LIBRARY_PATH" || w == "PATH") return true;
-  }
-  return false;
-}
-
-const CudnnLibrary* find_component(const CudnnCopy& c, const std::string& component) {
-  for (const auto& lib : c.libraries) {
-    if (lib.component == component) return &lib;
-  }
-  return nullptr;
-}
-
-bool finding_about(const Report& r, const CudnnCopy& c, std::string_view id) {
-  for (const auto& f : r.findings) {
-    if (f.id == id && (f.subject == c.lib_dir || f.subject == c.root)) return true;
-  }
-  return false;
-}
-
-// A doctor finding with this id about a copy of `major` (0 = any), or about no copy in particular.
-const Finding* finding_for_major(const Report& r, std::string_view id, int major) {
-  for (const auto& f : r.findings) {
-    if (f.id != id) continue;
-    if (major == 0) return &f;
-    for (const auto& c : r.copies) {
-      if ((f.subject == c.lib_dir || f.subject == c.root) && c.major() == major) return &f;
-    }
-  }
-  return nullptr;
-}
-
-std::string same_minor(const Version& v) { return v.truncated(2).str(); }
-bool older_minor(const Version& have, const Version& need) {
-  return have.major() == need.major() && have.truncated(2) < need.truncated(2);
-}
+using namespace check_helpers;
 
 // --- the checks -------------------------------------------------------------------------------
 
@@ -237,16 +142,31 @@ CheckResult cudnn_mixed_versions(const MachineView& m, const Variables& vars, co
                    "); they mix only if a program reaches both, e.g. one through its RUNPATH and one through LD_LIBRARY_PATH.");
   }
   if (copies.empty()) return ruled_out("No matching cuDNN copy is installed.");
+  // "9" and "9" are not the same version: a copy known only by its major cannot rule a mix out.
+  bool versions_known = std::all_of(copies.begin(), copies.end(), [](const CudnnCopy* c) { return copy_version(*c).parts.size() >= 2; });
+  if (copies.size() > 1 && !versions_known) {
+    return unknown("The exact versions of " + list_copies(copies) + " are not known, so whether they differ is not known.");
+  }
   return ruled_out("All cuDNN " + (major ? std::to_string(major) + ".x " : std::string()) + "files here are one version: " + list_copies(copies) + ".");
 }
 
-CheckResult cudnn_older_than_required(const MachineView& m, const Variables& vars, const CheckParams&) {
+// With the parameter unless_newer_installed, a copy new enough elsewhere rules this out: the older
+// one is then found first, which is the search-path cause, not a missing upgrade.
+CheckResult cudnn_older_than_required(const MachineView& m, const Variables& vars, const CheckParams& params) {
   const Report& r = *m.report;
   Version required = var_version(vars, "required");
   Version found = var_version(vars, "found");
   if (!required.known()) return unknown("The message does not say which version the program was built against.");
   auto copies = copies_of(r, required.major());
   if (copies.empty()) return ruled_out("No cuDNN " + std::to_string(required.major()) + ".x is installed here; " + all_copies_sentence(r) + ".");
+  if (params.count("unless_newer_installed")) {
+    for (const auto* c : copies) {
+      Version v = copy_version(*c);
+      if (v.known() && !older_minor(v, required)) {
+        return ruled_out(describe(*c) + " is new enough and installed; an older copy is found before it (the search-path cause).");
+      }
+    }
+  }
   // The copy the message says was loaded, when it is here.
   if (found.known()) {
     for (const auto* c : copies) {
@@ -312,9 +232,28 @@ CheckResult search_path_shadowing(const MachineView& m, const Variables& vars, c
   return unknown("LD_LIBRARY_PATH/PATH lead to " + list_copies(via_env) + ", which is not in conflict with another copy here.");
 }
 
-CheckResult cudnn_cuda_major_mismatch(const MachineView& m, const Variables& vars, const CheckParams&) {
+// With the parameter built_for_missing_toolkit, the message names a CUDA library a cuDNN copy asks
+// for: the mismatch is a copy built for that CUDA major on a machine whose CUDA is another one.
+CheckResult cuda_library_of_a_foreign_build(const Report& r, int cuda) {
+  if (!cuda) return unknown("The message does not name the CUDA major of the library.");
+  std::vector<const CudnnCopy*> built_for;
+  for (const auto& c : r.copies) {
+    if (c.cuda_major == cuda) built_for.push_back(&c);
+  }
+  if (built_for.empty()) return ruled_out("No cuDNN here is built for CUDA " + std::to_string(cuda) + ".");
+  std::string toolkits;
+  for (const auto& tk : r.toolkits) {
+    if (tk.version.major() == cuda) return ruled_out("CUDA " + tk.version.truncated(2).str() + " is installed at " + tk.root + ".");
+    toolkits += (toolkits.empty() ? "" : ", ") + tk.version.truncated(2).str();
+  }
+  return holds(list_copies(built_for) + " is built for CUDA " + std::to_string(cuda) + ", but the CUDA here is " +
+               (toolkits.empty() ? std::string("none") : toolkits) + ".");
+}
+
+CheckResult cudnn_cuda_major_mismatch(const MachineView& m, const Variables& vars, const CheckParams& params) {
   const Report& r = *m.report;
   int cuda = var_int(vars, "cuda_major");
+  if (params.count("built_for_missing_toolkit")) return cuda_library_of_a_foreign_build(r, cuda);
   auto copies = copies_of(r, wanted_major(vars));
   if (copies.empty()) return ruled_out("No matching cuDNN copy is installed.");
   for (const auto& f : r.findings) {
@@ -430,6 +369,9 @@ CheckResult gpu_cc_below(const MachineView& m, const Variables& vars, const Chec
                    " supports (" + first_source(f.rule->source) + ").");
     }
   }
+  bool every_cc_known = std::all_of(r.driver.gpus.begin(), r.driver.gpus.end(),
+                                    [](const Gpu& g) { return g.compute_capability.known(); });
+  if (!every_cc_known) return unknown("The compute capability of a GPU here is not known.");
   if (strictest_here) {
     return ruled_out("Every GPU here has compute capability " + strictest_here->rule->min_cc.str() + " or higher, which " +
                      strictest_here->what + " needs (" + gpu_words(r.driver.gpus.front()) + ").");
@@ -553,6 +495,11 @@ const std::map<std::string, CheckFn, std::less<>>& registry() {
       {"gpu_memory", gpu_memory},
       {"dll_wrong_machine", dll_wrong_machine},
       {"not_checkable", not_checkable},
+      {"cudnn_newer_than_built", more_checks::cudnn_newer_than_built},
+      {"cudnn_install_broken", more_checks::cudnn_install_broken},
+      {"cuda_build_predates_gpu", more_checks::cuda_build_predates_gpu},
+      {"cudnn_unversioned_symlink_missing", more_checks::cudnn_unversioned_symlink_missing},
+      {"install_path_special_chars", more_checks::install_path_special_chars},
   };
   return checks;
 }

@@ -81,6 +81,22 @@ std::vector<Version> known_releases(const std::vector<KnownArchive>& table, cons
   return out;
 }
 
+std::vector<std::pair<Version, Version>> known_legacy_builds(const std::vector<KnownArchive>& table, int cudnn_major) {
+  static const std::regex name(R"(^cudnn-(\d{1,2}\.\d{1,2})-(?:linux|windows\d*)-x64-v(\d{1,2}(?:\.\d{1,4}){2,3})\.(?:tgz|zip)$)");
+  std::vector<std::pair<Version, Version>> out;
+  for (const auto& k : table) {
+    std::smatch m;
+    if (k.refreshed || !std::regex_match(k.file_name, m, name)) continue;
+    auto cuda = Version::parse(m[1].str());
+    auto cudnn = Version::parse(m[2].str());
+    if (!cuda || !cudnn || cudnn->major() != cudnn_major) continue;
+    std::pair<Version, Version> build{cudnn->truncated(3), *cuda};
+    if (std::find(out.begin(), out.end(), build) == out.end()) out.push_back(build);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return b.first < a.first; });
+  return out;
+}
+
 std::optional<Version> newest_known_release(const std::vector<KnownArchive>& table, int cudnn_major, int cuda_major,
                                             bool windows) {
   for (const auto& v : known_releases(table, windows ? "windows-x86_64" : "linux-x86_64", cuda_major)) {

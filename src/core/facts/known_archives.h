@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -38,6 +39,11 @@ KnownCheck check_known_archive(const std::vector<KnownArchive>& table, const std
 // "linux-sbsa", "windows-x86_64") and CUDA major, as three-part labels, newest first. Only rows
 // NVIDIA published: a refreshed row is a mirror's word, never a stand-in for NVIDIA's list.
 std::vector<Version> known_releases(const std::vector<KnownArchive>& table, const std::string& platform_key, int cuda_major);
+
+// The official archives of cuDNN 7 and older the table has (their names carry the CUDA version:
+// cudnn-10.2-linux-x64-v7.6.5.32.tgz), as {cuDNN version, CUDA version}, newest first. NVIDIA's
+// redistributable index starts at 8.x, so these are found by name only.
+std::vector<std::pair<Version, Version>> known_legacy_builds(const std::vector<KnownArchive>& table, int cudnn_major);
 
 // The newest release of a cuDNN major built for a CUDA major that the table has an official
 // archive of (linux-x86_64 or windows-x86_64), as the three-part version NVIDIA's manifests are

@@ -95,6 +95,15 @@ const ComputeCapabilityRule* Rules::compute_capability_rule_for(const Version& c
   return best;
 }
 
+const FirstCudaForArchitecture* Rules::first_cuda_for(const Version& cc) const {
+  const FirstCudaForArchitecture* best = nullptr;
+  for (const auto& row : first_cuda_for_cc) {
+    if (row.cc.major() != cc.major() || cc.truncated(2) < row.cc.truncated(2)) continue;
+    if (!best || best->cc < row.cc) best = &row;
+  }
+  return best;
+}
+
 Result<Rules> parse_rules(std::string_view json_text, const std::string& origin) {
   JsonReader reader(origin);
   JsonValue doc = reader.parse_object(json_text);
@@ -124,6 +133,9 @@ Result<Rules> parse_rules(std::string_view json_text, const std::string& origin)
     rules.compute_capability.push_back({version_field(row, "cudnn_first"), version_field(row, "cudnn_last"),
                                         static_cast<int>(row.integer("cuda_major", 0, 0, kMaxMajor)),
                                         version_field(row, "min_cc"), row.string("source")});
+  }
+  for (const auto& row : doc.array("first_cuda_for_compute_capability")) {
+    rules.first_cuda_for_cc.push_back({version_field(row, "cc"), version_field(row, "cuda"), row.string("source")});
   }
   for (const auto& row : doc.array("known_bad_releases")) {
     std::vector<FixStep> steps;

@@ -38,6 +38,12 @@ struct ComputeCapabilityRule {  // lowest GPU compute capability a cuDNN build s
   std::string source;
 };
 
+struct FirstCudaForArchitecture {  // the first CUDA toolkit that builds native code for a GPU architecture
+  Version cc;                       // 7.5: the architecture's first compute capability
+  Version cuda;                     // 10.0
+  std::string source;
+};
+
 struct KnownBadRelease {
   Version cudnn;              // prefix match: 9.0 matches 9.0.x
   std::string platform;       // "linux", "windows", "" = any
@@ -87,6 +93,7 @@ struct Rules {
   std::vector<MajorDriverMinimum> major_driver_minimums;
   std::vector<CudaVariantRange> cuda_variants;
   std::vector<ComputeCapabilityRule> compute_capability;
+  std::vector<FirstCudaForArchitecture> first_cuda_for_cc;
   std::vector<KnownBadRelease> known_bad;
   std::vector<std::pair<int, std::vector<ExpectedLibrary>>> expected_libraries;  // by cuDNN major
   ZlibwapiReleases windows_zlibwapi;
@@ -108,6 +115,9 @@ struct Rules {
   const CudaVariantRange* cuda_variant_for(int cuda_major) const;
   // Lowest compute capability the cuDNN release supports, with the rule that says so.
   const ComputeCapabilityRule* compute_capability_rule_for(const Version& cudnn, int cuda_major) const;
+  // The first CUDA that builds for a GPU of this compute capability: the row of its major at or
+  // below its minor (a cubin for 8.0 runs on 8.6). nullptr for GPUs older than every row.
+  const FirstCudaForArchitecture* first_cuda_for(const Version& cc) const;
 };
 
 Result<Rules> parse_rules(std::string_view json_text, const std::string& origin);

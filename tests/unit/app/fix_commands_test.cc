@@ -11,6 +11,7 @@
 #include <set>
 
 #include "base/json_reader.h"
+#include "base/numbers.h"
 #include "diagnose/checks.h"
 #include "diagnose/windows_dll_checks.h"
 #include "diagnose/windows_path_reach.h"
@@ -18,6 +19,7 @@
 #include "facts/install_fix.h"
 #include "facts/known_archives.h"
 #include "shell/fix_render.h"
+#include "support/explain_corpus.h"
 #include "support/fix_check.h"
 #include "support/memory_fs.h"
 #include "support/pe_builder.h"
@@ -134,7 +136,8 @@ TEST(ErrorCatalogue, AFixStepWrittenAsACommandLineIsRefused) {
 
 // The variables explain derives from what a message captures (explain.h, derive_variables).
 const std::set<std::string> kDerived = {"component", "major", "lib_version", "platform", "cuda_major", "release",
-                                        "status_meaning", "status_codes", "driver_cuda_version", "framework"};
+                                        "status_meaning", "status_codes", "driver_cuda_version", "framework",
+                                        "builds", "direction", "dependency", "installable_major"};
 
 std::set<std::string> placeholders(const FixStep& s) {
   std::set<std::string> out;
@@ -151,7 +154,8 @@ std::set<std::string> placeholders(const FixStep& s) {
 Variables representative() {
   return {{"major", "9"}, {"required", "9.1.0"}, {"release", "9.19.0"}, {"cuda_major", "12"}, {"lib", "libcudnn_ops.so.9"},
           {"component", "ops"}, {"lib_version", "9.1.0"}, {"platform", "linux"}, {"driver_cuda_version", "12.2"},
-          {"framework", "pytorch"}, {"found", "8.9.7"}, {"status", "CUDNN_STATUS_NOT_INITIALIZED"}};
+          {"framework", "pytorch"}, {"found", "8.9.7"}, {"status", "CUDNN_STATUS_NOT_INITIALIZED"},
+          {"installable_major", "9"}};
 }
 
 std::vector<std::string> substituted(const std::vector<std::string>& argv, const Variables& vars) {
@@ -195,15 +199,18 @@ struct Log {
   std::string name, text;
 };
 
+// tests/data/explain/*.log and the real-log corpus in tests/data/explain/corpus/.
 std::vector<Log> real_logs() {
   std::vector<Log> out;
-  std::string dir = std::string(CUDNNUP_SOURCE_DIR) + "/tests/data/explain";
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return out;
-  for (const auto& f : std::filesystem::directory_iterator(dir)) {
-    if (f.path().extension() != ".log") continue;
-    std::ifstream in(f.path(), std::ios::binary);
-    out.push_back({f.path().filename().string(), std::string(std::istreambuf_iterator<char>(in), {})});
+  for (const char* sub : {"", "/corpus"}) {
+    std::string dir = std::string(CUDNNUP_SOURCE_DIR) + "/tests/data/explain" + sub;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      if (f.path().extension() != ".log") continue;
+      std::ifstream in(f.path(), std::ios::binary);
+      out.push_back({std::string(sub) + f.path().filename().string(), std::string(std::istreambuf_iterator<char>(in), {})});
+    }
   }
   return out;
 }
@@ -215,6 +222,46 @@ bool names_a_command(const std::string& text) {
   return std::regex_search(text, command);
 }
 
+// `install RELEASE --cuda N` names a build NVIDIA published (data/known_archives.json); `install 9
+// --cuda N` (the newest of a major) needs one of that major. Other commands pass.
+bool names_a_known_build(const std::vector<std::string>& argv) {
+  if (argv.size() < 5 || argv[1] != "install" || argv[3] != "--cuda") return true;
+  auto cuda = checked_int(argv[4], 1, 99);
+  if (!cuda) return false;
+  for (bool windows : {false, true}) {
+    for (const auto& v : known_releases(builtin_known_archives(), windows ? "windows-x86_64" : "linux-x86_64", *cuda)) {
+      if (v.str() == argv[2] || std::to_string(v.major()) == argv[2]) return true;
+    }
+  }
+  return false;
+}
+
+// What explain prints for one log: every step rendered, each cudnnup step parsed by the real CLI.
+size_t check_printed_fixes(const ExplainReport& report) {
+  size_t commands = 0;
+  for (const auto& m : report.matches) {
+    for (const auto& f : m.fixes) {
+      for (bool windows : {false, true}) {
+        const auto& steps = windows ? f.windows_steps : f.linux_steps;
+        auto lines = render_fix(steps, default_fix_shell(windows));
+        for (size_t i = 0; i < steps.size(); ++i) {
+          SCOPED_TRACE(m.entry->id + ": " + lines[i]);
+          EXPECT_EQ(lines[i].find('{'), std::string::npos) << "a placeholder was printed";
+          EXPECT_FALSE(std::regex_search(lines[i], std::regex("<[a-z _]+>"))) << "a placeholder was printed";
+          if (steps[i].kind == FixKind::kText) {
+            EXPECT_FALSE(names_a_command(lines[i]));
+          }
+          if (steps[i].kind != FixKind::kCudnnup) continue;
+          EXPECT_EQ(cli_refusal(steps[i].argv), "") << lines[i];
+          EXPECT_TRUE(names_a_known_build(steps[i].argv)) << lines[i] << ": no such official archive";
+          ++commands;
+        }
+      }
+    }
+  }
+  return commands;
+}
+
 TEST(FixCommands, WhatExplainPrintsForEveryRealLogParsesAndHasNoPlaceholder) {
   auto logs = real_logs();
   if (logs.empty()) GTEST_SKIP() << "tests/data/explain is not readable from this test binary";
@@ -222,27 +269,25 @@ TEST(FixCommands, WhatExplainPrintsForEveryRealLogParsesAndHasNoPlaceholder) {
   size_t commands = 0;
   for (const auto& log : logs) {
     SCOPED_TRACE(log.name);
-    for (const auto& m : explain_text(log.text, catalogue(), none).matches) {
-      for (const auto& f : m.fixes) {
-        for (bool windows : {false, true}) {
-          const auto& steps = windows ? f.windows_steps : f.linux_steps;
-          auto lines = render_fix(steps, default_fix_shell(windows));
-          for (size_t i = 0; i < steps.size(); ++i) {
-            SCOPED_TRACE(m.entry->id + ": " + lines[i]);
-            EXPECT_EQ(lines[i].find('{'), std::string::npos) << "a placeholder was printed";
-            EXPECT_FALSE(std::regex_search(lines[i], std::regex("<[a-z _]+>"))) << "a placeholder was printed";
-            if (steps[i].kind == FixKind::kText) {
-              EXPECT_FALSE(names_a_command(lines[i]));
-            }
-            if (steps[i].kind != FixKind::kCudnnup) continue;
-            EXPECT_EQ(cli_refusal(steps[i].argv), "") << lines[i];
-            ++commands;
-          }
-        }
-      }
-    }
+    commands += check_printed_fixes(explain_text(log.text, catalogue(), none));
   }
   EXPECT_GE(commands, 100u);
+}
+
+// The corpus logs again, each on the fixture machine its thread describes (a machine changes the
+// causes' order, not the fixes, but a Windows machine makes explain print the Windows steps).
+TEST(FixCommands, WhatExplainPrintsForEveryCorpusLogOnItsMachineParses) {
+  auto corpus = testing::load_corpus();
+  if (corpus.empty()) GTEST_SKIP() << testing::corpus_dir() << " is not readable from this test binary";
+  size_t commands = 0;
+  for (const auto& log : corpus) {
+    SCOPED_TRACE(log.name);
+    auto fixture = testing::fixture_report(log.fixture);
+    ASSERT_TRUE(fixture.ok()) << fixture.error().message;
+    if (!fixture->has_value()) continue;
+    commands += check_printed_fixes(explain_text(log.text, catalogue(), MachineView{&**fixture, nullptr}));
+  }
+  EXPECT_GE(commands, 50u);
 }
 
 TEST(FixCommands, InstallStepsAreReleasesWithACudaMajor) {

@@ -1,0 +1,103 @@
+#include "explain/log_facts.h"
+
+#include <regex>
+
+#include "base/numbers.h"
+#include "base/version.h"
+#include "facts/rules.h"
+
+namespace cudnnup {
+namespace {
+
+constexpr size_t kMaxFactLine = 1500;  // as for messages: std::regex recurses per character
+constexpr int kFactContinuation = 2;
+
+// The text a fact's pattern is tried on: the line with the rest of its record.
+std::string record_window(const LogLines& lines, int line) {
+  std::string window = lines.text[line].substr(0, kMaxFactLine);
+  for (int k : continuation_lines(lines, line, kFactContinuation, kMaxFactLine)) window += " " + lines.text[k];
+  return window;
+}
+
+bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<int>& candidates, LogFacts& facts) {
+  if (candidates.empty()) return false;  // no needle on any line: its regex is never compiled
+  const std::regex* re = spec.pattern.regex.get();
+  if (!re) return false;
+  for (int line : candidates) {
+    std::string window = record_window(lines, line);
+    std::smatch m;
+    if (!std::regex_search(window, m, *re)) continue;
+    for (size_t g = 1; g < spec.pattern.group_names.size() && g < m.size(); ++g) {
+      if (!spec.pattern.group_names[g].empty() && m[g].matched) facts.emplace(spec.pattern.group_names[g], m[g].str());
+    }
+    for (const auto& [k, v] : spec.set) facts.emplace(k, v);
+    return true;
+  }
+  return false;
+}
+
+std::string get(const LogFacts& facts, const char* key) {
+  auto it = facts.find(key);
+  return it == facts.end() ? std::string() : it->second;
+}
+
+// "750" (darknet's compute_capability = 750), "sm_86", "86", "8.6" -> "8.6".
+std::string normalise_cc(std::string cc) {
+  if (cc.starts_with("sm_") || cc.starts_with("SM_")) cc = cc.substr(3);
+  if (cc.find('.') != std::string::npos) return cc;
+  auto n = checked_int(cc, 0, 9999);
+  if (!n) return "";
+  if (*n >= 100) return std::to_string(*n / 100) + "." + std::to_string(*n / 10 % 10);
+  if (*n >= 10) return std::to_string(*n / 10) + "." + std::to_string(*n % 10);
+  return "";
+}
+
+// The newest CUDA whose minimum driver (for the platform) is at most `driver`.
+std::string cuda_for_driver(const Version& driver, bool windows) {
+  Version best;
+  for (const auto& row : builtin_rules().driver_minimums) {
+    const Version& min = windows ? row.windows_driver : row.linux_driver;
+    if (min.known() && min <= driver && best < row.cuda) best = row.cuda;
+  }
+  return best.known() ? best.truncated(2).str() : "";
+}
+
+}  // namespace
+
+void derive_log_facts(LogFacts& facts) {
+  auto free_bytes = checked_unsigned(get(facts, "free_bytes"));
+  auto total_bytes = checked_unsigned(get(facts, "total_bytes"));
+  if (free_bytes && total_bytes && *total_bytes > 0 && *free_bytes <= *total_bytes) {
+    facts["free_mib"] = std::to_string(*free_bytes >> 20);
+    facts["total_mib"] = std::to_string(*total_bytes >> 20);
+    facts["free_percent"] = std::to_string(*free_bytes * 100 / *total_bytes);
+  }
+  if (auto it = facts.find("gpu_cc"); it != facts.end()) {
+    it->second = normalise_cc(it->second);
+    if (it->second.empty()) facts.erase(it);
+  }
+  // Below the lowest compute capability any cuDNN release in rules.json supports.
+  if (auto cc = Version::parse(get(facts, "gpu_cc"))) {
+    Version floor;
+    for (const auto& row : builtin_rules().compute_capability) {
+      if (!floor.known() || row.min_cc < floor) floor = row.min_cc;
+    }
+    if (floor.known() && *cc < floor) {
+      facts["gpu_below_every_cudnn"] = "yes";
+      facts["cudnn_cc_floor"] = floor.str();
+    }
+  }
+  if (auto d = Version::parse(get(facts, "driver_version")); d && d->major() >= 100) {
+    std::string cuda = cuda_for_driver(*d, get(facts, "platform") == "windows");
+    if (!cuda.empty()) facts["driver_cuda"] = cuda;
+  }
+}
+
+LogFacts read_log_facts(const LogLines& lines, const std::vector<std::vector<int>>& fact_lines, const ErrorCatalogue& catalogue) {
+  LogFacts facts;
+  for (size_t i = 0; i < catalogue.facts.size() && i < fact_lines.size(); ++i) read_fact(catalogue.facts[i], lines, fact_lines[i], facts);
+  derive_log_facts(facts);
+  return facts;
+}
+
+}  // namespace cudnnup
