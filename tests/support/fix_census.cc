@@ -42,7 +42,8 @@ std::string filled(std::string text) {
       {"major", "9"}, {"required", "9.1.0"}, {"release", "9.19.0"}, {"cuda_major", "12"}, {"lib", "libcudnn_ops.so.9"},
       {"component", "ops"}, {"lib_version", "9.1.0"}, {"platform", "linux"}, {"driver_cuda_version", "12.2"},
       {"framework", "pytorch"}, {"found", "8.9.7"}, {"status", "CUDNN_STATUS_NOT_INITIALIZED"},
-      {"status_meaning", "not initialized"}, {"status_codes", "1001"}};
+      {"status_meaning", "not initialized"}, {"status_codes", "1001"}, {"installable_major", "9"},
+      {"builds", "CUDA 11 and 12"}};
   for (const auto& [k, v] : vars) {
     for (size_t at = text.find("{" + k + "}"); at != std::string::npos; at = text.find("{" + k + "}")) text.replace(at, k.size() + 2, v);
   }

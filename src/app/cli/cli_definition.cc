@@ -54,7 +54,9 @@ void add_global_options_below(CLI::App* app, GlobalArgs& a, const std::string& o
 }
 
 // The global options that take a value: their value is not a command's name.
-bool takes_value(const std::string& option) { return option == "--format" || option == "--color" || option == "--db"; }
+bool takes_value(const std::string& option) {
+  return option == "--format" || option == "--color" || option == "--db" || option == "--shell";
+}
 
 }  // namespace
 

@@ -288,14 +288,13 @@ int run_explain(AppContext& ctx, const ExplainOptions& opt) {
               << std::endl;
   } else {
     bool windows = machine ? machine->os == "windows" : ctx.env.windows();
-    Shell shell = fix_shell(ctx);
-    // A log from the other OS gets that OS's steps, in its usual shell: they are for the machine it
-    // came from.
-    if (auto p = rep.facts.find("platform"); !rep.machine_set_aside.empty() && p != rep.facts.end() &&
-                                             (p->second == "windows") != windows) {
+    // A log from the other OS gets that OS's steps: they are for the machine it came from.
+    if (auto p = rep.facts.find("platform"); !rep.machine_set_aside.empty() && p != rep.facts.end()) {
       windows = p->second == "windows";
-      shell = default_fix_shell(windows);
     }
+    // Steps for another OS than this one (that log, or a --machine report from it) are written for
+    // that OS's usual shell, as in the JSON.
+    Shell shell = windows == ctx.env.windows() ? fix_shell(ctx) : default_fix_shell(windows);
     std::cout << render_text(rep, machine, machine_problem, Style{ctx.color}, windows, shell);
   }
   return code;

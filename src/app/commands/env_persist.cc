@@ -67,6 +67,14 @@ Result<std::string> persist_dir(const AppContext& ctx, const PersistOptions& opt
   if (!ctx.fs->is_dir(dir)) {
     return make_error(ErrorCode::kUsage, "--dir " + *opt.dir + ": no such folder", *opt.dir);
   }
+  // A PATH entry ends at ';' and the value is REG_EXPAND_SZ (%NAME% expands): such a name would
+  // become other entries (a relative one searches every program's working folder) or another path.
+  if (dir.find_first_of(kNotInPathEntry) != std::string::npos) {
+    return make_error(ErrorCode::kUsage,
+                      "--dir " + *opt.dir + ": a folder whose name holds ';', '%' or '\"' cannot be one PATH entry; "
+                      "move the copy to a folder without them",
+                      *opt.dir);
+  }
   return paths::to_native(dir, true);
 }
 

@@ -61,8 +61,11 @@ std::vector<Finding> check_windows_copy_contests(const Report& report, const Env
       f.fix = move_cudnn_dlls_aside(**stray, env);
       in_contest.insert(*stray);
     } else {
-      f.fix = {fix::step("Remove the unwanted directory from PATH"),
-               fix::cudnnup_eval({"env"}, "or, for this terminal only, put the selected copy first")};
+      // Not `cudnnup env`: it needs a version selected in cudnnup's store, and these copies were
+      // most often put on PATH by hand (the Wine procedure test ran into it).
+      f.fix = {fix::step("Remove the unwanted copy's folder from PATH, or move the wanted one's folder before it"),
+               fix::cudnnup({"which", "cudnn64_" + std::to_string(major) + ".dll", "-v"},
+                            "then, in a new terminal: which copy a program gets, and why")};
     }
     out.push_back(f);
   }

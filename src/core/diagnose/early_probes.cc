@@ -32,7 +32,12 @@ void EarlyProbes::start_in_dir(const FileSystem& fs, const std::string& dir, boo
   for (const auto& e : *listing) {
     if (e.type == FileType::kDirectory) continue;
     auto name = parse_cudnn_library_name(e.name);
-    if (name && name->shim() && name->soname && name->windows == windows) start({*lib_dir + "/" + e.name, *lib_dir});
+    if (!name || !name->shim() || !name->soname || name->windows != windows) continue;
+    // Only what the scan would probe too: a regular file with bytes (a FIFO or a device would
+    // block the child's dlopen, a dangling link or an empty file only fail).
+    std::string path = *lib_dir + "/" + e.name;
+    auto st = fs.stat(path);
+    if (st && st->type == FileType::kRegular && st->size > 0) start({path, *lib_dir});
   }
 }
 

@@ -45,7 +45,9 @@ std::vector<FixStep> move_cudnn_dlls_aside(const CudnnCopy& c, const Environment
   std::vector<FixStep> out;
   std::string aside;
   if (is_windows_system_dir(env, c.lib_dir)) {
-    aside = dir.substr(0, 2) + "\\cudnn-aside";  // the system drive's root, searched by nothing
+    // The system drive's root, searched by nothing; one folder per system folder, so the copies
+    // in System32 and SysWOW64 (often both) never overwrite each other there.
+    aside = dir.substr(0, 2) + "\\cudnn-aside\\" + std::string(paths::basename(c.lib_dir));
     out.push_back(fix::step("In a terminal run as administrator, move these DLLs out of " + dir +
                             " (a stray hand copy: no installer puts cuDNN there, and it is searched before PATH):"));
   } else {

@@ -18,7 +18,7 @@ std::vector<Finding> check_windows_paths(const Report& report, const Environment
 bool is_windows_system_dir(const Environment& env, const std::string& dir);
 
 // The fix that moves a copy's cuDNN DLLs out of the search (nothing is deleted), in a terminal
-// run as administrator: from a Windows system folder into <drive>\cudnn-aside, never a PATH
+// run as administrator: from a Windows system folder into <drive>\cudnn-aside\<that folder>, never a PATH
 // change (the folder is searched before PATH, and taking it off PATH would break Windows); from
 // any other folder into <folder>.cudnn-moved-aside beside it.
 std::vector<FixStep> move_cudnn_dlls_aside(const CudnnCopy& c, const Environment& env);

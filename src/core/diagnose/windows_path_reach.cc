@@ -10,6 +10,7 @@
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
 #include "loader/windows/which_windows.h"
+#include "shell/persistent_path.h"
 
 namespace cudnnup {
 namespace {
@@ -79,6 +80,10 @@ const CudnnCopy* copy_in(const Report& report, const std::string& dir, int major
 // `cudnnup env --persist --dir` (REG_EXPAND_SZ kept, no 1024-character cut, WM_SETTINGCHANGE),
 // never setx.
 std::vector<FixStep> persist_fix(const CudnnCopy& copy, const std::string& name) {
+  if (copy.lib_dir.find_first_of(kNotInPathEntry) != std::string::npos) {  // env --persist refuses it
+    return {fix::step("Move this copy to a folder whose name has no ';', '%' or '\"' (a PATH entry cannot hold "
+                      "them), put that folder on your PATH, and open a new terminal")};
+  }
   return {fix::cudnnup({"env", "--persist", "--dir", native(copy.lib_dir)},
                        "puts it first in your user PATH (registry) for every program started from now on"),
           fix::step("Then open a new terminal (and restart Jupyter or the IDE): running programs keep their old PATH"),

@@ -96,7 +96,7 @@ class Matcher {
     const std::string& first = lines_.text[line];
     if (first.size() > kMaxWindowLine) {
       size_t from = needle_at > 300 ? needle_at - 300 : 0;
-      return key + "slice\0" + first.substr(from, kMaxWindowLine);
+      return key + std::string("slice\0", 6) + first.substr(from, kMaxWindowLine);
     }
     key += first;
     for (int k : continuation_lines(lines_, line, kContinuationLines, kMaxWindowLine)) key += '\n' + lines_.text[k];

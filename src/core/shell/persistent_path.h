@@ -20,6 +20,10 @@
 
 namespace cudnnup {
 
+// What a folder's name may not hold to be one entry of the persistent PATH: ';' ends an entry, '%'
+// starts a variable of the REG_EXPAND_SZ value, '"' quotes.
+inline constexpr const char* kNotInPathEntry = ";%\"";
+
 struct PathEditPlan {
   std::string old_value;
   std::string new_value;

@@ -44,6 +44,7 @@ TEST(CliDefinition, NamedCommandSkipsOptionsAndGlobalValues) {
   EXPECT_EQ(named_command(W{"doctor", "--json"}), "doctor");
   EXPECT_EQ(named_command(W{"--format", "json", "doctor"}), "doctor") << "json is --format's value";
   EXPECT_EQ(named_command(W{"--db", "doctor", "which"}), "which") << "a file named doctor given to --db";
+  EXPECT_EQ(named_command(W{"--shell", "zsh", "doctor"}), "doctor") << "zsh is --shell's value";
   EXPECT_EQ(named_command(W{"--format=json", "-q", "cache", "clean"}), "cache");
   EXPECT_EQ(named_command(W{"--version"}), "");
   EXPECT_EQ(named_command(W{"--", "doctor"}), "");

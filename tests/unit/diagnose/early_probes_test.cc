@@ -5,6 +5,7 @@
 
 #include "diagnose/early_probes.h"
 #include "support/fake_prober.h"
+#include "support/memory_fs.h"
 
 namespace cudnnup {
 namespace {
@@ -51,6 +52,29 @@ TEST(EarlyProbes, CopiesWithoutALoadableShimStartNothing) {
   copy.libraries[0].problems.clear();
   early.start_for({copy});
   EXPECT_TRUE(early.has({"/a/libcudnn.so.9", "/a"}));
+}
+
+TEST(EarlyProbes, ADirectoryStartsOnlyRegularShimsWithBytes) {
+  // A FIFO would block the child's dlopen; a dangling link or an empty file would only fail: the
+  // scan rejects all three, so none is started early either.
+  for (const char* kind : {"fifo", "dangling", "empty", "regular", "link to regular"}) {
+    testing::MemoryFileSystem fs;
+    fs.add_dir("/a");
+    const std::string k = kind;
+    if (k == "fifo") fs.add_fifo("/a/libcudnn.so.9");
+    if (k == "dangling") fs.add_symlink("/a/libcudnn.so.9", "/a/gone");
+    if (k == "empty") fs.add_file("/a/libcudnn.so.9");
+    if (k == "regular") fs.add_file("/a/libcudnn.so.9", "\x7f" "ELF...");
+    if (k == "link to regular") {
+      fs.add_file("/a/libcudnn.so.9.19.0", "\x7f" "ELF...");
+      fs.add_symlink("/a/libcudnn.so.9", "libcudnn.so.9.19.0");
+    }
+    FakeProber prober;
+    EarlyProbes early(prober, 4);
+    early.start_in_dir(fs, "/a", /*windows=*/false);
+    const bool want = k == "regular" || k == "link to regular";
+    EXPECT_EQ(early.has({"/a/libcudnn.so.9", "/a"}), want) << kind;
+  }
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ TEST(WindowsChecks, AStrayCudnnInSystem32IsMovedAsideNotFixedThroughPath) {
   }
   EXPECT_EQ(fixes.find("from PATH"), std::string::npos) << fixes;
   EXPECT_NE(fixes.find("administrator"), std::string::npos) << fixes;
-  EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside\\System32"), std::string::npos) << fixes;
 }
 
 std::string fix_lines(const Finding& f) {
@@ -130,8 +130,8 @@ TEST(WindowsChecks, AStrayCudnnInASystemFolderIsMovedAsideAlsoWhenItShadowsNothi
   EXPECT_EQ(fixes.find("from PATH"), std::string::npos) << fixes;
   EXPECT_EQ(fixes.find("--persist"), std::string::npos) << fixes;
   EXPECT_NE(fixes.find("administrator"), std::string::npos) << fixes;
-  EXPECT_NE(fixes.find("mkdir C:\\cudnn-aside"), std::string::npos) << fixes;
-  EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("mkdir C:\\cudnn-aside\\System32"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("move C:\\Windows\\System32\\cudnn64_9.dll C:\\cudnn-aside\\System32"), std::string::npos) << fixes;
   EXPECT_TRUE(check_windows_paths(r, env).empty()) << "not a PATH matter";
 
   // SysWOW64 beside a proper copy: no contest (64-bit programs never search it), still a stray.

@@ -85,6 +85,20 @@ TEST_F(WindowsPathReach, ABinNeverPutOnPathIsAnErrorFixedThroughTheUserPath) {
   EXPECT_TRUE(check(env("C:\\Windows\\System32;" + kToolkitBinNative)).empty());
 }
 
+// A folder whose name holds ';' or '%' cannot be one entry of the (REG_EXPAND_SZ) PATH, and
+// `env --persist --dir` refuses it: the fix says so in words instead of printing that command.
+TEST_F(WindowsPathReach, AFolderThatCannotBeOnePathEntryGetsAMoveSentence) {
+  for (const std::string dir : {"D:/x;bin/cudnn", "D:/cudnn %TEMP%/bin", "D:/a\"b/bin"}) {
+    report = Report{};
+    add_copy(dir, Version{9, 1, 0, 70}, PackageForm::kArchiveTree);
+    auto found = check(env("C:\\Windows\\System32;C:\\Windows"));
+    ASSERT_EQ(ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"}) << dir;
+    ASSERT_EQ(found[0].fix.size(), 1u) << dir;
+    EXPECT_TRUE(found[0].fix[0].argv.empty()) << dir;
+    EXPECT_NE(found[0].fix[0].text.find("Move this copy to a folder whose name has no ';'"), std::string::npos);
+  }
+}
+
 // Copies that frameworks find without PATH (a pip wheel, conda) or that cudnnup puts on PATH
 // (the store) are not "missing from PATH".
 TEST_F(WindowsPathReach, PythonAndStoreCopiesNeedNoPath) {
