@@ -6,6 +6,11 @@
 #      child loading stub DLLs built from tests/fixtures/windows),
 #   3. install / archive-info / uninstall of a Windows .zip zipped from those DLLs: the store,
 #      a CUDA\v12.4 toolkit, refusals, downloads from a local and a loopback http mirror.
+#   4. the guide's procedure end to end (scripts/test-windows-procedure.sh, sourced): findings,
+#      their cmd fix lines run in cmd.exe, their PowerShell lines against golden files, and
+#      load_cudnn.exe's LoadLibrary against `cudnnup which`.
+# CUDNNUP_WINDOWS_ONLY=procedure runs only 4 (and builds no test programs); CUDNNUP_WINDOWS_NO_BUILD=1
+# uses build-windows as it is; CUDNNUP_UPDATE_GOLDEN=1 rewrites 4's golden files.
 # libarchive for mingw-w64 comes from scripts/build-windows-deps.sh (run first, once).
 # Prints "windows: N passed, M failed" and exits non-zero when anything failed.
 # Needs: scripts/install-deps.sh --windows (Debian 12). Build dir: build-windows (CMake preset
