@@ -6,6 +6,11 @@
 #      child loading stub DLLs built from tests/fixtures/windows),
 #   3. install / archive-info / uninstall of a Windows .zip zipped from those DLLs: the store,
 #      a CUDA\v12.4 toolkit, refusals, downloads from a local and a loopback http mirror.
+#   4. the guide's procedure end to end (scripts/test-windows-procedure.sh, sourced): findings,
+#      their cmd fix lines run in cmd.exe, their PowerShell lines against golden files, and
+#      load_cudnn.exe's LoadLibrary against `cudnnup which`.
+# CUDNNUP_WINDOWS_ONLY=procedure runs only 4 (and builds no test programs); CUDNNUP_WINDOWS_NO_BUILD=1
+# uses build-windows as it is; CUDNNUP_UPDATE_GOLDEN=1 rewrites 4's golden files.
 # libarchive for mingw-w64 comes from scripts/build-windows-deps.sh (run first, once).
 # Prints "windows: N passed, M failed" and exits non-zero when anything failed.
 # Needs: scripts/install-deps.sh --windows (Debian 12). Build dir: build-windows (CMake preset
@@ -27,13 +32,20 @@ for tool in x86_64-w64-mingw32-g++-posix x86_64-w64-mingw32-windres wine wineboo
 done
 
 # libarchive for mingw-w64 from Debian's source package (install/archive-info on Windows).
-scripts/build-windows-deps.sh
+[[ ${CUDNNUP_WINDOWS_NO_BUILD:-} == 1 ]] || scripts/build-windows-deps.sh
 
 echo "== cross-building into $build (ninja -j$jobs)"
 if [[ ! -f $build/CMakeCache.txt ]] || ! grep -q '^CUDNNUP_WITH_INSTALL:BOOL=ON' "$build/CMakeCache.txt"; then
   cmake --preset windows -DCUDNNUP_HAVE_LIBARCHIVE=ON -DCUDNNUP_WITH_INSTALL=ON >/dev/null
 fi
-ninja -C "$build" -j"$jobs" cudnnup cudnnup_tests cudnnup_windows_fixture_dlls
+only=${CUDNNUP_WINDOWS_ONLY:-}  # "procedure": only scripts/test-windows-procedure.sh (a quick rerun)
+if [[ ${CUDNNUP_WINDOWS_NO_BUILD:-} == 1 ]]; then
+  echo "   (CUDNNUP_WINDOWS_NO_BUILD=1: the build as it is)"
+elif [[ $only == procedure ]]; then
+  ninja -C "$build" -j"$jobs" cudnnup cudnnup_windows_fixture_dlls
+else
+  ninja -C "$build" -j"$jobs" cudnnup cudnnup_tests cudnnup_windows_fixture_dlls
+fi
 
 work=$(mktemp -d -t cudnnup-wine.XXXXXX)
 export WINEPREFIX=$work/prefix
@@ -94,7 +106,7 @@ PY
     failures+=("$program exited with $rc")
   fi
 }
-for group in unit disk cli; do run_test_program "$group"; done
+if [[ $only != procedure ]]; then for group in unit disk cli; do run_test_program "$group"; done; fi
 
 echo "== end-to-end checks of cudnnup.exe under Wine"
 exe=$build/src/cudnnup.exe
@@ -140,6 +152,26 @@ PY
   esac
 }
 
+# Wine maps / to drive Z:. Spelled out here rather than asking `winepath`, which starts a Wine
+# process per call (and once, on a busy machine, failed without a word).
+win_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
+# The default store: %LOCALAPPDATA%\cudnnup of the Wine prefix's user.
+export T_STORE=$(find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -path '*/AppData/Local' | head -1)/cudnnup
+# summary: the result line; exits non-zero when anything failed.
+summary() {
+  echo
+  echo "windows: $passed passed, $failed failed ($skipped skipped)"
+  if ((failed > 0)); then
+    printf 'failed: %s\n' "${failures[@]}"
+    exit 1
+  fi
+}
+if [[ $only == procedure ]]; then
+  source "$root/scripts/test-windows-procedure.sh"
+  summary
+  exit 0
+fi
+
 check "--help teaches and exits 0" 0 'assert "cudnnup doctor" in out, out[:200]' -- --help
 check "--version" 0 'assert out.startswith("cudnnup "), out' -- --version
 check "no command is a usage error (2)" 2 'assert "say which command" in err.lower(), err' --
@@ -162,9 +194,6 @@ check "probe reports a 0-byte DLL" 0 "$probe_result"'
 assert j["loaded"] is False, j; assert "empty.dll" in j["error"], j' -- __child "$(probe_request "$work/empty.dll")"
 
 echo "== install / archive-info / uninstall of a Windows .zip under Wine"
-# Wine maps / to drive Z:. Spelled out here rather than asking `winepath`, which starts a Wine
-# process per call (and once, on a busy machine, failed without a word).
-win_path() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
 # cudnn-windows-x86_64-9.1.0.99_cuda12-archive.zip (a build NVIDIA never published, so the mirror's
 # sha256 is the one checked; 9.1.0.70 has a published one) in NVIDIA's layout, from the stub DLLs (with
 # VERSIONINFO) built by tests/fixtures/windows; lib\x64\*.lib are placeholders.
@@ -227,8 +256,6 @@ m = {"release_label": "9.1.0", "release_date": "2024-04-01", "release_product": 
 open(os.path.join(root, "redistrib_9.1.0.json"), "w").write(json.dumps(m))
 PY
 mirror_win=$(win_path "$mirror")
-# The default store: %LOCALAPPDATA%\cudnnup of the Wine prefix's user.
-export T_STORE=$(find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -path '*/AppData/Local' | head -1)/cudnnup
 check "install 9.1.0 --cuda 12 --dry-run (local mirror) plans and writes nothing" 0 '
 import os
 j = json.loads(out); assert j["dry_run"] is True and j["steps"], j
@@ -606,9 +633,6 @@ j = json.loads(out); assert j["fix_shell"] == "pwsh", j["fix_shell"]' -- --json 
 check "an unknown --shell is a usage error" 2 'assert "--shell" in err, err' -- --shell tcsh doctor
 unset CUDNNUP_HOME
 
-echo
-echo "windows: $passed passed, $failed failed ($skipped skipped)"
-if ((failed > 0)); then
-  printf 'failed: %s\n' "${failures[@]}"
-  exit 1
-fi
+source "$root/scripts/test-windows-procedure.sh"
+
+summary
