@@ -103,20 +103,29 @@ TEST(CmdRoundTrip, EveryWindowsCommandReachesTheProgramAsMeant) {
 
 // mkdir and move are cmd's own commands, which split their arguments themselves.
 TEST(CmdRoundTrip, MkdirAndMoveOnAHostileFolder) {
-  TempDir tmp;
-  std::string dir = tmp / "a&b %x% it's ^! \xc3\xbc";
-  std::string aside = tmp / "aside, one=1";
-  // UTF-8 names through u8path: a std::string path is read in the ANSI code page on Windows.
-  std::filesystem::create_directories(std::filesystem::u8path(dir));
-  std::ofstream(std::filesystem::u8path(dir + "/cudnn64_9.dll"), std::ios::binary) << "MZ";
-  auto native = [](const std::string& p) { return paths::to_native(p, true); };
-  for (const auto& step : {fix::run({"mkdir", native(aside)}), fix::run({"move", native(dir + "/cudnn64_9.dll"), native(aside)})}) {
-    auto line = render_fix_step(step, Shell::kCmd);
-    ASSERT_TRUE(line.ok());
-    EXPECT_EQ(run_in_cmd(*line, tmp / "out.txt"), 0) << *line << "\n" << read_all(tmp / "out.txt");
+  // No '%' here: Wine's own move does not join a word's quoted pieces ("p "%"x"%" q" reads as
+  // another path, exit 0 and nothing moved), so a '%' in a folder given to cmd's mkdir and move is
+  // checked against the renderer's rules only (fix_render_test.cc), and needs a real cmd.exe
+  // (docs/windows.md). The argv round trip above has '%' in every line.
+  for (const std::string name : {"plain", "a&b", "it's", "x ^! y", "u \xc3\xbc", "a&b it's ^! \xc3\xbc, one=1"}) {
+    TempDir tmp;
+    std::string dir = tmp / name;
+    std::string aside = tmp / "aside, one=1";
+    // UTF-8 names through u8path: a std::string path is read in the ANSI code page on Windows.
+    std::filesystem::create_directories(std::filesystem::u8path(dir));
+    std::ofstream(std::filesystem::u8path(dir + "/cudnn64_9.dll"), std::ios::binary) << "MZ";
+    auto native = [](const std::string& p) { return paths::to_native(p, true); };
+    int ran = 0;
+    for (const auto& step : {fix::run({"mkdir", native(aside)}), fix::run({"move", native(dir + "/cudnn64_9.dll"), native(aside)})}) {
+      auto line = render_fix_step(step, Shell::kCmd);
+      ASSERT_TRUE(line.ok());
+      // A file of its own per run: Wine may still hold the last cmd's inherited handle to the last one.
+      std::string out = tmp / ("out" + std::to_string(ran++) + ".txt");
+      EXPECT_EQ(run_in_cmd(*line, out), 0) << *line << "\n" << read_all(out);
+    }
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::u8path(aside + "/cudnn64_9.dll"))) << name;
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::u8path(dir + "/cudnn64_9.dll"))) << name;
   }
-  EXPECT_TRUE(std::filesystem::exists(std::filesystem::u8path(aside + "/cudnn64_9.dll")));
-  EXPECT_FALSE(std::filesystem::exists(std::filesystem::u8path(dir + "/cudnn64_9.dll")));
 }
 
 }  // namespace
