@@ -258,10 +258,12 @@ export WINEPATH="$(win_path "$new");$tools_win"
 sys32="$WINEPREFIX/drive_c/windows/system32"
 cp "$fixtures/v9.1.0.70/cudnn64_9.dll" "$fixtures/v9.1.0.70/cudnn_graph64_9.dll" "$sys32/"
 fix_case "procedure 6e: an old cuDNN 9.1 in System32, 9.19 on PATH" old-in-system32 cudnn.shadowed warning
-if [[ ! -e $sys32/cudnn64_9.dll && -f $WINEPREFIX/drive_c/cudnn-aside/cudnn64_9.dll ]]; then
-  proc_ok "procedure 6e: the fix moved System32's DLLs to C:\\cudnn-aside"
+# A folder per system folder (C:\cudnn-aside\system32, named as the copy's folder is written), so
+# System32's and SysWOW64's copies never overwrite each other.
+if [[ ! -e $sys32/cudnn64_9.dll && -f $WINEPREFIX/drive_c/cudnn-aside/system32/cudnn64_9.dll ]]; then
+  proc_ok "procedure 6e: the fix moved System32's DLLs to C:\\cudnn-aside\\system32"
 else
-  proc_fail "procedure 6e: the fix moved System32's DLLs to C:\\cudnn-aside"
+  proc_fail "procedure 6e: the fix moved System32's DLLs to C:\\cudnn-aside\\system32"
 fi
 gone "procedure 6e: after the move: cudnn.shadowed is gone" cudnn.shadowed
 rm -f "$sys32"/cudnn*64_9.dll
