@@ -64,7 +64,7 @@ std::vector<Finding> check_windows_copy_contests(const Report& report, const Env
       // Not `cudnnup env`: it needs a version selected in cudnnup's store, and these copies were
       // most often put on PATH by hand (the Wine procedure test ran into it).
       f.fix = {fix::step("Remove the unwanted copy's folder from PATH, or move the wanted one's folder before it"),
-               fix::cudnnup({"which", "cudnn64_" + std::to_string(major) + ".dll", "-v"},
+               fix::cudnnup({"which", cudnn_library_file_name("cudnn", major, true), "-v"},
                             "then, in a new terminal: which copy a program gets, and why")};
     }
     out.push_back(f);
