@@ -13,9 +13,9 @@ namespace {
 // Text lists this many host names per line before "and N more" (--json lists them all).
 constexpr size_t kHostsShown = 20;
 
-json loads_json(const std::vector<LoadedCopy>& loads) {
+json loads_json(const std::vector<FleetLoadedCopy>& loads) {
   json out = json::array();
-  for (const LoadedCopy& l : loads) {
+  for (const FleetLoadedCopy& l : loads) {
     out.push_back({{"version", l.version.empty() ? json(nullptr) : json(l.version)},
                    {"cuda_major", l.cuda_major > 0 ? json(l.cuda_major) : json(nullptr)},
                    {"form", package_form_name(l.form)}});

@@ -56,7 +56,7 @@ class Matcher {
     std::vector<Occurrence> out;
     for (size_t e = 0; e < catalogue_.entries.size(); ++e) {
       const CatalogueEntry& entry = catalogue_.entries[e];
-      for (const Candidate& c : hits_.entries[e]) {
+      for (const NeedleCandidate& c : hits_.entries[e]) {
         if (entry.at_end && c.line != last_line_) continue;
         match_at(entry, c, out);
       }
@@ -67,7 +67,7 @@ class Matcher {
  private:
   // The same window (a line repeated thousands of times in a log) is searched once per entry; the
   // matches are kept with lines relative to the window's first line.
-  void match_at(const CatalogueEntry& entry, const Candidate& c, std::vector<Occurrence>& out) {
+  void match_at(const CatalogueEntry& entry, const NeedleCandidate& c, std::vector<Occurrence>& out) {
     const int line = c.line;
     std::string key = window_key(entry, line, c.at);
     if (c.cut) key += "\0cut";
@@ -103,7 +103,7 @@ class Matcher {
     return key;
   }
 
-  void search_window(const CatalogueEntry& entry, const Candidate& c, std::vector<Occurrence>& out) {
+  void search_window(const CatalogueEntry& entry, const NeedleCandidate& c, std::vector<Occurrence>& out) {
     const int line = c.line;
     const size_t needle_at = c.at;
     const std::string& first = lines_.text[line];
@@ -253,15 +253,15 @@ NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines, 
         }
         auto& e = hits.entries[owner.index];
         const bool cut = index == &tight;
-        if (line > 0 && !lines.starts_record[line]) e.push_back(Candidate{line - 1, 0, cut});
-        e.push_back(Candidate{line, at, cut});
+        if (line > 0 && !lines.starts_record[line]) e.push_back(NeedleCandidate{line - 1, 0, cut});
+        e.push_back(NeedleCandidate{line, at, cut});
       }
     });
   }
   // One candidate per line: the first found keeps its offset (as a map's emplace would, without a
   // node per hit), and is marked cut when any needle on that line was found only in the tight join.
   for (auto& e : hits.entries) {
-    std::stable_sort(e.begin(), e.end(), [](const Candidate& a, const Candidate& b) { return a.line < b.line; });
+    std::stable_sort(e.begin(), e.end(), [](const NeedleCandidate& a, const NeedleCandidate& b) { return a.line < b.line; });
     size_t kept = 0;
     for (size_t i = 0; i < e.size(); ++i) {
       if (kept > 0 && e[kept - 1].line == e[i].line) {

@@ -29,13 +29,15 @@ struct Occurrence {
 // lines: for each entry, the lines a message may start on (a needle's line, and the line before
 // when the needle's line continues it) with the needle's offset in the line; for each log fact,
 // the lines its needles are on, in order.
-struct Candidate {
+// (Not "Candidate": loader/resolution.h has one, and two classes of one name in one namespace
+// are one class to the linker: the portable build's vector<Candidate> code built strings here.)
+struct NeedleCandidate {
   int line = 0;
   size_t at = 0;       // the needle's offset in the line (0 for the line before)
   bool cut = false;    // found only with the lines joined by nothing: a word cut by a wrap
 };
 struct NeedleHits {
-  std::vector<std::vector<Candidate>> entries;  // sorted by line, one per line
+  std::vector<std::vector<NeedleCandidate>> entries;  // sorted by line, one per line
   std::vector<std::vector<int>> facts;
 };
 NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines, const LineIndex& spaced,

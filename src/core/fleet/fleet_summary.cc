@@ -7,7 +7,7 @@
 
 namespace cudnnup {
 
-bool FleetLockTarget::matches(const LoadedCopy& copy) const {
+bool FleetLockTarget::matches(const FleetLoadedCopy& copy) const {
   if (copy.cuda_major != cuda_major) return false;
   auto locked = Version::parse(cudnn_version);
   auto loaded = Version::parse(copy.version);
@@ -15,8 +15,8 @@ bool FleetLockTarget::matches(const LoadedCopy& copy) const {
   return versions_name_each_other(*locked, *loaded);
 }
 
-bool FleetLockTarget::matches(const std::vector<LoadedCopy>& loads) const {
-  return std::any_of(loads.begin(), loads.end(), [this](const LoadedCopy& c) { return matches(c); });
+bool FleetLockTarget::matches(const std::vector<FleetLoadedCopy>& loads) const {
+  return std::any_of(loads.begin(), loads.end(), [this](const FleetLoadedCopy& c) { return matches(c); });
 }
 
 std::vector<size_t> FleetSummary::differing() const {

@@ -26,8 +26,8 @@ struct FleetLockTarget {
   int cuda_major = 0;
   // A copy a host loads is the locked one when its CUDA major is the lock's and the two versions
   // name one release (versions_name_each_other: a report or a lock may know only "9.19.0").
-  bool matches(const LoadedCopy& copy) const;
-  bool matches(const std::vector<LoadedCopy>& loads) const;  // some loaded copy matches
+  bool matches(const FleetLoadedCopy& copy) const;
+  bool matches(const std::vector<FleetLoadedCopy>& loads) const;  // some loaded copy matches
 };
 
 struct FleetHost {
@@ -39,7 +39,7 @@ struct FleetHost {
 };
 
 struct FleetGroup {
-  std::vector<LoadedCopy> loads;
+  std::vector<FleetLoadedCopy> loads;
   std::string label;               // describe_loads
   std::vector<size_t> hosts;       // indexes into FleetSummary::hosts, by host name
 };
@@ -81,7 +81,7 @@ class FleetReducer {
 
  private:
   FleetSummary out_;
-  std::map<std::vector<LoadedCopy>, size_t> group_of_;
+  std::map<std::vector<FleetLoadedCopy>, size_t> group_of_;
   std::unordered_map<std::string, size_t> host_of_;           // host -> index in out_.hosts
   std::map<std::string, std::vector<std::string>> repeats_;   // host -> the files not counted
 };

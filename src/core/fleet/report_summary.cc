@@ -225,15 +225,15 @@ std::string directory_of(const std::string& file) {
 }
 
 // The report's own copy for the file that loads: the one whose library directory holds it.
-LoadedCopy loaded_copy(const LoadFields& l, const std::vector<CopyFields>& copies) {
+FleetLoadedCopy loaded_copy(const LoadFields& l, const std::vector<CopyFields>& copies) {
   for (const std::string& file : {l.canonical, l.path}) {
     if (file.empty()) continue;
     std::string dir = directory_of(file);
     for (const CopyFields& c : copies) {
-      if (slashes(c.lib_dir) == dir) return LoadedCopy{c.version.empty() ? l.version : c.version, c.cuda_major, c.form};
+      if (slashes(c.lib_dir) == dir) return FleetLoadedCopy{c.version.empty() ? l.version : c.version, c.cuda_major, c.form};
     }
   }
-  return LoadedCopy{l.version, 0, PackageForm::kUnknown};
+  return FleetLoadedCopy{l.version, 0, PackageForm::kUnknown};
 }
 
 bool host_name_character(char c) {
@@ -332,10 +332,10 @@ ReportReading read_doctor_report(std::string_view bytes) {
   return judge(fields);
 }
 
-std::string describe_loads(const std::vector<LoadedCopy>& loads) {
+std::string describe_loads(const std::vector<FleetLoadedCopy>& loads) {
   if (loads.empty()) return "no cuDNN";
   std::string out;
-  for (const LoadedCopy& l : loads) {
+  for (const FleetLoadedCopy& l : loads) {
     if (!out.empty()) out += " + ";
     out += "cuDNN " + (l.version.empty() ? std::string("of unknown version") : l.version);
     out += l.cuda_major > 0 ? " for CUDA " + std::to_string(l.cuda_major) : std::string(" for an unknown CUDA");

@@ -17,19 +17,19 @@ namespace cudnnup {
 // The copy one cuDNN major's plain program loads (doctor's "plain_program", or on Windows
 // "windows_loads"): the version, the CUDA major it was built for and its form, from the report's
 // own "copies" entry for the file that loads.
-struct LoadedCopy {
+struct FleetLoadedCopy {
   std::string version;  // "9.19.0.56" (checked to be a version); "" when the report does not know
   int cuda_major = 0;   // 0: unknown
   // A form name this cudnnup does not know, or no copy of the report holding the file: kUnknown.
   PackageForm form = PackageForm::kUnknown;
-  bool operator==(const LoadedCopy&) const = default;
-  auto operator<=>(const LoadedCopy&) const = default;
+  bool operator==(const FleetLoadedCopy&) const = default;
+  auto operator<=>(const FleetLoadedCopy&) const = default;
 };
 
 struct ReportSummary {
   std::string host;
   std::string os;
-  std::vector<LoadedCopy> loads;  // sorted; empty: no cuDNN loads
+  std::vector<FleetLoadedCopy> loads;  // sorted; empty: no cuDNN loads
   int errors = 0, warnings = 0, infos = 0;
   int exit_code = 0;                    // doctor's own
   std::vector<std::string> error_ids;   // distinct ids of the error-level findings, first few
@@ -66,6 +66,6 @@ inline constexpr size_t kMaxReportBytes = size_t{16} << 20;
 ReportReading read_doctor_report(std::string_view bytes);
 
 // "cuDNN 9.19.0 for CUDA 13 (pip)", "no cuDNN", several majors joined with " + ".
-std::string describe_loads(const std::vector<LoadedCopy>& loads);
+std::string describe_loads(const std::vector<FleetLoadedCopy>& loads);
 
 }  // namespace cudnnup

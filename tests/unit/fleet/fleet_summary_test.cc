@@ -41,7 +41,7 @@ TEST(FleetReport, ReadsHostWhatLoadsAndCounts) {
   ASSERT_EQ(r.problem, ReportProblem::kNone) << r.detail;
   EXPECT_EQ(r.summary.host, "node01");
   ASSERT_EQ(r.summary.loads.size(), 1u);
-  EXPECT_EQ(r.summary.loads[0], (LoadedCopy{"9.19.0", 13, PackageForm::kPipWheel})) << "the copy of the resolved file's directory";
+  EXPECT_EQ(r.summary.loads[0], (FleetLoadedCopy{"9.19.0", 13, PackageForm::kPipWheel})) << "the copy of the resolved file's directory";
   EXPECT_EQ(r.summary.errors, 2);
   EXPECT_EQ(r.summary.warnings, 1);
   EXPECT_EQ(r.summary.error_ids, std::vector<std::string>{"cudnn.library_damaged"}) << "distinct error ids only";
@@ -65,7 +65,7 @@ TEST(FleetReport, AFileNoCopyHoldsIsOfUnknownForm) {
   doc["plain_program"][0]["resolution"]["path"] = "/somewhere/else/libcudnn.so.9";
   auto r = read(doc);
   ASSERT_EQ(r.summary.loads.size(), 1u);
-  EXPECT_EQ(r.summary.loads[0], (LoadedCopy{"9.19.0", 0, PackageForm::kUnknown}));
+  EXPECT_EQ(r.summary.loads[0], (FleetLoadedCopy{"9.19.0", 0, PackageForm::kUnknown}));
 }
 
 TEST(FleetReport, WindowsLoadsStandInForThePlainProgram) {
@@ -89,7 +89,7 @@ TEST(FleetReport, WindowsLoadsWinWhicheverComesFirst) {
   auto r = read_doctor_report(ordered.dump());
   ASSERT_EQ(r.problem, ReportProblem::kNone) << r.detail;
   ASSERT_EQ(r.summary.loads.size(), 1u);
-  EXPECT_EQ(r.summary.loads[0], (LoadedCopy{"9.19.0", 13, PackageForm::kStore}));
+  EXPECT_EQ(r.summary.loads[0], (FleetLoadedCopy{"9.19.0", 13, PackageForm::kStore}));
 }
 
 TEST(FleetReport, FieldsFromElsewhereAreCheckedNotTrusted) {
@@ -238,19 +238,19 @@ TEST(FleetSummaryTest, TheOrderOfTheFilesDoesNotChangeTheSummary) {
 
 TEST(FleetLockTest, ALockMatchesItsVersionOrAPrefixOfItWithItsCudaMajor) {
   FleetLockTarget lock{"cudnn.lock", "9.19.0.56", 13};
-  EXPECT_TRUE(lock.matches(LoadedCopy{"9.19.0.56", 13, PackageForm::kStore}));
-  EXPECT_TRUE(lock.matches(LoadedCopy{"9.19.0", 13, PackageForm::kPipWheel})) << "a report may know only major.minor.patch";
-  EXPECT_TRUE(lock.matches(LoadedCopy{"9.19.0", 13, PackageForm::kToolkitMerged})) << "the form is not compared";
-  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.57", 13, PackageForm::kStore}));
-  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.1", 13, PackageForm::kStore}));
-  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19", 13, PackageForm::kStore})) << "too short to say";
-  EXPECT_TRUE((FleetLockTarget{"cudnn.lock", "9.19.0", 13}.matches(LoadedCopy{"9.19.0.56", 13, PackageForm::kStore})))
+  EXPECT_TRUE(lock.matches(FleetLoadedCopy{"9.19.0.56", 13, PackageForm::kStore}));
+  EXPECT_TRUE(lock.matches(FleetLoadedCopy{"9.19.0", 13, PackageForm::kPipWheel})) << "a report may know only major.minor.patch";
+  EXPECT_TRUE(lock.matches(FleetLoadedCopy{"9.19.0", 13, PackageForm::kToolkitMerged})) << "the form is not compared";
+  EXPECT_FALSE(lock.matches(FleetLoadedCopy{"9.19.0.57", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(FleetLoadedCopy{"9.19.1", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(FleetLoadedCopy{"9.19", 13, PackageForm::kStore})) << "too short to say";
+  EXPECT_TRUE((FleetLockTarget{"cudnn.lock", "9.19.0", 13}.matches(FleetLoadedCopy{"9.19.0.56", 13, PackageForm::kStore})))
       << "a toolkit's lock may know only 9.19.0, a host's store copy 9.19.0.56";
-  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56", 12, PackageForm::kStore})) << "another CUDA major";
-  EXPECT_FALSE(lock.matches(LoadedCopy{"9.19.0.56", 0, PackageForm::kStore})) << "a CUDA major the report does not know";
-  EXPECT_FALSE(lock.matches(LoadedCopy{"", 13, PackageForm::kStore}));
-  EXPECT_FALSE(lock.matches(std::vector<LoadedCopy>{})) << "a host that loads no cuDNN";
-  EXPECT_TRUE(lock.matches(std::vector<LoadedCopy>{{"8.9.7", 12, PackageForm::kPipWheel}, {"9.19.0", 13, PackageForm::kPipWheel}}))
+  EXPECT_FALSE(lock.matches(FleetLoadedCopy{"9.19.0.56", 12, PackageForm::kStore})) << "another CUDA major";
+  EXPECT_FALSE(lock.matches(FleetLoadedCopy{"9.19.0.56", 0, PackageForm::kStore})) << "a CUDA major the report does not know";
+  EXPECT_FALSE(lock.matches(FleetLoadedCopy{"", 13, PackageForm::kStore}));
+  EXPECT_FALSE(lock.matches(std::vector<FleetLoadedCopy>{})) << "a host that loads no cuDNN";
+  EXPECT_TRUE(lock.matches(std::vector<FleetLoadedCopy>{{"8.9.7", 12, PackageForm::kPipWheel}, {"9.19.0", 13, PackageForm::kPipWheel}}))
       << "a host that loads cuDNN 8 for one program and the locked 9 for another";
 }
 

@@ -10,7 +10,7 @@ namespace {
 ReportReading host(const std::string& name, const std::string& version, int errors = 0) {
   ReportReading r;
   r.summary.host = name;
-  r.summary.loads = {LoadedCopy{version, 13, PackageForm::kPipWheel}};
+  r.summary.loads = {FleetLoadedCopy{version, 13, PackageForm::kPipWheel}};
   r.summary.errors = errors;
   if (errors) r.summary.error_ids = {"cudnn.library_damaged"};
   return r;
