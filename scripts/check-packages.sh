@@ -15,7 +15,8 @@
 #      and through a loopback proxy (tests/packaging/https_download_test.py);
 #   7. on this machine, the tarball's cudnnup prints the same doctor report as the development
 #      build (build/src/cudnnup), timings aside (tests/packaging/compare_doctor_json.py): as it
-#      is, and with a stub cuDNN 9.14 first on LD_LIBRARY_PATH.
+#      is, and with a stub cuDNN 9.14 first on LD_LIBRARY_PATH; and the same `explain --no-doctor
+#      --json` output on every real log of tests/data/explain.
 # Each prints ok:/FAIL: lines; the exit code is 0 only when all passed.
 #
 # Usage: scripts/check-packages.sh [--no-windows]     (after scripts/package.sh; needs root)
@@ -186,6 +187,20 @@ if [[ -x $dev && -d $stub914 ]]; then
       "doctor --json, portable against the development build ($scenario)" \
       "$work/$scenario-portable.json" "$work/$scenario-dev.json" || failed=1
   done
+  # explain by the log alone on every real log of the tests: the same JSON, byte for byte (the
+  # portable build once aborted on a 1 MB log where the development build did not: an ODR clash).
+  differ=()
+  for _ in 1 2 3 4; do cat tests/data/explain/*.log tests/data/explain/corpus/*.log; done >"$work/all-logs.log"
+  for log in tests/data/explain/*.log tests/data/explain/corpus/*.log "$work/all-logs.log"; do
+    a=$("$portable" explain --no-doctor --json --file "$log" 2>&1) || true
+    b=$("$dev" explain --no-doctor --json --file "$log" 2>&1) || true
+    [[ $a == "$b" ]] || differ+=("$(basename "$log")")
+  done
+  if ((${#differ[@]} == 0)); then
+    ok "explain --no-doctor --json, portable against the development build: the same output on every test log"
+  else
+    fail "explain --no-doctor --json differs between the portable and the development build on: ${differ[*]}"
+  fi
 else
   fail "the development build ($dev) and its fixtures ($stub914) are needed to compare doctor reports: cmake --build --preset default"
 fi
