@@ -14,34 +14,19 @@
 
 #include "explain/explain.h"
 #include "support/explain_corpus.h"
+#include "support/explain_reports.h"
 
 namespace cudnnup {
 namespace {
 
-using testing::CorpusLog;
+using testing::catalogue;
+using testing::find_match;
 
-const ErrorCatalogue& catalogue() {
-  const auto& c = builtin_error_catalogue();
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return *c;
-}
+using testing::CorpusLog;
 
 const std::vector<CorpusLog>& corpus() {
   static const std::vector<CorpusLog> logs = testing::load_corpus();
   return logs;
-}
-
-// The explanation that recognised `id`: as its own entry or folded into another one.
-const Explanation* recognising(const ExplainReport& r, const std::string& id) {
-  for (const auto& m : r.matches) {
-    if (m.entry->id == id) return &m;
-  }
-  for (const auto& m : r.matches) {
-    for (const auto& [entry, line] : m.folded) {
-      if (entry->id == id) return &m;
-    }
-  }
-  return nullptr;
 }
 
 struct Outcome {
@@ -54,9 +39,9 @@ Outcome judge(const CorpusLog& log, const MachineView& view) {
   Outcome o;
   ExplainReport r = explain_text(log.text, catalogue(), view);
   o.recognised = !log.expect.empty() && std::all_of(log.expect.begin(), log.expect.end(), [&r](const std::string& id) {
-    return recognising(r, id) != nullptr;
+    return find_match(r, id) != nullptr;
   });
-  const Explanation* e = log.expect.empty() ? nullptr : recognising(r, log.expect.front());
+  const Explanation* e = log.expect.empty() ? nullptr : find_match(r, log.expect.front());
   if (!e) {
     for (const auto& m : r.matches) o.got += m.entry->id + " ";
     o.got = "no " + (log.expect.empty() ? std::string("expectation") : log.expect.front()) + " (matched: " + o.got + ")";

@@ -10,17 +10,15 @@
 #include "explain/explain.h"
 #include "explain/log_records.h"
 #include "explain/needle_scanner.h"
+#include "support/explain_reports.h"
 
 namespace cudnnup {
 namespace {
 
-const ErrorCatalogue& catalogue() {
-  const auto& c = builtin_error_catalogue();
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return *c;
-}
+using testing::catalogue;
 
-const Explanation* find_match(const ExplainReport& r, const std::string& id) {
+// The explanation of `id` as its own entry (not folded into another).
+const Explanation* matched_as_itself(const ExplainReport& r, const std::string& id) {
   for (const auto& m : r.matches) {
     if (m.entry->id == id) return &m;
   }
@@ -99,7 +97,7 @@ TEST(ExplainRecords, TensorFlowDependencyIsBlamedAndTheNextRecordIsNotSwallowed)
       "2024-06-19 16:06:44.996089: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened "
       "dynamic library libcusparse.so.11\n",
       catalogue(), MachineView{});
-  const Explanation* e = find_match(r, "tf.could_not_load_dynamic_library");
+  const Explanation* e = matched_as_itself(r, "tf.could_not_load_dynamic_library");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->lines, std::vector<int>{1});
   EXPECT_EQ(var(e, "lib"), "libcusolver.so.11");
@@ -119,21 +117,21 @@ TEST(ExplainRecords, AWrappedMessageIsReadWholeButNotAcrossARecord) {
       " For instance, download cudnn-10.0-windows10-x64-v7.6.5.32.zip from NVIDIA's official website, \n"
       "then, unzip it and copy it into C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v10.0\n",
       catalogue(), MachineView{});
-  const Explanation* e = find_match(r, "paddle.copy_cudnn_into_cuda_note");
+  const Explanation* e = matched_as_itself(r, "paddle.copy_cudnn_into_cuda_note");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(var(e, "example"), "cudnn-10.0-windows10-x64-v7.6.5.32.zip");
   auto split = explain_text(
       "2024-05-21 10:02:11.204518: W x.cc:1] Note: [Recommend] copy cudnn into CUDA installation directory.\n"
       "2024-05-21 10:02:11.204519: W x.cc:1] For instance, download cudnn-10.0-windows10-x64-v7.6.5.32.zip\n",
       catalogue(), MachineView{});
-  ASSERT_NE(find_match(split, "paddle.copy_cudnn_into_cuda_note"), nullptr);
-  EXPECT_EQ(var(find_match(split, "paddle.copy_cudnn_into_cuda_note"), "example"), "") << "two records are not one message";
+  ASSERT_NE(matched_as_itself(split, "paddle.copy_cudnn_into_cuda_note"), nullptr);
+  EXPECT_EQ(var(matched_as_itself(split, "paddle.copy_cudnn_into_cuda_note"), "example"), "") << "two records are not one message";
 }
 
 TEST(ExplainRecords, UndefinedSymbolWithAStraySpaceBeforeTheColon) {
   auto r = explain_text("OSError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8 :undefined symbol: _ZN5cudnn3cnn5inferE",
                         catalogue(), MachineView{});
-  const Explanation* e = find_match(r, "cudnn.undefined_symbol");
+  const Explanation* e = matched_as_itself(r, "cudnn.undefined_symbol");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(var(e, "lib"), "libcudnn_cnn_infer.so.8");
 }
@@ -160,7 +158,7 @@ TEST(ExplainEvidence, MemoryFiguresMoveTheHandleCauses) {
   auto r = explain_text(plenty, catalogue(), MachineView{});
   EXPECT_EQ(r.facts.at("free_mib"), "3072");
   EXPECT_EQ(r.facts.at("free_percent"), "37");
-  const Explanation* e = find_match(r, "xla.could_not_create_cudnn_handle");
+  const Explanation* e = matched_as_itself(r, "xla.could_not_create_cudnn_handle");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->causes.front().check, "cudnn_install_broken");
   EXPECT_EQ(e->causes.front().reason.rfind("Ranked first because the log says 3072 MiB of the GPU's 8192 MiB", 0), 0u)
@@ -173,7 +171,7 @@ TEST(ExplainEvidence, MemoryFiguresMoveTheHandleCauses) {
   std::string low = plenty;
   low.replace(low.find("3221225472"), 10, "201326592");  // 192 MiB free
   auto r2 = explain_text(low, catalogue(), MachineView{});
-  EXPECT_EQ(find_match(r2, "xla.could_not_create_cudnn_handle")->causes.front().check, "gpu_memory");
+  EXPECT_EQ(matched_as_itself(r2, "xla.could_not_create_cudnn_handle")->causes.front().check, "gpu_memory");
 }
 
 TEST(ExplainEvidence, TheDirectionOfAVersionMismatchDecides) {
@@ -182,13 +180,13 @@ TEST(ExplainEvidence, TheDirectionOfAVersionMismatchDecides) {
   const char* older = "Loaded runtime CuDNN library: 7005 (compatibility version 7000) but source was compiled with 7101 "
                       "(compatibility version 7100)";
   auto rn = explain_text(newer, catalogue(), MachineView{});
-  const Explanation* n = find_match(rn, "xla.loaded_runtime_cudnn_mismatch");
+  const Explanation* n = matched_as_itself(rn, "xla.loaded_runtime_cudnn_mismatch");
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(var(n, "direction"), "newer");
   EXPECT_EQ(n->causes.front().check, "cudnn_newer_than_built");
   EXPECT_NE(n->causes.front().reason.find("newer than the 7.0.3"), std::string::npos) << n->causes.front().reason;
   auto ro = explain_text(older, catalogue(), MachineView{});
-  const Explanation* o = find_match(ro, "xla.loaded_runtime_cudnn_mismatch");
+  const Explanation* o = matched_as_itself(ro, "xla.loaded_runtime_cudnn_mismatch");
   ASSERT_NE(o, nullptr);
   EXPECT_EQ(var(o, "direction"), "older");
   EXPECT_EQ(o->causes.front().check, "cudnn_older_than_required");
@@ -196,7 +194,7 @@ TEST(ExplainEvidence, TheDirectionOfAVersionMismatchDecides) {
   auto rc = explain_text("RuntimeError: [enforce fail at common_cudnn.h:118] version_match. cuDNN compiled (6021) and "
                          "runtime (7003) versions mismatch",
                          catalogue(), MachineView{});
-  const Explanation* c = find_match(rc, "caffe2.cudnn_compiled_runtime_mismatch");
+  const Explanation* c = matched_as_itself(rc, "caffe2.cudnn_compiled_runtime_mismatch");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(var(c, "direction"), "newer_major");
   EXPECT_EQ(c->causes.front().check, "cudnn_newer_than_built");
@@ -209,7 +207,7 @@ TEST(ExplainEvidence, WindowsErrorCodesRankTheirCauses) {
   };
   auto first = [&](const char* n) {
     auto r = explain_text(code(n), catalogue(), MachineView{});
-    const Explanation* e = find_match(r, "cudnn8.windows_sublibrary_load_failed");
+    const Explanation* e = matched_as_itself(r, "cudnn8.windows_sublibrary_load_failed");
     return e && !e->causes.empty() ? e->causes.front().check : std::string("none");
   };
   EXPECT_EQ(first("193"), "dll_wrong_machine") << "193 is a wrong-machine DLL, not a missing one";
@@ -218,8 +216,8 @@ TEST(ExplainEvidence, WindowsErrorCodesRankTheirCauses) {
   auto zlib = explain_text("Could not load library zlibwapi.dll. Error code 193. Please verify that the library is built "
                            "correctly for your processor architecture (32-bit, 64-bit)",
                            catalogue(), MachineView{});
-  ASSERT_NE(find_match(zlib, "cudnn8.zlibwapi_missing"), nullptr);
-  EXPECT_EQ(find_match(zlib, "cudnn8.zlibwapi_missing")->causes.front().check, "dll_wrong_machine");
+  ASSERT_NE(matched_as_itself(zlib, "cudnn8.zlibwapi_missing"), nullptr);
+  EXPECT_EQ(matched_as_itself(zlib, "cudnn8.zlibwapi_missing")->causes.front().check, "dll_wrong_machine");
 }
 
 TEST(ExplainEvidence, PossiblyInsufficientDriverWithACapitalPIsEvidenceAndFolded) {
@@ -232,7 +230,7 @@ TEST(ExplainEvidence, PossiblyInsufficientDriverWithACapitalPIsEvidenceAndFolded
     SCOPED_TRACE(p);
     EXPECT_EQ(r.facts.at("driver_version"), "384.183.0");
     EXPECT_EQ(r.facts.at("driver_cuda"), "9.0") << "rules.json: CUDA 9.0 needs 384.81";
-    const Explanation* e = find_match(r, "xla.could_not_create_cudnn_handle");
+    const Explanation* e = matched_as_itself(r, "xla.could_not_create_cudnn_handle");
     ASSERT_NE(e, nullptr);
     auto folded = std::find_if(e->folded.begin(), e->folded.end(),
                                [](const auto& f) { return f.first->id == "xla.possibly_insufficient_driver"; });
@@ -247,7 +245,7 @@ TEST(ExplainEvidence, NonContiguousInputLeadsToContiguousAndNoBatchAdvice) {
   auto r = explain_text("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
                         "non-contiguous input.",
                         catalogue(), MachineView{});
-  const Explanation* e = find_match(r, "pytorch.cudnn_error_status");
+  const Explanation* e = matched_as_itself(r, "pytorch.cudnn_error_status");
   ASSERT_NE(e, nullptr);
   EXPECT_NE(e->causes.front().text.find(".contiguous()"), std::string::npos) << e->causes.front().text;
   bool contiguous_fix = std::any_of(e->fixes.begin(), e->fixes.end(), [](const FilledFix& f) {
@@ -255,7 +253,7 @@ TEST(ExplainEvidence, NonContiguousInputLeadsToContiguousAndNoBatchAdvice) {
   });
   EXPECT_TRUE(contiguous_fix);
   auto mismatch = explain_text("cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH", catalogue(), MachineView{});
-  const Explanation* m = find_match(mismatch, "pytorch.cudnn_error_status");
+  const Explanation* m = matched_as_itself(mismatch, "pytorch.cudnn_error_status");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->causes.front().check, "cudnn_mixed_versions");
   for (const auto& f : m->fixes) EXPECT_EQ(f.text.find("batch"), std::string::npos) << "no memory advice for a version mix: " << f.text;
@@ -263,17 +261,17 @@ TEST(ExplainEvidence, NonContiguousInputLeadsToContiguousAndNoBatchAdvice) {
 
 TEST(ExplainEvidence, ExecutionFailedLeadsWithMemoryOrAnIllegalAccess) {
   auto plain = explain_text("RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", catalogue(), MachineView{});
-  EXPECT_EQ(find_match(plain, "pytorch.cudnn_error_status")->causes.front().check, "gpu_memory");
+  EXPECT_EQ(matched_as_itself(plain, "pytorch.cudnn_error_status")->causes.front().check, "gpu_memory");
   auto illegal = explain_text("RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
                               "RuntimeError: CUDA error: an illegal memory access was encountered",
                               catalogue(), MachineView{});
-  const Explanation* e = find_match(illegal, "pytorch.cudnn_error_status");
+  const Explanation* e = matched_as_itself(illegal, "pytorch.cudnn_error_status");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->causes.front().check, "not_checkable");
   EXPECT_NE(e->causes.front().text.find("illegal memory access"), std::string::npos);
   auto paddle = explain_text("OSError: (External) CUDNN error(7), CUDNN_STATUS_MAPPING_ERROR.", catalogue(), MachineView{});
-  ASSERT_NE(find_match(paddle, "paddle.cudnn_error_code"), nullptr);
-  EXPECT_FALSE(find_match(paddle, "paddle.cudnn_error_code")->causes.empty()) << "MAPPING_ERROR has causes";
+  ASSERT_NE(matched_as_itself(paddle, "paddle.cudnn_error_code"), nullptr);
+  EXPECT_FALSE(matched_as_itself(paddle, "paddle.cudnn_error_code")->causes.empty()) << "MAPPING_ERROR has causes";
 }
 
 // --- another machine ------------------------------------------------------------------------------
@@ -316,13 +314,13 @@ TEST(ExplainChecks, NewerThanBuiltAndInstallBrokenFollowTheMachine) {
   Report r = linux_machine();
   r.copies.push_back(copy_at("/usr/local/cuda/lib64", Version{7, 3, 1}, "ld.so.cache", 9));
   auto holds = explain_text(newer, catalogue(), MachineView{&r, nullptr});
-  const RankedCause* c = cause_of(find_match(holds, "xla.loaded_runtime_cudnn_mismatch"), "cudnn_newer_than_built");
+  const RankedCause* c = cause_of(matched_as_itself(holds, "xla.loaded_runtime_cudnn_mismatch"), "cudnn_newer_than_built");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, Verdict::kHolds) << c->evidence;
   Report fixed = linux_machine();
   fixed.copies.push_back(copy_at("/usr/local/cuda/lib64", Version{7, 0, 5}, "ld.so.cache", 9));
   auto ruled = explain_text(newer, catalogue(), MachineView{&fixed, nullptr});
-  EXPECT_EQ(cause_of(find_match(ruled, "xla.loaded_runtime_cudnn_mismatch"), "cudnn_newer_than_built")->verdict,
+  EXPECT_EQ(cause_of(matched_as_itself(ruled, "xla.loaded_runtime_cudnn_mismatch"), "cudnn_newer_than_built")->verdict,
             Verdict::kDoesNotHold);
 
   const char* handle = "Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR";
@@ -331,14 +329,14 @@ TEST(ExplainChecks, NewerThanBuiltAndInstallBrokenFollowTheMachine) {
   broken.copies[0].probe.attempted = true;
   broken.copies[0].probe.failure = "libcudnn_graph.so.9: cannot open shared object file";
   auto b = explain_text(handle, catalogue(), MachineView{&broken, nullptr});
-  const RankedCause* ib = cause_of(find_match(b, "xla.could_not_create_cudnn_handle"), "cudnn_install_broken");
+  const RankedCause* ib = cause_of(matched_as_itself(b, "xla.could_not_create_cudnn_handle"), "cudnn_install_broken");
   ASSERT_NE(ib, nullptr);
   EXPECT_EQ(ib->verdict, Verdict::kHolds);
   EXPECT_NE(ib->evidence.find("libcudnn_graph"), std::string::npos);
   broken.copies[0].probe.loaded = true;
   broken.copies[0].probe.version = Version{9, 1, 0};
   auto ok = explain_text(handle, catalogue(), MachineView{&broken, nullptr});
-  EXPECT_EQ(cause_of(find_match(ok, "xla.could_not_create_cudnn_handle"), "cudnn_install_broken")->verdict, Verdict::kDoesNotHold);
+  EXPECT_EQ(cause_of(matched_as_itself(ok, "xla.could_not_create_cudnn_handle"), "cudnn_install_broken")->verdict, Verdict::kDoesNotHold);
 }
 
 TEST(ExplainChecks, ABuildOlderThanTheGpusArchitecture) {
@@ -349,13 +347,13 @@ TEST(ExplainChecks, ABuildOlderThanTheGpusArchitecture) {
   t.root = "/usr/local/cuda-9.0";
   r.toolkits.push_back(t);
   auto e = explain_text("cuDNN Error: CUDNN_STATUS_EXECUTION_FAILED", catalogue(), MachineView{&r, nullptr});
-  const Explanation* m = find_match(e, "pytorch.cudnn_error_status");
+  const Explanation* m = matched_as_itself(e, "pytorch.cudnn_error_status");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->causes.front().check, "cuda_build_predates_gpu");
   EXPECT_NE(m->causes.front().evidence.find("10.0"), std::string::npos) << "rules.json: Turing from CUDA 10.0";
   r.toolkits[0].version = Version{10, 0};
   auto ok = explain_text("cuDNN Error: CUDNN_STATUS_EXECUTION_FAILED", catalogue(), MachineView{&r, nullptr});
-  EXPECT_EQ(cause_of(find_match(ok, "pytorch.cudnn_error_status"), "cuda_build_predates_gpu")->verdict, Verdict::kDoesNotHold);
+  EXPECT_EQ(cause_of(matched_as_itself(ok, "pytorch.cudnn_error_status"), "cuda_build_predates_gpu")->verdict, Verdict::kDoesNotHold);
 }
 
 TEST(ExplainChecks, OldTensorFlowNeedsTheUnversionedLink) {
@@ -363,7 +361,7 @@ TEST(ExplainChecks, OldTensorFlowNeedsTheUnversionedLink) {
   Report r = linux_machine();
   r.copies.push_back(copy_at("/usr/lib/x86_64-linux-gnu", Version{4}, "ld.so.cache", 7));
   auto without = explain_text(log, catalogue(), MachineView{&r, nullptr});
-  const Explanation* e = find_match(without, "tf.could_not_load_dynamic_library");
+  const Explanation* e = matched_as_itself(without, "tf.could_not_load_dynamic_library");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(var(e, "lib"), "libcudnn.so");
   EXPECT_EQ(e->causes.front().check, "cudnn_unversioned_symlink_missing");
@@ -373,7 +371,7 @@ TEST(ExplainChecks, OldTensorFlowNeedsTheUnversionedLink) {
   link.path = "/usr/lib/x86_64-linux-gnu/libcudnn.so";
   r.copies[0].libraries.push_back(link);
   auto with = explain_text(log, catalogue(), MachineView{&r, nullptr});
-  EXPECT_EQ(cause_of(find_match(with, "tf.could_not_load_dynamic_library"), "cudnn_unversioned_symlink_missing")->verdict,
+  EXPECT_EQ(cause_of(matched_as_itself(with, "tf.could_not_load_dynamic_library"), "cudnn_unversioned_symlink_missing")->verdict,
             Verdict::kDoesNotHold);
 }
 

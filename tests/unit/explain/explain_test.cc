@@ -10,15 +10,13 @@
 
 #include "explain/explain.h"
 #include "support/explain_corpus.h"
+#include "support/explain_reports.h"
 
 namespace cudnnup {
 namespace {
 
-const ErrorCatalogue& catalogue() {
-  const auto& c = builtin_error_catalogue();
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return *c;
-}
+using testing::catalogue;
+using testing::find_match;
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -74,18 +72,6 @@ std::set<std::string> matched_ids(const ExplainReport& r) {
     for (const auto& [entry, line] : m.folded) ids.insert(entry->id);
   }
   return ids;
-}
-
-const Explanation* find_match(const ExplainReport& r, const std::string& id) {
-  for (const auto& m : r.matches) {
-    if (m.entry->id == id) return &m;
-  }
-  for (const auto& m : r.matches) {
-    for (const auto& [entry, line] : m.folded) {
-      if (entry->id == id) return &m;
-    }
-  }
-  return nullptr;
 }
 
 std::string ids_text(const std::set<std::string>& ids) {
