@@ -48,18 +48,15 @@ std::string ProcessResult::describe_failure() const {
   return "exited with code " + std::to_string(exit_code);
 }
 
-namespace {
-
-constexpr int kEventFd = 3;  // where the child finds its event channel (ProcessOptions)
-
 // A pipe whose ends close themselves; both ends are close-on-exec, so only the fds dup2'ed into
 // the child reach it.
-struct Pipe {
+// Not in the anonymous namespace: StartedProcess::State (declared in the header) holds three.
+struct ChildPipe {
   int read_end = -1, write_end = -1;
-  Pipe() = default;
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
-  ~Pipe() {
+  ChildPipe() = default;
+  ChildPipe(const ChildPipe&) = delete;
+  ChildPipe& operator=(const ChildPipe&) = delete;
+  ~ChildPipe() {
     close_read();
     close_write();
   }
@@ -87,6 +84,10 @@ struct Pipe {
     write_end = -1;
   }
 };
+
+namespace {
+
+constexpr int kEventFd = 3;  // where the child finds its event channel (ProcessOptions)
 
 // Appends to one captured stream, keeping the head or the tail within `limit`.
 struct Sink {
@@ -195,7 +196,7 @@ void wait_for(pid_t pid, int64_t deadline, ProcessResult& result) {
 // A started child: its pid, our ends of its pipes, and the deadline, until finish_process.
 struct StartedProcess::State {
   Result<pid_t> pid = pid_t(0);  // or why it could not be started
-  Pipe out, err, events;
+  ChildPipe out, err, events;
   bool channel = false;
   int64_t deadline = 0;
   ProcessOptions options;

@@ -9,30 +9,11 @@
 
 #include "shell/windows_command_line.h"
 #include "platform/process.h"
+#include "platform/win32_handle.h"
 #include "platform/win32_text.h"
 
 namespace cudnnup {
 namespace {
-
-class Handle {
- public:
-  Handle() = default;
-  explicit Handle(HANDLE h) : h_(h) {}
-  ~Handle() { reset(); }
-  Handle(Handle&& other) noexcept : h_(other.h_) { other.h_ = nullptr; }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  void reset(HANDLE h = nullptr) {
-    if (h_ && h_ != INVALID_HANDLE_VALUE) CloseHandle(h_);
-    h_ = h;
-  }
-  HANDLE get() const { return h_; }
-  HANDLE* out() { return &h_; }
-  bool valid() const { return h_ && h_ != INVALID_HANDLE_VALUE; }
-
- private:
-  HANDLE h_ = nullptr;
-};
 
 // "K=V\0K=V\0\0" in UTF-16, the form CREATE_UNICODE_ENVIRONMENT expects.
 std::wstring environment_block(const std::map<std::string, std::string>& env) {
@@ -107,8 +88,8 @@ std::vector<std::string> with_channel_id(const std::vector<std::string>& argv, c
 }
 
 struct Started {
-  Handle process;
-  Handle job;
+  win32::OwnedHandle process;
+  win32::OwnedHandle job;
 };
 
 // Starts argv suspended, puts it in a kill-on-close job, then lets it run.
@@ -168,7 +149,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   if (argv.empty()) return make_error(ErrorCode::kInternal, "run_process: empty command");
   SECURITY_ATTRIBUTES sa{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
   const bool channel = !options.event_channel_placeholder.empty();
-  Handle out_read, out_write, err_read, err_write, ev_read, ev_write;
+  win32::OwnedHandle out_read, out_write, err_read, err_write, ev_read, ev_write;
   if (!CreatePipe(out_read.out(), out_write.out(), &sa, 0) || !CreatePipe(err_read.out(), err_write.out(), &sa, 0) ||
       (channel && !CreatePipe(ev_read.out(), ev_write.out(), &sa, 0))) {
     return win32::make_win32_error("cannot create a pipe", "", GetLastError());
@@ -177,8 +158,8 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   SetHandleInformation(out_read.get(), HANDLE_FLAG_INHERIT, 0);
   SetHandleInformation(err_read.get(), HANDLE_FLAG_INHERIT, 0);
   if (channel) SetHandleInformation(ev_read.get(), HANDLE_FLAG_INHERIT, 0);
-  Handle null_in(CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, nullptr));
-  Handle our_stderr;
+  win32::OwnedHandle null_in(CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, nullptr));
+  win32::OwnedHandle our_stderr;
   if (!options.capture_stderr) our_stderr.reset(inheritable_copy(GetStdHandle(STD_ERROR_HANDLE)));
 
   STARTUPINFOW si{};
@@ -255,9 +236,9 @@ Error exec_process(const std::vector<std::string>& argv, const std::map<std::str
   // Windows has no exec: run the child on our console and leave with its exit code. Ctrl-C goes
   // to every process on the console; we ignore it and let the child decide.
   SetConsoleCtrlHandler(nullptr, TRUE);
-  Handle in(inheritable_copy(GetStdHandle(STD_INPUT_HANDLE)));
-  Handle out(inheritable_copy(GetStdHandle(STD_OUTPUT_HANDLE)));
-  Handle err(inheritable_copy(GetStdHandle(STD_ERROR_HANDLE)));
+  win32::OwnedHandle in(inheritable_copy(GetStdHandle(STD_INPUT_HANDLE)));
+  win32::OwnedHandle out(inheritable_copy(GetStdHandle(STD_OUTPUT_HANDLE)));
+  win32::OwnedHandle err(inheritable_copy(GetStdHandle(STD_ERROR_HANDLE)));
   STARTUPINFOW si{};
   si.cb = sizeof si;
   si.dwFlags = STARTF_USESTDHANDLES;

@@ -10,6 +10,7 @@
 
 #include "base/paths.h"
 #include "platform/real_filesystem.h"
+#include "platform/win32_handle.h"
 #include "platform/win32_text.h"
 
 namespace cudnnup {
@@ -21,22 +22,6 @@ using win32::to_win_path;
 // REPARSE_DATA_BUFFER lives in the driver kit's ntifs.h, not in the SDK headers, so the two
 // layouts we read and write are spelled out here (MS-FSCC 2.1.2.4 symlink, 2.1.2.5 mount point).
 constexpr size_t kReparseHeader = 8;  // ReparseTag(4) ReparseDataLength(2) Reserved(2)
-
-// RAII for a HANDLE from CreateFileW.
-class Handle {
- public:
-  explicit Handle(HANDLE h) : h_(h) {}
-  ~Handle() {
-    if (valid()) CloseHandle(h_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  bool valid() const { return h_ != INVALID_HANDLE_VALUE && h_ != nullptr; }
-  HANDLE get() const { return h_; }
-
- private:
-  HANDLE h_;
-};
 
 constexpr DWORD kShareAll = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
 
@@ -94,7 +79,7 @@ class WindowsFileSystem final : public FileSystem {
  public:
   Result<FileInfo> stat(const std::string& path) const override {
     // Opening the path (not the link) follows every symlink and junction.
-    Handle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
+    win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_FLAG_BACKUP_SEMANTICS, nullptr));
     if (!h.valid()) return make_win32_error("cannot stat", path, GetLastError());
     BY_HANDLE_FILE_INFORMATION bhfi;
@@ -156,7 +141,7 @@ class WindowsFileSystem final : public FileSystem {
   }
 
   Result<std::string> read_link(const std::string& path) const override {
-    Handle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
+    win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
     if (!h.valid()) return make_win32_error("cannot read link", path, GetLastError());
     std::vector<unsigned char> buf(MAXIMUM_REPARSE_DATA_BUFFER_SIZE);
@@ -204,7 +189,7 @@ class WindowsFileSystem final : public FileSystem {
   }
 
   Result<std::string> read_range(const std::string& path, uint64_t offset, size_t max_bytes) const override {
-    Handle h(CreateFileW(to_win_path(path).c_str(), GENERIC_READ, kShareAll, nullptr, OPEN_EXISTING,
+    win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), GENERIC_READ, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!h.valid()) return make_win32_error("cannot open", path, GetLastError());
     std::string out;
@@ -230,7 +215,7 @@ class WindowsFileSystem final : public FileSystem {
   }
 
   Result<std::string> canonical(const std::string& path) const override {
-    Handle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
+    win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_FLAG_BACKUP_SEMANTICS, nullptr));
     if (!h.valid()) return make_win32_error("cannot resolve", path, GetLastError());
     std::wstring buf(1024, L'\0');
@@ -253,7 +238,7 @@ class WindowsFileSystem final : public FileSystem {
   }
 
   Status write_file(const std::string& path, const std::string& contents, bool sync) override {
-    Handle h(CreateFileW(to_win_path(path).c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_ALWAYS,
+    win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_ALWAYS,
                          FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!h.valid()) return make_win32_error("cannot create", path, GetLastError());
     size_t done = 0;
@@ -363,7 +348,7 @@ class WindowsFileSystem final : public FileSystem {
 
   // The raw reparse data of a link (tag + names), as FSCTL_GET_REPARSE_POINT returns it.
   static Result<std::vector<unsigned char>> reparse_data(const std::string& path) {
-    Handle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
+    win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
     if (!h.valid()) return make_win32_error("cannot read link", path, GetLastError());
     std::vector<unsigned char> buf(MAXIMUM_REPARSE_DATA_BUFFER_SIZE);
@@ -384,7 +369,7 @@ class WindowsFileSystem final : public FileSystem {
     if (data->size() >= 4 && old->size() >= 4 && std::memcmp(data->data(), old->data(), 4) == 0) {
       // Same kind of link: FSCTL_SET_REPARSE_POINT modifies it in one call (facts A.5), so there
       // is no moment without a `current` link. Whether that call is crash-atomic is UNVERIFIED.
-      Handle h(CreateFileW(wto.c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+      win32::OwnedHandle h(CreateFileW(wto.c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
                            FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
       DWORD unused = 0;
       if (!h.valid() || !DeviceIoControl(h.get(), FSCTL_SET_REPARSE_POINT, data->data(), DWORD(data->size()), nullptr,
@@ -435,7 +420,7 @@ class WindowsFileSystem final : public FileSystem {
     }
     DWORD err = 0;
     {
-      Handle h(CreateFileW(wlink.c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+      win32::OwnedHandle h(CreateFileW(wlink.c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
                            FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
       DWORD unused = 0;
       if (!h.valid()) {

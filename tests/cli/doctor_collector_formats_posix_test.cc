@@ -25,7 +25,7 @@ using namespace cudnnup::testing;
 
 const std::string kPromtool = "/usr/bin/promtool";
 
-std::string sh_quote(const std::string& s) {
+std::string single_quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -67,7 +67,7 @@ class CollectorFormats : public ::testing::Test {
     ProcessOptions o;
     o.timeout_ms = 60000;
     // promtool check metrics reads the metrics on its standard input.
-    auto r = run_process({"/bin/sh", "-c", kPromtool + " check metrics < " + sh_quote(file)}, o);
+    auto r = run_process({"/bin/sh", "-c", kPromtool + " check metrics < " + single_quoted(file)}, o);
     EXPECT_TRUE(r.ok());
     return r.value_or(ProcessResult{});
   }
@@ -150,7 +150,7 @@ TEST_F(CollectorFormats, AFailedWriteIsExit2SoTheCollectorKeepsItsOldFile) {
     ProcessOptions o;
     o.timeout_ms = 60000;
     o.env = env(ordinary());
-    auto r = run_process({"/bin/sh", "-c", sh_quote(cudnnup_binary()) + " doctor --format " + format + " > /dev/full"}, o);
+    auto r = run_process({"/bin/sh", "-c", single_quoted(cudnnup_binary()) + " doctor --format " + format + " > /dev/full"}, o);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->exit_code, 2) << format << ": " << r->err;
     EXPECT_NE(r->err.find("could not write the output"), std::string::npos) << r->err;

@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-const json* copy_in(const json& report, const std::string& lib_dir) {
+const json* listed_copy_in(const json& report, const std::string& lib_dir) {
   for (const auto& c : report["copies"]) {
     if (c["lib_dir"] == lib_dir) return &c;
   }
@@ -34,7 +34,7 @@ const json* finding(const json& report, const std::string& id) {
 
 // A copy keeps its own numbers and nothing at error level is said about it.
 void expect_healthy(const json& r, const std::string& lib_dir, const std::string& version, int cuda_major) {
-  const json* c = copy_in(r, lib_dir);
+  const json* c = listed_copy_in(r, lib_dir);
   ASSERT_NE(c, nullptr) << lib_dir << "\n" << r.dump(1);
   EXPECT_EQ((*c)["library_version"], version) << lib_dir;
   EXPECT_EQ((*c)["cuda_major"], cuda_major) << lib_dir;
@@ -143,7 +143,7 @@ TEST_F(DoctorIsolation, AToolkitsCopyGetsNoAdviceFromAnotherCopyOnLdLibraryPath)
   json r = doctor({{"CUDA_HOME", tk}, {"LD_LIBRARY_PATH", b_}});
   const std::string lib = tk + "/lib64";
   expect_healthy(r, lib, "9.19.0", 13);
-  const json* c = copy_in(r, lib);
+  const json* c = listed_copy_in(r, lib);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ((*c)["form"], "toolkit");
   EXPECT_EQ((*c)["header_version"], "9.19.0");
@@ -173,7 +173,7 @@ TEST_F(DoctorIsolation, APipWheelsCopyIsProbedInIsolation) {
   json r = doctor({{"VIRTUAL_ENV", venv}, {"LD_LIBRARY_PATH", b_}});
   const std::string lib = site + "/nvidia/cudnn/lib";
   expect_healthy(r, lib, "9.19.0", 13);
-  const json* c = copy_in(r, lib);
+  const json* c = listed_copy_in(r, lib);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ((*c)["form"], "pip");
   EXPECT_EQ((*c)["package"], "nvidia-cudnn-cu13 9.19.0.56");

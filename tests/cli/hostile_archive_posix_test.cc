@@ -26,7 +26,6 @@ using testing::OfficialLayout;
 
 // Build 99 of 9.19.0 was never published, so NVIDIA's table (data/known_archives.json) has no
 // hash for these hand-made archives.
-const std::string kTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";
 const std::string kSbsaTop = "cudnn-linux-sbsa-9.19.0.99_cuda13-archive";
 constexpr uint16_t kAarch64 = 183;
 
@@ -85,14 +84,14 @@ void replace(std::vector<FakeEntry>& e, const std::string& path, FakeEntry with)
 
 struct Case {
   std::string label;
-  std::string top = kTop;
+  std::string top = testing::kUnpublishedLinuxTop;
   std::function<void(std::vector<FakeEntry>&)> change;
   std::string why;              // in stderr, both modes
   bool store = true, merge = true;
 };
 
 TEST_F(HostileArchive, EveryShapeIsRefusedWithExitTwoAndNothingChanges) {
-  const std::string t = kTop + "/";
+  const std::string t = testing::kUnpublishedLinuxTop + "/";
   const std::string deep = "d1/d2/d3/d4/d5/d6/d7/d8/d9/d10";
   const std::string up10 = "../../../../../../../../../..";
   const std::string up9 = "../../../../../../../../..";
@@ -107,7 +106,7 @@ TEST_F(HostileArchive, EveryShapeIsRefusedWithExitTwoAndNothingChanges) {
   std::string stub = testing::read_file_bytes(testing::fixture_lib("v9.19.0", "libcudnn_adv.so.9"));
   std::vector<Case> cases = {
       {"sibling link and .. through it",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          e.push_back({t + "lib/s", EntryKind::kSymlink, {}, "../include"});
          e.push_back({t + "lib/x", EntryKind::kSymlink, {}, "s/../../outside"});
@@ -115,29 +114,29 @@ TEST_F(HostileArchive, EveryShapeIsRefusedWithExitTwoAndNothingChanges) {
        },
        "refusing archive entry 'lib/x'"},
       {"a chain climbing to /etc/passwd",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          climbing_chain(e, "/etc/passwd");
          replace(e, t + "lib/libcudnn_ops.so.9", {t + "lib/libcudnn_ops.so.9", EntryKind::kSymlink, {}, "../" + deep + "/u2"});
        },
        "refusing archive entry 'lib/libcudnn_ops.so.9'"},
       {"libcudnn.so.9 resolving to a file in /tmp",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          climbing_chain(e, tmp / "outside/evil.so");
          replace(e, t + "lib/libcudnn.so.9", {t + "lib/libcudnn.so.9", EntryKind::kSymlink, {}, "../" + deep + "/u2"});
        },
        "refusing archive entry 'lib/libcudnn.so.9'"},
       {"a library name linked to ../LICENSE",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { replace(e, t + "lib/libcudnn.so.9", {t + "lib/libcudnn.so.9", EntryKind::kSymlink, {}, "../LICENSE"}); },
        "refusing archive entry 'lib/libcudnn.so.9'"},
       {"a library name linked to another sub-library",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { replace(e, t + "lib/libcudnn.so.9", {t + "lib/libcudnn.so.9", EntryKind::kSymlink, {}, "libcudnn_ops.so.9.19.0"}); },
        "another library"},
       {"an executable under a library's name",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { replace(e, t + "lib/libcudnn_adv.so.9.19.0", {t + "lib/libcudnn_adv.so.9.19.0", EntryKind::kFile, testing::with_elf_type(stub, 2)}); },
        "not a shared library"},
       {"an aarch64 library set on x86_64",
@@ -149,7 +148,7 @@ TEST_F(HostileArchive, EveryShapeIsRefusedWithExitTwoAndNothingChanges) {
        },
        "built for aarch64 but"},
       {"a mixed-architecture set",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          for (auto& x : e) {
            if (x.path == t + "lib/libcudnn_cnn.so.9.19.0") x.data = testing::with_elf_machine(x.data, kAarch64);
@@ -157,37 +156,37 @@ TEST_F(HostileArchive, EveryShapeIsRefusedWithExitTwoAndNothingChanges) {
        },
        "several machines"},
       {"a link loop",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          e.push_back({t + "lib/a", EntryKind::kSymlink, {}, "b"});
          e.push_back({t + "lib/b", EntryKind::kSymlink, {}, "../lib/a"});
        },
        "symlink loop"},
       {"a chain of 45 links",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          for (int i = 0; i < 45; ++i) e.push_back({t + "lib/l" + std::to_string(i), EntryKind::kSymlink, {}, "l" + std::to_string(i + 1)});
          e.push_back({t + "lib/l45", EntryKind::kFile, "end\n"});
        },
        "symlink loop"},
       {"an absolute link target",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { replace(e, t + "lib/libcudnn.so.9", {t + "lib/libcudnn.so.9", EntryKind::kSymlink, {}, "/usr/lib/x86_64-linux-gnu/libc.so.6"}); },
        "absolute path"},
       {"a hard link to /etc/passwd",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { e.push_back({t + "lib/passwd", EntryKind::kHardlink, {}, "/etc/passwd"}); },
        "hard link"},
       {"a hard link out of the folder",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { e.push_back({t + "lib/secret", EntryKind::kHardlink, {}, "../../outside/secret"}); },
        "hard link"},
       {"a link through a file",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { e.push_back({t + "lib/z", EntryKind::kSymlink, {}, "../LICENSE/x"}); },
        "which is a file"},
       {"a set-user-ID library",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) {
          for (auto& x : e) {
            if (x.path == t + "lib/libcudnn_ops.so.9.19.0") x.mode = 04755;
@@ -195,11 +194,11 @@ TEST_F(HostileArchive, EveryShapeIsRefusedWithExitTwoAndNothingChanges) {
        },
        "set-user-ID"},
       {"a library name linked to a toolkit's old file",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { e.push_back({t + "lib/libcudnn_ops.so.8", EntryKind::kSymlink, {}, "libcudnn_ops_infer.so.8"}); },
        "dangling"},
       {"a header linking to ../lib, which lands in lib64",
-       kTop,
+       testing::kUnpublishedLinuxTop,
        [&](auto& e) { e.push_back({t + "include/cudnn_lib.h", EntryKind::kSymlink, {}, "../lib/libcudnn.so.9.19.0"}); },
        "outside the cuDNN files it installs",
        /*store=*/false},
@@ -218,8 +217,8 @@ TEST_F(HostileArchive, DotDotAfterTheToolkitsOwnLinkIsTakenFromWhereTheLinkLeads
   stdfs::remove_all(cuda() + "/lib64");
   testing::copy_file(testing::fixture_lib("v9.19.0", "libcudnn.so.9"), cuda() + "/targets/x86_64-linux/lib/libcudart.so.13");
   testing::make_symlink("targets/x86_64-linux/lib", cuda() + "/lib64");
-  const std::string t = kTop + "/";
-  std::string file = archive("toolkit link", kTop, [&](auto& e) {
+  const std::string t = testing::kUnpublishedLinuxTop + "/";
+  std::string file = archive("toolkit link", testing::kUnpublishedLinuxTop, [&](auto& e) {
     e.push_back({t + "lib/libcudnn_graph.so.9.19", EntryKind::kSymlink, {}, "../include/../lib/libcudnn_graph.so.9"});
   });
   expect_refused("`..` after lib64", {"install", file, "--into", cuda()}, "targets/x86_64-linux/include/../lib/libcudnn_graph.so.9");

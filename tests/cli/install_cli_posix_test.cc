@@ -28,7 +28,6 @@ using testing::OfficialLayout;
 
 // Build 99 of 9.19.0 was never published: a name in NVIDIA's table (data/known_archives.json)
 // would be checked against the real archive's sha256 and refused.
-const std::string kTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";
 const std::string kRealCuda = "/usr/local/cuda-13.0";  // this image's toolkit with cuDNN 9.19
 
 class InstallCli : public ::testing::Test {
@@ -59,21 +58,21 @@ class InstallCli : public ::testing::Test {
   // The official layout with the image's real shim and headers; the sub-libraries (~500 MB real)
   // are stubs here to keep CI fast (bench/install_bench.sh packs all of them).
   std::string real_shim_archive() {
-    auto entries = testing::official_entries(OfficialLayout{kTop});
+    auto entries = testing::official_entries(OfficialLayout{testing::kUnpublishedLinuxTop});
     for (auto& e : entries) {
-      if (e.path == kTop + "/lib/libcudnn.so.9.19.0") e.data = testing::read_file_bytes(kRealCuda + "/lib/libcudnn.so.9");
+      if (e.path == testing::kUnpublishedLinuxTop + "/lib/libcudnn.so.9.19.0") e.data = testing::read_file_bytes(kRealCuda + "/lib/libcudnn.so.9");
       std::string base = e.path.substr(e.path.rfind('/') + 1);
       if (e.path.find("/include/") != std::string::npos && stdfs::exists(kRealCuda + "/include/" + base)) {
         e.data = testing::read_file_bytes(kRealCuda + "/include/" + base);
       }
     }
-    std::string archive = tmp / (kTop + ".tar.xz");
+    std::string archive = tmp / (testing::kUnpublishedLinuxTop + ".tar.xz");
     testing::write_archive(archive, entries, ArchiveFormat::kTarXz);
     return archive;
   }
   std::string official_archive(const std::string& dir) {
-    std::string path = dir + "/" + kTop + ".tar.xz";
-    testing::write_archive(path, testing::official_entries(OfficialLayout{kTop}), ArchiveFormat::kTarXz);
+    std::string path = dir + "/" + testing::kUnpublishedLinuxTop + ".tar.xz";
+    testing::write_archive(path, testing::official_entries(OfficialLayout{testing::kUnpublishedLinuxTop}), ArchiveFormat::kTarXz);
     return path;
   }
 };
@@ -302,7 +301,7 @@ TEST_F(InstallCli, AWaitingInstallProceedsWhenTheLockIsReleased) {
 class MirrorCli : public InstallCli {
  protected:
   std::string mirror() const { return tmp / "mirror"; }
-  std::string archive_rel = "cudnn/linux-x86_64/" + kTop + ".tar.xz";
+  std::string archive_rel = "cudnn/linux-x86_64/" + testing::kUnpublishedLinuxTop + ".tar.xz";
   uint64_t size = 0;
   std::string sha;
 
@@ -458,7 +457,7 @@ TEST_F(MirrorCli, ADroppedDownloadResumesOnTheNextRun) {
   EXPECT_EQ(first.exit_code, 2) << first.err;
   EXPECT_NE(first.err.find("again"), std::string::npos) << first.err;
   EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13"));
-  std::string part = store() + "/cache/" + kTop + ".tar.xz.part";
+  std::string part = store() + "/cache/" + testing::kUnpublishedLinuxTop + ".tar.xz.part";
   ASSERT_TRUE(stdfs::exists(part));
   EXPECT_EQ(stdfs::file_size(part), half);
 
@@ -467,16 +466,16 @@ TEST_F(MirrorCli, ADroppedDownloadResumesOnTheNextRun) {
   EXPECT_TRUE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13/lib/libcudnn.so.9"));
   EXPECT_NE(testing::read_file_bytes(tmp / "requests.log").find("range=bytes=" + std::to_string(half) + "-"), std::string::npos)
       << "the second run asked only for the rest";
-  EXPECT_TRUE(stdfs::exists(store() + "/cache/" + kTop + ".tar.xz"));
+  EXPECT_TRUE(stdfs::exists(store() + "/cache/" + testing::kUnpublishedLinuxTop + ".tar.xz"));
 }
 
 TEST_F(MirrorCli, AWrongSha256IsRefusedAndNothingIsInstalled) {
-  std::string url = serve("--corrupt " + kTop + ".tar.xz");
+  std::string url = serve("--corrupt " + testing::kUnpublishedLinuxTop + ".tar.xz");
   auto r = cudnnup({"install", "9.19.0", "--cuda", "13", "--mirror", url});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("sha256"), std::string::npos) << r.err;
   EXPECT_FALSE(stdfs::exists(store() + "/versions"));
-  EXPECT_FALSE(stdfs::exists(store() + "/cache/" + kTop + ".tar.xz.part")) << "a wrong file is not kept for resuming";
+  EXPECT_FALSE(stdfs::exists(store() + "/cache/" + testing::kUnpublishedLinuxTop + ".tar.xz.part")) << "a wrong file is not kept for resuming";
 }
 
 // Where each hash came from: without a published one the mirror's manifest is used and named.
@@ -553,11 +552,11 @@ std::map<std::string, std::string> tree_of(const std::string& root) {
 // A real SIGKILL at many points of a toolkit merge: afterwards the next run repairs from the
 // journal, and the toolkit is exactly the old or the new tree, never a mix.
 TEST_F(InstallCli, SigkillAtAnyMomentIsRepairedByTheNextRun) {
-  auto entries = testing::official_entries(OfficialLayout{kTop});
+  auto entries = testing::official_entries(OfficialLayout{testing::kUnpublishedLinuxTop});
   std::string filler(16u << 20, '\0');
   for (size_t i = 0; i < filler.size(); i += 4096) filler[i] = char(i * 2654435761u >> 24);
-  entries.push_back(testing::FakeEntry(kTop + "/lib/zz_filler.bin", EntryKind::kFile, filler));  // makes the install last
-  std::string archive = tmp / (kTop + ".tar");
+  entries.push_back(testing::FakeEntry(testing::kUnpublishedLinuxTop + "/lib/zz_filler.bin", EntryKind::kFile, filler));  // makes the install last
+  std::string archive = tmp / (testing::kUnpublishedLinuxTop + ".tar");
   testing::write_archive(archive, entries, ArchiveFormat::kTar);
   std::string cuda = make_toolkit(13);
   testing::write_text(cuda + "/include/cudnn.h", "old header");

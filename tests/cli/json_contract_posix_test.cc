@@ -30,11 +30,10 @@ namespace {
 using namespace cudnnup::testing;
 namespace stdfs = std::filesystem;
 
-const std::string kTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";  // never published: no known hash
 const std::string kSchemaDir = std::string(CUDNNUP_SOURCE_DIR) + "/docs/schema";
 const std::string kValidator = std::string(CUDNNUP_SOURCE_DIR) + "/tests/cli/validate_json.py";
 
-std::string sh_quote(const std::string& s) {
+std::string sh_single_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -84,8 +83,8 @@ class JsonContract : public ::testing::Test {
   std::string store() const { return tmp / "store"; }
 
   ProcessResult cli(const std::vector<std::string>& args, const std::string& cwd, std::map<std::string, std::string> extra) {
-    std::string line = "cd " + sh_quote(cwd.empty() ? tmp.path() : cwd) + " && exec " + sh_quote(CUDNNUP_BINARY);
-    for (const auto& a : args) line += " " + sh_quote(a);
+    std::string line = "cd " + sh_single_quote(cwd.empty() ? tmp.path() : cwd) + " && exec " + sh_single_quote(CUDNNUP_BINARY);
+    for (const auto& a : args) line += " " + sh_single_quote(a);
     std::map<std::string, std::string> env = {{"PATH", tmp / "venv/bin" + ":/usr/local/cuda-13.0/bin:/usr/bin:/bin"},
                                               {"HOME", tmp / "home"},
                                               {"CUDNNUP_HOME", store()},
@@ -122,9 +121,9 @@ class JsonContract : public ::testing::Test {
   // redistrib_9.19.0.json and the archive it names.
   std::string serve_mirror() {
     std::string root = tmp / "mirror";
-    std::string rel = "cudnn/linux-x86_64/" + kTop + ".tar.xz";
+    std::string rel = "cudnn/linux-x86_64/" + testing::kUnpublishedLinuxTop + ".tar.xz";
     make_dirs(root + "/cudnn/linux-x86_64");
-    write_archive(root + "/" + rel, official_entries(OfficialLayout{kTop}), ArchiveFormat::kTarXz);
+    write_archive(root + "/" + rel, official_entries(OfficialLayout{testing::kUnpublishedLinuxTop}), ArchiveFormat::kTarXz);
     auto fs = make_real_filesystem();
     std::string sha = *sha256_file(*fs, root + "/" + rel);
     nlohmann::json m = {{"release_label", "9.19.0"}, {"release_product", "cudnn"},
@@ -243,8 +242,8 @@ void JsonContract::run_machine_commands() {
 
 void JsonContract::run_install_commands() {
   const std::string e = "cudnnup.error/1";
-  std::string archive = tmp / (kTop + ".tar.xz");
-  write_archive(archive, official_entries(OfficialLayout{kTop}), ArchiveFormat::kTarXz);
+  std::string archive = tmp / (testing::kUnpublishedLinuxTop + ".tar.xz");
+  write_archive(archive, official_entries(OfficialLayout{testing::kUnpublishedLinuxTop}), ArchiveFormat::kTarXz);
   capture("archive-info", {"archive-info", archive, "--json"}, 0, "cudnnup.archive-info/1");
   capture("archive-info", {"archive-info", archive, "--no-machine", "--json"}, 0, "cudnnup.archive-info/1");
   capture("archive-info", {"archive-info", tmp / "missing.tar.xz", "--json"}, 2, e);
@@ -285,12 +284,12 @@ void JsonContract::run_install_commands() {
   auto removed = capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 0, "cudnnup.uninstall/1");
   EXPECT_EQ(removed["cleared_global_default"], "9.19.0.99+cuda13");
   capture("uninstall", {"uninstall", "9.19.0.99+cuda13", "--json"}, 2, e);
-  write_text(store() + "/cache/" + kTop + ".tar.xz.part", "partial");
+  write_text(store() + "/cache/" + testing::kUnpublishedLinuxTop + ".tar.xz.part", "partial");
   auto dry = capture("cache clean", {"cache", "clean", "--dry-run", "--json"}, 0, "cudnnup.cache/1");
   EXPECT_EQ(dry["removed"].size(), 1u);
-  EXPECT_TRUE(stdfs::exists(store() + "/cache/" + kTop + ".tar.xz.part"));
+  EXPECT_TRUE(stdfs::exists(store() + "/cache/" + testing::kUnpublishedLinuxTop + ".tar.xz.part"));
   capture("cache clean", {"cache", "clean", "--json"}, 0, "cudnnup.cache/1");
-  EXPECT_FALSE(stdfs::exists(store() + "/cache/" + kTop + ".tar.xz.part"));
+  EXPECT_FALSE(stdfs::exists(store() + "/cache/" + testing::kUnpublishedLinuxTop + ".tar.xz.part"));
 }
 
 void JsonContract::run_small_commands() {

@@ -26,21 +26,20 @@ namespace {
 namespace stdfs = std::filesystem;
 using namespace cudnnup::testing;
 
-const std::string kTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";  // never published: no known hash
-const std::string kId = "9.19.0.99+cuda13";
+const std::string kLockedId = "9.19.0.99+cuda13";
 
 class LockCheckCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string archive = tmp / (kTop + ".tar.xz");
-    write_archive(archive, official_entries(OfficialLayout{kTop}), ArchiveFormat::kTarXz);
+    std::string archive = tmp / (testing::kUnpublishedLinuxTop + ".tar.xz");
+    write_archive(archive, official_entries(OfficialLayout{testing::kUnpublishedLinuxTop}), ArchiveFormat::kTarXz);
     // With its sha256, as a download from a mirror has it: install records an archive's sha256
     // only when it checks one, and install --locked needs the lock to name it.
     auto fs = make_real_filesystem();
     auto installed = cli({"install", archive, "--sha256", *sha256_file(*fs, archive)});
     ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
     make_dirs(proj());
-    auto pinned = cli({"use", "--local", kId}, {}, proj());
+    auto pinned = cli({"use", "--local", kLockedId}, {}, proj());
     ASSERT_EQ(pinned.exit_code, 0) << pinned.out << pinned.err;
     auto locked = cli({"lock"}, {}, proj());
     ASSERT_EQ(locked.exit_code, 0) << locked.out << locked.err;
@@ -48,7 +47,7 @@ class LockCheckCli : public ::testing::Test {
 
   std::string store() const { return tmp / "store"; }
   std::string proj() const { return tmp / "proj"; }
-  std::string lib() const { return store() + "/versions/" + kId + "/lib"; }
+  std::string lib() const { return store() + "/versions/" + kLockedId + "/lib"; }
 
   // The environment a project shell has after `eval "$(cudnnup env)"`: the locked copy first.
   CliResult cli(const std::vector<std::string>& args, std::map<std::string, std::string> extra = {}, const std::string& cwd = {}) {
@@ -75,9 +74,9 @@ class LockCheckCli : public ::testing::Test {
 TEST_F(LockCheckCli, LockThenCheckPasses) {
   auto lock = nlohmann::json::parse(read_file_bytes(proj() + "/cudnn.lock"));
   EXPECT_EQ(lock["schema"], "cudnnup.lock/1");
-  EXPECT_EQ(lock["id"], kId);
+  EXPECT_EQ(lock["id"], kLockedId);
   EXPECT_EQ(lock["platform"], "linux-x86_64");
-  EXPECT_EQ(lock["archive"]["file_name"], kTop + ".tar.xz");
+  EXPECT_EQ(lock["archive"]["file_name"], testing::kUnpublishedLinuxTop + ".tar.xz");
   EXPECT_FALSE(lock["files"].empty());
   for (const auto& f : lock["files"]) EXPECT_NE(f["path"].get<std::string>()[0], '/') << "paths are relative";
   auto r = check();
@@ -104,12 +103,12 @@ TEST_F(LockCheckCli, AChangedLibraryFailsNamingIt) {
 
 TEST_F(LockCheckCli, ASameSizeChangeIsSeenByItsTimeAndByDeepItsSha256) {
   // A header, so that the loader model still reads the libraries: only the file check speaks.
-  std::string header = store() + "/versions/" + kId + "/include/cudnn_version.h";
+  std::string header = store() + "/versions/" + kLockedId + "/include/cudnn_version.h";
   std::string bytes = read_file_bytes(header);
   ASSERT_FALSE(bytes.empty());
   bytes[0] = bytes[0] == ' ' ? '\t' : ' ';
   { std::ofstream(header, std::ios::binary | std::ios::trunc) << bytes; }
-  auto later = stdfs::last_write_time(store() + "/versions/" + kId + "/cudnnup-manifest.json") + std::chrono::seconds(5);
+  auto later = stdfs::last_write_time(store() + "/versions/" + kLockedId + "/cudnnup-manifest.json") + std::chrono::seconds(5);
   stdfs::last_write_time(header, later);
   auto fast = check();
   EXPECT_EQ(fast.exit_code, 1) << fast.out;
@@ -184,7 +183,7 @@ TEST_F(LockCheckCli, HostileLocksAreRefusedWithExit2AndChangeNothing) {
 }
 
 TEST_F(LockCheckCli, LockNeedsAProjectAndCheckNeedsALock) {
-  auto global = cli({"use", kId});
+  auto global = cli({"use", kLockedId});
   ASSERT_EQ(global.exit_code, 0) << global.err;
   make_dirs(tmp / "elsewhere");
   auto r = cli({"lock"}, {}, tmp / "elsewhere");
@@ -208,7 +207,7 @@ class LockedInstallCli : public LockCheckCli {
   std::string mirror() const { return tmp / "mirror"; }
   // Serves `archive` under NVIDIA's layout with its redistrib manifest (tests/support/mirror_server.py).
   std::string serve(const std::string& archive) {
-    std::string rel = "cudnn/linux-x86_64/" + kTop + ".tar.xz";
+    std::string rel = "cudnn/linux-x86_64/" + testing::kUnpublishedLinuxTop + ".tar.xz";
     make_dirs(mirror() + "/cudnn/linux-x86_64");
     stdfs::copy_file(archive, mirror() + "/" + rel, stdfs::copy_options::overwrite_existing);
     auto fs = make_real_filesystem();
@@ -235,13 +234,13 @@ class LockedInstallCli : public LockCheckCli {
 };
 
 TEST_F(LockedInstallCli, InstallLockedFromTheLoopbackMirrorReproducesTheCopyByteForByte) {
-  std::string url = serve(tmp / (kTop + ".tar.xz"));
-  std::string lib2 = store2() + "/versions/" + kId + "/lib";
+  std::string url = serve(tmp / (testing::kUnpublishedLinuxTop + ".tar.xz"));
+  std::string lib2 = store2() + "/versions/" + kLockedId + "/lib";
   auto r = cli({"install", "--locked", "--mirror", url}, {{"CUDNNUP_HOME", store2()}}, proj());
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(read_file_bytes(tmp / "requests.log").find(kTop + ".tar.xz"), std::string::npos) << "downloaded from the mirror";
+  EXPECT_NE(read_file_bytes(tmp / "requests.log").find(testing::kUnpublishedLinuxTop + ".tar.xz"), std::string::npos) << "downloaded from the mirror";
   auto lock = nlohmann::json::parse(read_file_bytes(proj() + "/cudnn.lock"));
-  std::string root = store2() + "/versions/" + kId;
+  std::string root = store2() + "/versions/" + kLockedId;
   auto fs = make_real_filesystem();
   for (const auto& f : lock["files"]) {
     std::string path = root + "/" + f["path"].get<std::string>();
@@ -254,22 +253,22 @@ TEST_F(LockedInstallCli, InstallLockedFromTheLoopbackMirrorReproducesTheCopyByte
   }
   // Selected there, and check agrees the other machine now matches the lock.
   auto current = cli({"current", "--bare"}, {{"CUDNNUP_HOME", store2()}}, proj());
-  EXPECT_EQ(current.out, kId + "\n") << current.err;
+  EXPECT_EQ(current.out, kLockedId + "\n") << current.err;
   auto check2 = check({{"CUDNNUP_HOME", store2()}, {"LD_LIBRARY_PATH", lib2}});
   EXPECT_EQ(check2.exit_code, 0) << check2.out;
 }
 
 TEST_F(LockedInstallCli, AnArchiveOtherThanTheLockedOneIsRefusedAndNothingIsInstalled) {
-  auto entries = official_entries(OfficialLayout{kTop});
-  entries.push_back({kTop + "/include/cudnn_extra.h", EntryKind::kFile, "/* not in the locked archive */\n"});
-  std::string other = std::string(tmp / "other") + "/" + kTop + ".tar.xz";
+  auto entries = official_entries(OfficialLayout{testing::kUnpublishedLinuxTop});
+  entries.push_back({testing::kUnpublishedLinuxTop + "/include/cudnn_extra.h", EntryKind::kFile, "/* not in the locked archive */\n"});
+  std::string other = std::string(tmp / "other") + "/" + testing::kUnpublishedLinuxTop + ".tar.xz";
   make_dirs(tmp / "other");
   write_archive(other, entries, ArchiveFormat::kTarXz);
   std::string url = serve(other);
   auto r = cli({"--json", "install", "--locked", "--mirror", url}, {{"CUDNNUP_HOME", store2()}}, proj());
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.json["schema"], "cudnnup.error/1") << r.out;
-  EXPECT_FALSE(stdfs::exists(store2() + "/versions/" + kId));
+  EXPECT_FALSE(stdfs::exists(store2() + "/versions/" + kLockedId));
 }
 
 TEST_F(LockedInstallCli, AHostileLockInstallsNothing) {

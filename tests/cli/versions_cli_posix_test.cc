@@ -20,17 +20,17 @@ namespace {
 
 using namespace cudnnup::testing;
 
-const char* const kV919 = "9.19.0.56+cuda13";
+const char* const kVersion919 = "9.19.0.56+cuda13";
 const char* const kV914 = "9.14.0.64+cuda13";
-const char* const kV91 = "9.1.0.70+cuda12";
+const char* const kVersion91 = "9.1.0.70+cuda12";
 const char* const kV89 = "8.9.7.29+cuda12";
 
 class VersionsCli : public ::testing::Test {
  public:
   void SetUp() override {
-    add_version(kV919, "v9.19.0", 9, 19, 0);
+    add_version(kVersion919, "v9.19.0", 9, 19, 0);
     add_version(kV914, "v9.14.0", 9, 14, 0);
-    add_version(kV91, "v9.1.0", 9, 1, 0);
+    add_version(kVersion91, "v9.1.0", 9, 1, 0);
     // Not in the store: a dir with only another cuDNN (removed from the search path), and a
     // toolkit-like dir with cuDNN next to other libraries (kept, after the selected dir).
     install_stub_set("v9.1.0", tmp / "other/lib", true);
@@ -104,11 +104,11 @@ TEST_F(VersionsCli, EnvPersistIsWindowsOnlyAndPointsToInitHere) {
 TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
   auto missing = cli("use 9.2");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find(std::string("installed: ") + kV919), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find(std::string("installed: ") + kVersion919), std::string::npos) << missing.err;
 
   ASSERT_EQ(cli("use 9").exit_code, 0);
-  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").generic_string(), store() + "/versions/" + kV919);
-  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n");
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").generic_string(), store() + "/versions/" + kVersion919);
+  EXPECT_EQ(cli("current --bare").out, std::string(kVersion919) + "\n");
 
   ASSERT_EQ(cli("use --local 9.14", tmp / "proj").exit_code, 0);
   auto nested = cli("--json current", tmp / "proj/sub");
@@ -120,14 +120,14 @@ TEST_F(VersionsCli, UseCurrentListAndPrecedence) {
 
   auto by_env = cli("--json current", tmp / "proj/sub", {{"CUDNNUP_VERSION", "+cuda12"}});
   j = nlohmann::json::parse(by_env.out);
-  EXPECT_EQ(j["version"], kV91);
+  EXPECT_EQ(j["version"], kVersion91);
   EXPECT_EQ(j["source"], "environment");
 
   auto list = cli("--json list --store-only", tmp / "proj");
   j = nlohmann::json::parse(list.out);
   EXPECT_EQ(j["schema"], "cudnnup.list/1");
   ASSERT_EQ(j["versions"].size(), 3u);
-  EXPECT_EQ(j["versions"][0]["id"], kV919);
+  EXPECT_EQ(j["versions"][0]["id"], kVersion919);
   EXPECT_EQ(j["versions"][0]["global_default"], true);
   EXPECT_EQ(j["versions"][0]["selected"], false);
   EXPECT_EQ(j["versions"][1]["selected"], true);
@@ -163,15 +163,15 @@ TEST_F(VersionsCli, UseSystemAndUnsetAreLoggedAndUndoable) {
   EXPECT_EQ(history_size(), 2u) << "a no-op is not logged";
 
   ASSERT_EQ(cli("use --undo").exit_code, 0);
-  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n");
-  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").filename().string(), kV919) << "`current` is back";
+  EXPECT_EQ(cli("current --bare").out, std::string(kVersion919) + "\n");
+  EXPECT_EQ(std::filesystem::read_symlink(store() + "/current").filename().string(), kVersion919) << "`current` is back";
 
   ASSERT_EQ(cli("use --unset").exit_code, 0);
   EXPECT_FALSE(std::filesystem::is_symlink(store() + "/current"));
   EXPECT_EQ(cli("current").exit_code, 2) << "nothing selected, unlike system";
   EXPECT_NE(cli("use --unset").out.find("There is no global default; nothing changed"), std::string::npos);
   ASSERT_EQ(cli("use --undo").exit_code, 0);
-  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n");
+  EXPECT_EQ(cli("current --bare").out, std::string(kVersion919) + "\n");
 
   // A pin that says system stops the search: the outer pin (9.14) does not apply below it.
   ASSERT_EQ(cli("use --local 9.14", tmp / "proj").exit_code, 0);
@@ -225,30 +225,30 @@ TEST_F(VersionsCli, EnvAndExecUnderSystemTakeOutOnlyTheStore) {
 TEST_F(VersionsCli, UninstallClearsTheGlobalDefaultAndTheLastVersionCanGo) {
   ASSERT_EQ(cli("use 9.19").exit_code, 0);
   auto before = disk_tree(store());
-  auto dry = cli(std::string("uninstall ") + kV919 + " --dry-run");
+  auto dry = cli(std::string("uninstall ") + kVersion919 + " --dry-run");
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_NE(dry.out.find("It would clear the global default (" + std::string(kV919) + ")"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("It would clear the global default (" + std::string(kVersion919) + ")"), std::string::npos) << dry.out;
   EXPECT_EQ(tree_changes(before, disk_tree(store())), "") << "--dry-run changes nothing";
 
-  auto removed = cli(std::string("uninstall ") + kV919);
+  auto removed = cli(std::string("uninstall ") + kVersion919);
   ASSERT_EQ(removed.exit_code, 0) << removed.err;
   EXPECT_NE(removed.out.find("was the global default; now there is none"), std::string::npos) << removed.out;
-  EXPECT_FALSE(std::filesystem::exists(store() + "/versions/" + kV919));
+  EXPECT_FALSE(std::filesystem::exists(store() + "/versions/" + kVersion919));
   EXPECT_FALSE(std::filesystem::is_symlink(store() + "/current"));
   auto history = nlohmann::json::parse(cli("--json use --history").out);
   EXPECT_TRUE(history["global"].is_null());
-  EXPECT_EQ(history["history"].back()["from"], kV919);
+  EXPECT_EQ(history["history"].back()["from"], kVersion919);
   EXPECT_TRUE(history["history"].back()["to"].is_null());
   auto undo = cli("use --undo");
   EXPECT_EQ(undo.exit_code, 2) << "the version is gone: " << undo.err;
   EXPECT_NE(undo.err.find("no longer installed"), std::string::npos) << undo.err;
 
   ASSERT_EQ(cli("use --local 9.1", tmp / "proj").exit_code, 0);
-  auto pinned = cli(std::string("uninstall ") + kV91, tmp / "proj/sub");
+  auto pinned = cli(std::string("uninstall ") + kVersion91, tmp / "proj/sub");
   EXPECT_EQ(pinned.exit_code, 4) << pinned.err;
   EXPECT_NE(pinned.err.find("cudnnup use --local --unset"), std::string::npos) << pinned.err;
-  EXPECT_TRUE(std::filesystem::exists(store() + "/versions/" + kV91));
-  ASSERT_EQ(cli(std::string("uninstall ") + kV91).exit_code, 0) << "elsewhere the pin does not apply";
+  EXPECT_TRUE(std::filesystem::exists(store() + "/versions/" + kVersion91));
+  ASSERT_EQ(cli(std::string("uninstall ") + kVersion91).exit_code, 0) << "elsewhere the pin does not apply";
 
   ASSERT_EQ(cli("use 9.14").exit_code, 0);
   auto last = cli(std::string("uninstall ") + kV914);
@@ -267,15 +267,15 @@ void check_env_in_shell(VersionsCli& t, const std::string& shell_path, const std
   ASSERT_GE(lines.size(), 4u) << r.out;
   auto ld = paths::split_list(lines[0], ':');
   ASSERT_FALSE(ld.empty());
-  EXPECT_EQ(ld[0], t.store() + "/versions/" + kV919 + "/lib") << shell_path;
+  EXPECT_EQ(ld[0], t.store() + "/versions/" + kVersion919 + "/lib") << shell_path;
   for (const auto& entry : ld) {
     EXPECT_NE(entry, t.tmp / "other/lib") << shell_path << ": another copy left in " << lines[0];
     EXPECT_NE(entry, t.store() + "/versions/" + kV914 + "/lib") << shell_path << ": " << lines[0];
   }
   EXPECT_EQ(ld.back(), t.tmp / "toolkit/lib64") << "a toolkit dir with other libraries stays, after";
-  EXPECT_EQ(lines[1].substr(0, lines[1].find(':')), t.store() + "/versions/" + kV919 + "/include");
-  EXPECT_EQ(lines[2], t.store() + "/versions/" + kV919);
-  EXPECT_EQ(lines[3], t.store() + "/versions/" + kV919);
+  EXPECT_EQ(lines[1].substr(0, lines[1].find(':')), t.store() + "/versions/" + kVersion919 + "/include");
+  EXPECT_EQ(lines[2], t.store() + "/versions/" + kVersion919);
+  EXPECT_EQ(lines[3], t.store() + "/versions/" + kVersion919);
 }
 
 TEST_F(VersionsCli, EnvEvaluatedInBashZshAndFish) {
@@ -288,8 +288,8 @@ TEST_F(VersionsCli, EnvEvaluatedInBashZshAndFish) {
 TEST_F(VersionsCli, InitHookFollowsTheDirectory) {
   ASSERT_EQ(cli("use 9.19").exit_code, 0);
   ASSERT_EQ(cli("use --local 9.1", tmp / "proj").exit_code, 0);
-  std::string expect_global = store() + "/versions/" + kV919 + "\n";
-  std::string expect_pinned = store() + "/versions/" + kV91 + "\n";
+  std::string expect_global = store() + "/versions/" + kVersion919 + "\n";
+  std::string expect_pinned = store() + "/versions/" + kVersion91 + "\n";
   // bash and zsh run the hook from the prompt; a script calls it as the prompt would.
   for (std::string sh : {"/bin/bash", "/usr/bin/zsh"}) {
     auto name = sh.substr(sh.rfind('/') + 1);
@@ -451,7 +451,7 @@ TEST_F(VersionsCli, UseRefusesToLeaveALinkedToolkitDangling) {
   EXPECT_EQ(refused.exit_code, 4) << refused.err;
   EXPECT_NE(refused.err.find(cuda + "/lib64/libcudnn.so.9 -> "), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("--force"), std::string::npos);
-  EXPECT_EQ(cli("current --bare").out, std::string(kV919) + "\n") << "nothing changed";
+  EXPECT_EQ(cli("current --bare").out, std::string(kVersion919) + "\n") << "nothing changed";
   auto gone = cli("use --undo");
   EXPECT_EQ(gone.exit_code, 4) << "undo back to no default would remove `current`: " << gone.err;
   EXPECT_EQ(cli("use 9.14").exit_code, 0) << "same major: the links keep working";
@@ -590,20 +590,20 @@ TEST_F(LinkedToolkitCli, UseSystemAndUnsetAreRefusedWhileLinksWouldDangle) {
 }
 
 TEST_F(LinkedToolkitCli, UninstallOfTheLinkedVersionIsRefusedEvenWithForce) {
-  for (const std::string& args : {std::string("uninstall ") + kV919, std::string("uninstall ") + kV919 + " --force"}) {
+  for (const std::string& args : {std::string("uninstall ") + kVersion919, std::string("uninstall ") + kVersion919 + " --force"}) {
     auto refused = expect_refused(args);
     auto named = named_links(refused.err);
     EXPECT_EQ(named.links, toolkit_links()) << args << ": removing what `current` points at breaks every link: " << refused.err;
     EXPECT_NE(refused.err.find("cudnnup use"), std::string::npos) << refused.err;
-    EXPECT_TRUE(std::filesystem::exists(store() + "/versions/" + kV919));
+    EXPECT_TRUE(std::filesystem::exists(store() + "/versions/" + kVersion919));
   }
   // Once `current` points at another 9.x (whose names the links find too), 9.19 may go, and the
   // toolkit keeps working.
   auto linked = disk_tree(cuda());
   ASSERT_EQ(cli("use 9.14").exit_code, 0);
-  auto removed = cli(std::string("uninstall ") + kV919);
+  auto removed = cli(std::string("uninstall ") + kVersion919);
   EXPECT_EQ(removed.exit_code, 0) << removed.err;
-  EXPECT_FALSE(std::filesystem::exists(store() + "/versions/" + kV919));
+  EXPECT_FALSE(std::filesystem::exists(store() + "/versions/" + kVersion919));
   EXPECT_EQ(tree_changes(linked, disk_tree(cuda())), "") << "the toolkit is untouched";
   EXPECT_TRUE(dangling_links().empty());
 }

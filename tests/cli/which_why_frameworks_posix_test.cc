@@ -25,7 +25,7 @@ using testing::run_cli;
 using testing::TempDir;
 using testing::write_text;
 
-std::string canonical(const std::string& p) {
+std::string canonical_path(const std::string& p) {
   std::error_code ec;
   auto c = fs::canonical(p, ec);
   return ec ? p : c.generic_string();
@@ -97,7 +97,7 @@ TEST_F(WhyFrameworks, AVenvInterpreterIsNotFollowedToTheBase) {
   make_torch(site_, "9.19.0.56", "9.19.0");
   auto reports = report("torch", {"--python", tmp_ / "venv/bin/python3"});
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0]["env_prefix"], canonical(tmp_ / "venv"));
+  EXPECT_EQ(reports[0]["env_prefix"], canonical_path(tmp_ / "venv"));
   EXPECT_EQ(reports[0]["loaded_cudnn"], "9.19.0");
 }
 
@@ -107,7 +107,7 @@ TEST_F(WhyFrameworks, SystemSitePackagesAreSeen) {
   make_torch(tmp_ / "base/lib/python3.11/site-packages", "9.19.0.56", "9.19.0");
   auto reports = report("torch", {"--python", tmp_ / "venv"});
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0]["site_packages"], canonical(tmp_ / "base/lib/python3.11/site-packages"));
+  EXPECT_EQ(reports[0]["site_packages"], canonical_path(tmp_ / "base/lib/python3.11/site-packages"));
 }
 
 // "An un-activated ./.venv (uv, poetry) is never searched."
@@ -117,7 +117,7 @@ TEST_F(WhyFrameworks, AnUnactivatedProjectVenvIsSearched) {
   make_torch(tmp_ / "proj/.venv/lib/python3.11/site-packages", "9.19.0.56", "9.19.0");
   auto reports = report("torch", {}, {}, tmp_ / "proj/src");
   ASSERT_FALSE(reports.empty());
-  EXPECT_EQ(reports[0]["env_prefix"], canonical(tmp_ / "proj/.venv"));
+  EXPECT_EQ(reports[0]["env_prefix"], canonical_path(tmp_ / "proj/.venv"));
 }
 
 // "PYENV_ROOT ... never searched."
@@ -127,7 +127,7 @@ TEST_F(WhyFrameworks, PyenvRootIsSearched) {
   make_torch(prefix + "/lib/python3.11/site-packages", "9.19.0.56", "9.19.0");
   auto reports = report("torch", {}, env({{"PYENV_ROOT", tmp_ / "pyenv"}}));
   ASSERT_FALSE(reports.empty());
-  EXPECT_EQ(reports[0]["env_prefix"], canonical(prefix));
+  EXPECT_EQ(reports[0]["env_prefix"], canonical_path(prefix));
 }
 
 // "uv-managed Pythons are never searched."
@@ -137,7 +137,7 @@ TEST_F(WhyFrameworks, UvManagedPythonsAreSearched) {
   make_torch(prefix + "/lib/python3.11/site-packages", "9.19.0.56", "9.19.0");
   auto reports = report("torch");
   ASSERT_FALSE(reports.empty());
-  EXPECT_EQ(reports[0]["env_prefix"], canonical(prefix));
+  EXPECT_EQ(reports[0]["env_prefix"], canonical_path(prefix));
 }
 
 // "A conda env without Python is not listed at all (its lib/ holds cuDNN for TensorFlow and
@@ -151,7 +151,7 @@ TEST_F(WhyFrameworks, ACondaEnvWithoutPythonIsACopyDoctorFinds) {
   ASSERT_TRUE(r.json.is_object()) << r.out << r.err;
   const nlohmann::json* copy = nullptr;
   for (const auto& c : r.json["copies"]) {
-    if (c.value("lib_dir", "") == canonical(env_dir + "/lib")) copy = &c;
+    if (c.value("lib_dir", "") == canonical_path(env_dir + "/lib")) copy = &c;
   }
   ASSERT_NE(copy, nullptr) << "doctor should list the copy in " << env_dir << "/lib\n" << r.out;
   EXPECT_EQ((*copy)["form"], "conda");
@@ -159,7 +159,7 @@ TEST_F(WhyFrameworks, ACondaEnvWithoutPythonIsACopyDoctorFinds) {
   EXPECT_EQ((*copy)["package"], "cudnn 9.14.0.64") << copy->dump(1);
   // The text report's line for the copy names it too: "cuDNN 9.14.0  DIR  [conda, ..., cudnn 9.14.0.64]".
   auto text = run_cli({"doctor"}, env(), tmp_ / "work");
-  size_t at = text.out.find(canonical(env_dir + "/lib") + "  [conda");
+  size_t at = text.out.find(canonical_path(env_dir + "/lib") + "  [conda");
   ASSERT_NE(at, std::string::npos) << text.out;
   std::string line = text.out.substr(at, text.out.find('\n', at) - at);
   EXPECT_NE(line.find(", cudnn 9.14.0.64]"), std::string::npos) << line;
@@ -180,7 +180,7 @@ TEST_F(WhyFrameworks, PaddleLoadsItsWheelsCopyByPath) {
   // interpreter to the base and found no paddle at all, which would hide the loading rule.
   auto reports = report("paddle", {"--python", tmp_ / "venv"}, env({{"LD_LIBRARY_PATH", tmp_ / "system/lib"}}));
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical(site_ + "/nvidia/cudnn/lib/libcudnn.so.9"));
+  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical_path(site_ + "/nvidia/cudnn/lib/libcudnn.so.9"));
   EXPECT_EQ(reports[0]["load"]["cudnn"]["mixed_copies"], true);
   EXPECT_EQ(reports[0]["loaded_cudnn"], "9.19.0");
 }
@@ -199,10 +199,10 @@ TEST_F(WhyFrameworks, OnnxRuntimeWithAndWithoutPreloadDlls) {
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0]["variant"], "");
   EXPECT_EQ(reports[0]["loaded_cudnn"], "9.14.0") << "without preload the provider's DT_NEEDED takes LD_LIBRARY_PATH";
-  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical(tmp_ / "system/lib/libcudnn.so.9"));
+  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical_path(tmp_ / "system/lib/libcudnn.so.9"));
   EXPECT_EQ(reports[0]["load"]["cudnn"]["mixed_copies"], false);
   EXPECT_EQ(reports[1]["variant"], "after onnxruntime.preload_dlls()");
-  EXPECT_EQ(reports[1]["load"]["resolution"]["canonical"], canonical(site_ + "/nvidia/cudnn/lib/libcudnn.so.9"));
+  EXPECT_EQ(reports[1]["load"]["resolution"]["canonical"], canonical_path(site_ + "/nvidia/cudnn/lib/libcudnn.so.9"));
   // The wheel's 9.19 shim, preloaded by path, takes its sub-libraries from LD_LIBRARY_PATH: a mix.
   EXPECT_EQ(reports[1]["load"]["cudnn"]["mixed_copies"], true) << reports[1]["load"].dump(1);
 }
@@ -239,7 +239,7 @@ TEST_F(WhyFrameworks, JaxPreloadsThePipCudnnOnlyFromThePluginVersionsThatDoIt) {
     const auto& load = reports[0]["load"];
     ASSERT_TRUE(load.is_object()) << reports[0].dump(1);
     EXPECT_EQ(load["resolution"]["canonical"],
-              canonical((era.preloads ? site + "/nvidia/cudnn/lib" : t / "system/lib") + "/libcudnn.so.9"))
+              canonical_path((era.preloads ? site + "/nvidia/cudnn/lib" : t / "system/lib") + "/libcudnn.so.9"))
         << era.version;
     EXPECT_EQ(load["cudnn"]["mixed_copies"], era.preloads) << era.version << "\n" << load.dump(1);
     EXPECT_EQ(reports[0]["loaded_cudnn"], "9.14.0") << "the graph library comes from LD_LIBRARY_PATH in both eras";
@@ -259,7 +259,7 @@ TEST_F(WhyFrameworks, PaddleBuiltForCudnn8PassesWithCudnn9AsItsCodeChecks) {
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0]["rule_source"], "paddle/phi/backends/gpu/gpu_resources.cc InitGpuProperties / InitDnnHandle (Paddle 2.5+)");
   EXPECT_EQ(reports[0]["load"]["library"], "libcudnn.so");
-  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical(tmp_ / "system/lib/libcudnn.so.9"));
+  EXPECT_EQ(reports[0]["load"]["resolution"]["canonical"], canonical_path(tmp_ / "system/lib/libcudnn.so.9"));
   EXPECT_EQ(reports[0]["loaded_cudnn"], "9.19.0");
   EXPECT_EQ(reports[0]["passes"], true) << reports[0].dump(1);
   EXPECT_NE(reports[0]["verdict"].get<std::string>().find("a newer major than its build's 8.9.7"), std::string::npos)

@@ -65,7 +65,7 @@ std::string read_all(const std::string& path) {
   return out;
 }
 
-std::string lines_of(const std::vector<std::string>& words) {
+std::string cmd_output_lines(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += w + "\n";
   return out;
@@ -96,7 +96,7 @@ TEST(CmdRoundTrip, EveryWindowsCommandReachesTheProgramAsMeant) {
     ASSERT_TRUE(line.ok()) << line.error().message;
     std::string out = tmp / ("out" + std::to_string(ran) + ".txt");
     EXPECT_EQ(run_in_cmd(*line, out), 0) << *line;
-    EXPECT_EQ(read_all(out), lines_of(step.argv)) << "cmd read back wrong: " << *line;
+    EXPECT_EQ(read_all(out), cmd_output_lines(step.argv)) << "cmd read back wrong: " << *line;
     ++ran;
   }
 }

@@ -11,14 +11,14 @@
 namespace cudnnup {
 namespace {
 
-constexpr const char* kRealShim = "/usr/local/cuda-13.0/lib/libcudnn.so.9";
+constexpr const char* kImageShim = "/usr/local/cuda-13.0/lib/libcudnn.so.9";
 
 TEST(CudnnSymbols, TheRealCudnn9ShimExportsEveryRequiredSymbol) {
-  if (!std::filesystem::exists(kRealShim)) GTEST_SKIP() << "no " << kRealShim << " on this machine";
-  auto api = CudnnApi::load(kRealShim, 9);
+  if (!std::filesystem::exists(kImageShim)) GTEST_SKIP() << "no " << kImageShim << " on this machine";
+  auto api = CudnnApi::load(kImageShim, 9);
   ASSERT_TRUE(api) << api.error().message;
   api->leak();
-  EXPECT_TRUE(api->missing().empty()) << "the real shim lacks: " << testing::PrintToString(api->missing());
+  EXPECT_TRUE(api->missing().empty()) << "the real shim lacks: " << ::testing::PrintToString(api->missing());
   EXPECT_EQ(api->version_checks().size(), cudnn_version_check_functions(9).size());
 }
 

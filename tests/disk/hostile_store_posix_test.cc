@@ -319,7 +319,6 @@ TEST_F(HostileStore, TheStateFileIsWrittenPrivate) {
 #if CUDNNUP_HAVE_INSTALL
 
 // A version NVIDIA never shipped, so data/known_archives.json has no size or sha256 for it to compare.
-const std::string kTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";
 const std::string kTopId = "9.19.0.99+cuda13";  // its store version
 
 class HostileToolkit : public HostileStore {
@@ -331,8 +330,8 @@ class HostileToolkit : public HostileStore {
     write_text(cuda() + "/include/cuda.h", "#define CUDA_VERSION 13000\n");
     write_text(cuda() + "/include/cudnn.h", "the toolkit's old header");
     write_text(cuda() + "/lib64/libcublas.so.13", "cublas");
-    archive = tmp / (kTop + ".tar.xz");
-    testing::write_archive(archive, testing::official_entries(testing::OfficialLayout{kTop}), testing::ArchiveFormat::kTarXz);
+    archive = tmp / (testing::kUnpublishedLinuxTop + ".tar.xz");
+    testing::write_archive(archive, testing::official_entries(testing::OfficialLayout{testing::kUnpublishedLinuxTop}), testing::ArchiveFormat::kTarXz);
   }
   void install_into() {
     auto r = run({"install", archive, "--into", cuda()});

@@ -10,6 +10,10 @@
 
 namespace cudnnup::testing {
 
+// The top folder of an official-looking Linux archive of a release NVIDIA never published, so no
+// published hash applies and installs from it skip that check.
+inline const std::string kUnpublishedLinuxTop = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive";
+
 struct FakeEntry {
   FakeEntry(std::string p, EntryKind k = EntryKind::kFile, std::string d = {}, std::string l = {})
       : path(std::move(p)), kind(k), data(std::move(d)), link_target(std::move(l)) {}

@@ -8,7 +8,7 @@ namespace cudnnup::testing {
 namespace {
 
 template <typename T>
-void put(std::string& out, size_t at, T value) {
+void put_le(std::string& out, size_t at, T value) {
   if (out.size() < at + sizeof(T)) out.resize(at + sizeof(T), '\0');
   std::memcpy(out.data() + at, &value, sizeof(T));
 }
@@ -47,38 +47,38 @@ std::string make_new_block(const std::vector<CacheRecord>& records, const std::s
   Strings strings;
   std::string out(48, '\0');
   std::memcpy(out.data(), "glibc-ld.so.cache1.1", 20);
-  put<uint32_t>(out, 20, static_cast<uint32_t>(records.size()));
-  put<uint8_t>(out, 28, 2);  // little endian
-  put<uint32_t>(out, 32, static_cast<uint32_t>(ext_at));
+  put_le<uint32_t>(out, 20, static_cast<uint32_t>(records.size()));
+  put_le<uint8_t>(out, 28, 2);  // little endian
+  put_le<uint32_t>(out, 32, static_cast<uint32_t>(ext_at));
   for (size_t i = 0; i < records.size(); ++i) {
     size_t e = 48 + i * 24;
     const CacheRecord& r = records[i];
-    put<int32_t>(out, e, r.flags);
-    put<uint32_t>(out, e + 4, static_cast<uint32_t>(strings_at + strings.add(r.name)));
-    put<uint32_t>(out, e + 8, static_cast<uint32_t>(strings_at + strings.add(r.path)));
-    put<uint32_t>(out, e + 12, 0);
+    put_le<int32_t>(out, e, r.flags);
+    put_le<uint32_t>(out, e + 4, static_cast<uint32_t>(strings_at + strings.add(r.name)));
+    put_le<uint32_t>(out, e + 8, static_cast<uint32_t>(strings_at + strings.add(r.path)));
+    put_le<uint32_t>(out, e + 12, 0);
     uint64_t hwcap = 0;
     if (!r.hwcap_subdir.empty()) {
       size_t index = std::find(subdirs.begin(), subdirs.end(), r.hwcap_subdir) - subdirs.begin();
       hwcap = (uint64_t{1} << 62) | index;
     }
-    put<uint64_t>(out, e + 16, hwcap);
+    put_le<uint64_t>(out, e + 16, hwcap);
   }
-  put<uint32_t>(out, ext_at, 0xEAA42174u);
-  put<uint32_t>(out, ext_at + 4, static_cast<uint32_t>(sections));
-  put<uint32_t>(out, ext_at + 8, 0);  // generator
-  put<uint32_t>(out, ext_at + 8 + 8, static_cast<uint32_t>(generator_at));
-  put<uint32_t>(out, ext_at + 8 + 12, static_cast<uint32_t>(generator.size()));
-  put<uint32_t>(out, ext_at + 24, 1);  // glibc-hwcaps
-  put<uint32_t>(out, ext_at + 24 + 8, static_cast<uint32_t>(hwcap_table_at));
-  put<uint32_t>(out, ext_at + 24 + 12, static_cast<uint32_t>(subdirs.size() * 4));
+  put_le<uint32_t>(out, ext_at, 0xEAA42174u);
+  put_le<uint32_t>(out, ext_at + 4, static_cast<uint32_t>(sections));
+  put_le<uint32_t>(out, ext_at + 8, 0);  // generator
+  put_le<uint32_t>(out, ext_at + 8 + 8, static_cast<uint32_t>(generator_at));
+  put_le<uint32_t>(out, ext_at + 8 + 12, static_cast<uint32_t>(generator.size()));
+  put_le<uint32_t>(out, ext_at + 24, 1);  // glibc-hwcaps
+  put_le<uint32_t>(out, ext_at + 24 + 8, static_cast<uint32_t>(hwcap_table_at));
+  put_le<uint32_t>(out, ext_at + 24 + 12, static_cast<uint32_t>(subdirs.size() * 4));
   for (size_t k = 0; k < subdirs.size(); ++k) {
-    put<uint32_t>(out, hwcap_table_at + k * 4, static_cast<uint32_t>(strings_at + strings.add(subdirs[k])));
+    put_le<uint32_t>(out, hwcap_table_at + k * 4, static_cast<uint32_t>(strings_at + strings.add(subdirs[k])));
   }
   out.resize(generator_at, '\0');
   out += generator;
   out += strings.bytes;
-  put<uint32_t>(out, 24, static_cast<uint32_t>(strings.bytes.size()));
+  put_le<uint32_t>(out, 24, static_cast<uint32_t>(strings.bytes.size()));
   return out;
 }
 
@@ -90,7 +90,7 @@ std::string make_ld_cache(const std::vector<CacheRecord>& records, CacheLayout l
   size_t old_entries_end = 16 + records.size() * 12;
   std::string out(old_entries_end, '\0');
   std::memcpy(out.data(), "ld.so-1.7.0", 11);
-  put<uint32_t>(out, 12, static_cast<uint32_t>(records.size()));
+  put_le<uint32_t>(out, 12, static_cast<uint32_t>(records.size()));
   std::string hidden;  // compat: the new block, placed at the aligned end of the old entries
   size_t pad = 0;
   if (layout == CacheLayout::kCompat) {
@@ -100,9 +100,9 @@ std::string make_ld_cache(const std::vector<CacheRecord>& records, CacheLayout l
   Strings strings;
   for (size_t i = 0; i < records.size(); ++i) {
     size_t e = 16 + i * 12;
-    put<int32_t>(out, e, records[i].flags);
-    put<uint32_t>(out, e + 4, static_cast<uint32_t>(hidden.size() + strings.add(records[i].name)));
-    put<uint32_t>(out, e + 8, static_cast<uint32_t>(hidden.size() + strings.add(records[i].path)));
+    put_le<int32_t>(out, e, records[i].flags);
+    put_le<uint32_t>(out, e + 4, static_cast<uint32_t>(hidden.size() + strings.add(records[i].name)));
+    put_le<uint32_t>(out, e + 8, static_cast<uint32_t>(hidden.size() + strings.add(records[i].path)));
   }
   out += hidden;
   out += strings.bytes;

@@ -12,9 +12,12 @@ namespace {
 // The unfiltered stdout while a TerminalStreams is in place (for write_raw_stdout).
 std::streambuf* g_raw_stdout = nullptr;
 
-class FilterBuf : public std::streambuf {
+}  // namespace
+
+// Outside the anonymous namespace: TerminalStreams::Filtered (declared in the header) holds one.
+class TerminalFilterBuf : public std::streambuf {
  public:
-  explicit FilterBuf(std::streambuf* target) : target_(target) {}
+  explicit TerminalFilterBuf(std::streambuf* target) : target_(target) {}
   void finish() {
     write(filter_.finish());
     target_->pubsync();
@@ -41,8 +44,6 @@ class FilterBuf : public std::streambuf {
   TerminalFilter filter_;
 };
 
-}  // namespace
-
 struct TerminalStreams::Filtered {
   Filtered(std::ostream& stream) : stream(stream), original(stream.rdbuf()), buf(original) { stream.rdbuf(&buf); }
   ~Filtered() {
@@ -52,7 +53,7 @@ struct TerminalStreams::Filtered {
   }
   std::ostream& stream;
   std::streambuf* original;
-  FilterBuf buf;
+  TerminalFilterBuf buf;
 };
 
 TerminalStreams::TerminalStreams(bool filter_stdout) {

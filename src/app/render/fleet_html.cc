@@ -14,12 +14,7 @@ constexpr size_t kHostsListed = 200;
 // The bar chart shows the largest groups; the rest are one bar.
 constexpr size_t kBarsShown = 12;
 
-std::string esc(const std::string& s) { return html_text(s); }
-std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
-std::string check_line(HtmlMark mark, const std::string& what, const std::string& answer_html) {
-  return "<li>" + html_mark(mark) + "<strong>" + esc(what) + ":</strong> " + answer_html + "</li>\n";
-}
 
 std::string more_line(size_t total, size_t shown) {
   if (total <= shown) return "";
@@ -28,35 +23,35 @@ std::string more_line(size_t total, size_t shown) {
 
 std::string host_names(const FleetSummary& f, const std::vector<size_t>& hosts) {
   std::string out;
-  for (size_t i = 0; i < hosts.size() && i < kHostsListed; ++i) out += (i ? ", " : "") + esc(f.hosts[hosts[i]].host);
+  for (size_t i = 0; i < hosts.size() && i < kHostsListed; ++i) out += (i ? ", " : "") + html_text(f.hosts[hosts[i]].host);
   if (hosts.size() > kHostsListed) out += " <span class=\"dim\">and " + std::to_string(hosts.size() - kHostsListed) + " more</span>";
   return out;
 }
 
 std::string lock_name(const FleetLockTarget& lock) {
-  return esc(lock.file) + " (cuDNN " + esc(lock.cudnn_version) + " for CUDA " + std::to_string(lock.cuda_major) + ")";
+  return html_text(lock.file) + " (cuDNN " + html_text(lock.cudnn_version) + " for CUDA " + std::to_string(lock.cuda_major) + ")";
 }
 
 std::string checklist(const FleetSummary& f) {
   std::string out = "<section id=\"checklist\"><h2>Checklist</h2><ul class=\"checklist\">\n";
   size_t differing = f.differing().size(), errors = f.with_errors().size();
   std::string loads = f.groups.empty()          ? "no host was counted"
-                      : f.groups.size() == 1    ? "every host loads " + esc(f.groups[0].label)
+                      : f.groups.size() == 1    ? "every host loads " + html_text(f.groups[0].label)
                       : f.majority_tied         ? "no majority: the largest groups are as large"
                                                 : plural(differing, "host") + " differ from the majority, " +
-                                                      esc(f.groups[0].label);
-  out += check_line(f.groups.size() == 1 ? HtmlMark::kOk : f.groups.empty() ? HtmlMark::kError : HtmlMark::kWarning,
+                                                      html_text(f.groups[0].label);
+  out += html_check_line(f.groups.size() == 1 ? HtmlMark::kOk : f.groups.empty() ? HtmlMark::kError : HtmlMark::kWarning,
                     "What a plain program loads", loads);
   if (f.lock) {
     size_t off = f.differing_from_lock().size();
-    out += check_line(off ? HtmlMark::kError : HtmlMark::kOk, "The lock",
+    out += html_check_line(off ? HtmlMark::kError : HtmlMark::kOk, "The lock",
                       off ? plural(off, "host") + (off == 1 ? " loads" : " load") + " something other than what " +
                                 lock_name(*f.lock) + " names"
                           : "every host loads what " + lock_name(*f.lock) + " names");
   }
-  out += check_line(errors ? HtmlMark::kError : HtmlMark::kOk, "Errors",
+  out += html_check_line(errors ? HtmlMark::kError : HtmlMark::kOk, "Errors",
                     errors ? plural(errors, "host") + " with error-level findings" : "no host has error-level findings");
-  out += check_line(f.problems.empty() ? HtmlMark::kOk : HtmlMark::kError, "Reports",
+  out += html_check_line(f.problems.empty() ? HtmlMark::kOk : HtmlMark::kError, "Reports",
                     std::to_string(f.reports) + " read, " + std::to_string(f.hosts.size()) + " counted" +
                         (f.problems.empty() ? "" : ", " + std::to_string(f.problems.size()) + " not counted (below)"));
   return out + "</ul></section>\n";
@@ -79,7 +74,7 @@ std::string groups_svg(const FleetSummary& f) {
     int y = int(i) * row + 4;
     int w = total ? std::max(2, int(double(n) / double(total) * bar_w)) : 0;
     out += "<text x=\"0\" y=\"" + std::to_string(y + 17) + "\" font-size=\"13\" font-family=\"sans-serif\">" +
-           esc(label.size() > 60 ? label.substr(0, 57) + "..." : label) + "</text>";
+           html_text(label.size() > 60 ? label.substr(0, 57) + "..." : label) + "</text>";
     out += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" + std::to_string(w) +
            "\" height=\"18\" fill=\"" + color + "\"/>";
     out += "<text x=\"" + std::to_string(label_w + w + 6) + "\" y=\"" + std::to_string(y + 17) +
@@ -97,7 +92,7 @@ std::string groups_section(const FleetSummary& f) {
   out += "<table><tr><th>loads</th><th class=\"n\">hosts</th><th>which</th></tr>\n";
   for (size_t g = 0; g < f.groups.size(); ++g) {
     const FleetGroup& group = f.groups[g];
-    out += "<tr><td>" + esc(group.label) + (g == 0 && f.has_majority() ? " <span class=\"dim\">(the majority)</span>" : "") +
+    out += "<tr><td>" + html_text(group.label) + (g == 0 && f.has_majority() ? " <span class=\"dim\">(the majority)</span>" : "") +
            "</td><td class=\"n\">" + std::to_string(group.hosts.size()) + "</td><td>" + host_names(f, group.hosts) + "</td></tr>\n";
   }
   return out + "</table></section>\n";
@@ -107,7 +102,7 @@ std::string host_rows(const FleetSummary& f, const std::vector<size_t>& hosts) {
   std::string out = "<table><tr><th>host</th><th>loads</th><th>report</th></tr>\n";
   for (size_t i = 0; i < hosts.size() && i < kHostsListed; ++i) {
     const FleetHost& h = f.hosts[hosts[i]];
-    out += "<tr><td>" + esc(h.host) + "</td><td>" + esc(f.groups[h.group].label) + "</td><td><code>" + esc(h.file) +
+    out += "<tr><td>" + html_text(h.host) + "</td><td>" + html_text(f.groups[h.group].label) + "</td><td><code>" + html_text(h.file) +
            "</code></td></tr>\n";
   }
   return out + "</table>\n" + more_line(hosts.size(), kHostsListed);
@@ -136,8 +131,8 @@ std::string errors_section(const FleetSummary& f) {
                     "<table><tr><th>host</th><th class=\"n\">errors</th><th class=\"n\">warnings</th><th>findings</th><th>report</th></tr>\n";
   for (size_t i = 0; i < errors.size() && i < kHostsListed; ++i) {
     const FleetHost& h = f.hosts[errors[i]];
-    out += "<tr><td>" + esc(h.host) + "</td><td>" + std::to_string(h.errors) + "</td><td>" + std::to_string(h.warnings) +
-           "</td><td>" + esc(join(h.error_ids, ", ")) + "</td><td><code>" + esc(h.file) + "</code></td></tr>\n";
+    out += "<tr><td>" + html_text(h.host) + "</td><td>" + std::to_string(h.errors) + "</td><td>" + std::to_string(h.warnings) +
+           "</td><td>" + html_text(join(h.error_ids, ", ")) + "</td><td><code>" + html_text(h.file) + "</code></td></tr>\n";
   }
   return out + "</table>\n" + more_line(errors.size(), kHostsListed) +
          "<p class=\"dim\">On a host, <code>cudnnup doctor</code> explains each finding and its fix.</p></section>\n";
@@ -149,8 +144,8 @@ std::string problems_section(const FleetSummary& f) {
                     "<table><tr><th>report</th><th>why</th><th>what to do</th></tr>\n";
   for (size_t i = 0; i < f.problems.size() && i < kHostsListed; ++i) {
     const FleetProblem& p = f.problems[i];
-    out += "<tr><td><code>" + esc(join(p.files, ", ")) + "</code></td><td>" + esc(report_problem_name(p.kind)) +
-           "</td><td>" + esc(p.detail) + "</td></tr>\n";
+    out += "<tr><td><code>" + html_text(join(p.files, ", ")) + "</code></td><td>" + html_text(report_problem_name(p.kind)) +
+           "</td><td>" + html_text(p.detail) + "</td></tr>\n";
   }
   return out + "</table>\n" + more_line(f.problems.size(), kHostsListed) + "</section>\n";
 }
@@ -160,7 +155,7 @@ std::string problems_section(const FleetSummary& f) {
 std::string render_fleet_html(const FleetSummary& f, const std::string& generated) {
   std::string body = "<header><h1>cuDNN on " + plural(f.hosts.size(), "host") + "</h1><p>cudnnup fleet: " +
                      plural(f.reports, "report") + ", " + plural(f.groups.size(), "group") +
-                     (generated.empty() ? "" : ", " + esc(generated)) + "</p></header>\n<main>\n";
+                     (generated.empty() ? "" : ", " + html_text(generated)) + "</p></header>\n<main>\n";
   body += checklist(f) + groups_section(f) + differing_section(f) + errors_section(f) + problems_section(f);
   body += "</main>\n";
   return html_document("cuDNN on " + plural(f.hosts.size(), "host") + " (cudnnup fleet)", body);

@@ -3,27 +3,26 @@
 #include <sstream>
 
 #include "app/render/json_document.h"
+#include "base/strings.h"
 
 namespace cudnnup {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 namespace {
 
 // Text lists this many host names per line before "and N more" (--json lists them all).
 constexpr size_t kHostsShown = 20;
 
-json loads_json(const std::vector<FleetLoadedCopy>& loads) {
-  json out = json::array();
+ordered_json loads_json(const std::vector<FleetLoadedCopy>& loads) {
+  ordered_json out = ordered_json::array();
   for (const FleetLoadedCopy& l : loads) {
-    out.push_back({{"version", l.version.empty() ? json(nullptr) : json(l.version)},
-                   {"cuda_major", l.cuda_major > 0 ? json(l.cuda_major) : json(nullptr)},
+    out.push_back({{"version", l.version.empty() ? ordered_json(nullptr) : ordered_json(l.version)},
+                   {"cuda_major", l.cuda_major > 0 ? ordered_json(l.cuda_major) : ordered_json(nullptr)},
                    {"form", package_form_name(l.form)}});
   }
   return out;
 }
-
-std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 std::string host_list(const FleetSummary& f, const std::vector<size_t>& hosts) {
   std::string out;
@@ -76,41 +75,41 @@ void lock_text(std::ostringstream& out, const FleetSummary& f, const Style& st, 
 
 }  // namespace
 
-json fleet_to_json(const FleetSummary& f) {
-  json groups = json::array();
+ordered_json fleet_to_json(const FleetSummary& f) {
+  ordered_json groups = ordered_json::array();
   for (size_t g = 0; g < f.groups.size(); ++g) {
-    json hosts = json::array();
+    ordered_json hosts = ordered_json::array();
     for (size_t h : f.groups[g].hosts) hosts.push_back(f.hosts[h].host);
     groups.push_back({{"label", f.groups[g].label}, {"loads", loads_json(f.groups[g].loads)},
                       {"majority", g == 0 && f.has_majority()}, {"hosts", hosts}});
   }
-  json differing = json::array();
+  ordered_json differing = ordered_json::array();
   for (size_t h : f.differing()) {
     differing.push_back({{"host", f.hosts[h].host}, {"file", f.hosts[h].file}, {"loads", f.groups[f.hosts[h].group].label}});
   }
-  json errors = json::array();
+  ordered_json errors = ordered_json::array();
   for (size_t i : f.with_errors()) {
     const FleetHost& h = f.hosts[i];
     errors.push_back({{"host", h.host}, {"file", h.file}, {"errors", h.errors}, {"warnings", h.warnings},
                       {"infos", h.infos}, {"error_ids", h.error_ids}});
   }
-  json lock = nullptr;
+  ordered_json lock = nullptr;
   if (f.lock) {
-    json off = json::array();
+    ordered_json off = ordered_json::array();
     for (size_t h : f.differing_from_lock()) {
       off.push_back({{"host", f.hosts[h].host}, {"file", f.hosts[h].file}, {"loads", f.groups[f.hosts[h].group].label}});
     }
     lock = {{"file", f.lock->file}, {"cudnn_version", f.lock->cudnn_version}, {"cuda_major", f.lock->cuda_major},
             {"differing_hosts", off}};
   }
-  json problems = json::array();
+  ordered_json problems = ordered_json::array();
   for (const FleetProblem& p : f.problems) {
     problems.push_back({{"kind", report_problem_name(p.kind)}, {"files", p.files},
-                        {"host", p.host.empty() ? json(nullptr) : json(p.host)}, {"message", p.detail}});
+                        {"host", p.host.empty() ? ordered_json(nullptr) : ordered_json(p.host)}, {"message", p.detail}});
   }
   return json_document("cudnnup.fleet/1", {},
                        {{"groups", groups},
-                        {"majority", f.has_majority() ? json(f.groups[0].label) : json(nullptr)},
+                        {"majority", f.has_majority() ? ordered_json(f.groups[0].label) : ordered_json(nullptr)},
                         {"majority_tied", f.majority_tied},
                         {"differing_hosts", differing},
                         {"hosts_with_errors", errors},

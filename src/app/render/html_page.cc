@@ -107,4 +107,8 @@ std::string html_document(std::string_view title, std::string_view body_html) {
   return out;
 }
 
+std::string html_check_line(HtmlMark mark, const std::string& what, const std::string& answer_html) {
+  return "<li>" + html_mark(mark) + "<strong>" + html_text(what) + ":</strong> " + answer_html + "</li>\n";
+}
+
 }  // namespace cudnnup

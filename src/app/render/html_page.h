@@ -16,6 +16,8 @@ std::string html_text(std::string_view s);
 // The status marks of the checklist and the findings, as a CSS class and a symbol.
 enum class HtmlMark { kOk, kInfo, kWarning, kError, kNone };
 std::string html_mark(HtmlMark mark);  // <span class="mark ok">✓</span>, ...
+// One line of a checklist: <li>MARK<strong>WHAT:</strong> ANSWER</li> (answer_html is already HTML).
+std::string html_check_line(HtmlMark mark, const std::string& what, const std::string& answer_html);
 
 // The Content-Security-Policy of every page: no sources at all (default-src 'none'), except the
 // one inline stylesheet, allowed by its sha256; no base URI, no form targets.

@@ -13,8 +13,7 @@ namespace {
 
 using Values = std::vector<JsonValue>;
 
-std::string esc(const std::string& s) { return html_text(s); }
-std::string code(const std::string& s) { return "<code>" + esc(s) + "</code>"; }
+std::string code(const std::string& s) { return "<code>" + html_text(s) + "</code>"; }
 
 HtmlMark severity_mark(const std::string& severity) {
   if (severity == "error") return HtmlMark::kError;
@@ -39,20 +38,17 @@ HtmlMark worst_mark(const Values& findings, const std::vector<std::string>& subj
 std::string list_items(const std::vector<std::string>& items, const char* cls = "") {
   if (items.empty()) return "";
   std::string out = std::string("<ul") + (*cls ? std::string(" class=\"") + cls + "\"" : "") + ">";
-  for (const auto& i : items) out += "<li>" + esc(i) + "</li>";
+  for (const auto& i : items) out += "<li>" + html_text(i) + "</li>";
   return out + "</ul>\n";
 }
 
 // ---- the checklist: one line per layer of the machine, as the manual procedure goes ----
 
-std::string check_line(HtmlMark mark, const std::string& what, const std::string& answer_html) {
-  return "<li>" + html_mark(mark) + "<strong>" + esc(what) + ":</strong> " + answer_html + "</li>\n";
-}
 
 std::string driver_answer(const JsonValue& driver) {
-  if (!driver.boolean("present", false)) return esc(driver.string("problem", "no NVIDIA driver"));
-  std::string out = "NVIDIA driver " + esc(driver.string("version", "(version unknown)"));
-  if (driver.has("cuda_version")) out += ", supports CUDA up to " + esc(driver.string("cuda_version"));
+  if (!driver.boolean("present", false)) return html_text(driver.string("problem", "no NVIDIA driver"));
+  std::string out = "NVIDIA driver " + html_text(driver.string("version", "(version unknown)"));
+  if (driver.has("cuda_version")) out += ", supports CUDA up to " + html_text(driver.string("cuda_version"));
   size_t gpus = driver.array("gpus").size();
   return out + ", " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s");
 }
@@ -62,12 +58,12 @@ std::string loads_answer(const JsonValue& which, HtmlMark* mark) {
   JsonValue cudnn = which.object("cudnn");
   if (!res.boolean("found", false)) {
     *mark = HtmlMark::kError;
-    return esc(which.string("library")) + " does not load" +
-           (res.has("error") ? ": " + esc(res.string("error")) : std::string());
+    return html_text(which.string("library")) + " does not load" +
+           (res.has("error") ? ": " + html_text(res.string("error")) : std::string());
   }
-  std::string out = esc(which.string("library")) + " → " + code(res.string("canonical", res.string("path")));
-  if (cudnn.has("version")) out += ", cuDNN " + esc(cudnn.string("version"));
-  out += " <span class=\"dim\">(" + esc(res.string("rule")) + ")</span>";
+  std::string out = html_text(which.string("library")) + " → " + code(res.string("canonical", res.string("path")));
+  if (cudnn.has("version")) out += ", cuDNN " + html_text(cudnn.string("version"));
+  out += " <span class=\"dim\">(" + html_text(res.string("rule")) + ")</span>";
   if (cudnn.boolean("mixed_copies", false) || cudnn.boolean("binding_mixed", false)) {
     *mark = HtmlMark::kError;
     out += ", <strong>mixes copies</strong>";
@@ -83,7 +79,7 @@ std::string checklist(const JsonValue& doc, const Values& findings, const JsonVa
   JsonValue driver = doc.object("driver");
   HtmlMark driver_mark = worst_mark(findings, {"driver"});
   if (!driver.boolean("present", false) && driver_mark == HtmlMark::kOk) driver_mark = HtmlMark::kWarning;
-  out += check_line(driver_mark, "Driver", driver_answer(driver));
+  out += html_check_line(driver_mark, "Driver", driver_answer(driver));
 
   Values toolkits = doc.array("toolkits");
   std::vector<std::string> roots, versions;
@@ -91,23 +87,23 @@ std::string checklist(const JsonValue& doc, const Values& findings, const JsonVa
     roots.push_back(t.string("root"));
     versions.push_back("CUDA " + t.string("version", "?") + " in " + t.string("root"));
   }
-  out += check_line(toolkits.empty() ? HtmlMark::kInfo : worst_mark(findings, roots), "CUDA toolkit",
-                    toolkits.empty() ? "none found" : esc(join(versions, "; ")));
+  out += html_check_line(toolkits.empty() ? HtmlMark::kInfo : worst_mark(findings, roots), "CUDA toolkit",
+                    toolkits.empty() ? "none found" : html_text(join(versions, "; ")));
 
   Values copies = doc.array("copies");
   std::vector<std::string> dirs;
   for (const auto& c : copies) dirs.push_back(c.string("lib_dir"));
   dirs.push_back("cudnn");
-  out += check_line(copies.empty() ? HtmlMark::kError : worst_mark(findings, dirs), "cuDNN copies",
+  out += html_check_line(copies.empty() ? HtmlMark::kError : worst_mark(findings, dirs), "cuDNN copies",
                     std::to_string(copies.size()) + " found");
 
   const char* loads_key = doc.has("windows_loads") ? "windows_loads" : "plain_program";
   Values loads = doc.array(loads_key);
-  if (loads.empty()) out += check_line(HtmlMark::kError, "What loads", "nothing: no cuDNN copy was found");
+  if (loads.empty()) out += html_check_line(HtmlMark::kError, "What loads", "nothing: no cuDNN copy was found");
   for (const auto& w : loads) {
     HtmlMark mark = HtmlMark::kOk;
     std::string answer = loads_answer(w, &mark);
-    out += check_line(mark, "What a plain program loads", answer);
+    out += html_check_line(mark, "What a plain program loads", answer);
   }
 
   Values frameworks = doc.array("frameworks");
@@ -117,13 +113,13 @@ std::string checklist(const JsonValue& doc, const Values& findings, const JsonVa
     verdicts.push_back(f.string("framework") + " " + f.string("version") + ": " + f.string("verdict"));
     if (f.has("passes") && !f.boolean("passes", true)) fw_mark = HtmlMark::kError;
   }
-  out += check_line(fw_mark, "Frameworks",
+  out += html_check_line(fw_mark, "Frameworks",
                     frameworks.empty() ? "none found in " + std::to_string(doc.array("python_environments").size()) +
                                              " Python environments"
-                                       : esc(join(verdicts, "; ")));
+                                       : html_text(join(verdicts, "; ")));
   if (verify) {
     long long rc = verify->integer("exit_code", 1, 0, 255);
-    out += check_line(rc == 0 ? HtmlMark::kOk : rc == 3 ? HtmlMark::kWarning : HtmlMark::kError, "Verify",
+    out += html_check_line(rc == 0 ? HtmlMark::kOk : rc == 3 ? HtmlMark::kWarning : HtmlMark::kError, "Verify",
                       rc == 0   ? "every stage passed on " + code(verify->string("lib_dir"))
                       : rc == 3 ? "no GPU here: the stages before the driver passed"
                                 : "a stage failed (below)");
@@ -132,12 +128,12 @@ std::string checklist(const JsonValue& doc, const Values& findings, const JsonVa
     size_t errors = 0;
     Values rows = bench->array("rows");
     for (const auto& r : rows) errors += r.has("error");
-    out += check_line(errors ? HtmlMark::kError : HtmlMark::kOk, "Bench",
+    out += html_check_line(errors ? HtmlMark::kError : HtmlMark::kOk, "Bench",
                       std::to_string(rows.size()) + " cases, " + std::to_string(errors) + " failed");
   }
   JsonValue summary = doc.object("summary");
   long long errors = summary.integer("errors", 0, 0, 1 << 30), warnings = summary.integer("warnings", 0, 0, 1 << 30);
-  out += check_line(errors ? HtmlMark::kError : warnings ? HtmlMark::kWarning : HtmlMark::kOk, "Findings",
+  out += html_check_line(errors ? HtmlMark::kError : warnings ? HtmlMark::kWarning : HtmlMark::kOk, "Findings",
                     std::to_string(errors) + " errors, " + std::to_string(warnings) + " warnings (below)");
   return out + "</ul></section>\n";
 }
@@ -153,13 +149,13 @@ std::string findings_section(Values findings) {
   for (const auto& f : findings) {
     std::string severity = f.string("severity");
     out += std::string("<div class=\"finding ") + severity_class(severity) + "\"><h3>" + html_mark(severity_mark(severity)) +
-           esc(f.string("title")) + " <span class=\"dim\">" + esc(f.string("id")) + "</span></h3>\n";
+           html_text(f.string("title")) + " <span class=\"dim\">" + html_text(f.string("id")) + "</span></h3>\n";
     if (f.has("subject")) out += "<p class=\"dim\">about " + code(f.string("subject")) + "</p>\n";
-    if (f.has("detail")) out += "<p>" + esc(f.string("detail")) + "</p>\n";
+    if (f.has("detail")) out += "<p>" + html_text(f.string("detail")) + "</p>\n";
     out += list_items(f.strings("evidence"), "dim");
     std::vector<std::string> fixes = f.strings("fix");
     if (!fixes.empty()) out += "<p>Fix:</p>";
-    for (const auto& fix : fixes) out += "<pre>" + esc(fix) + "</pre>\n";
+    for (const auto& fix : fixes) out += "<pre>" + html_text(fix) + "</pre>\n";
     out += "</div>\n";
   }
   return out + "</section>\n";
@@ -171,20 +167,20 @@ std::string copies_section(const Values& copies) {
   out += "<table><tr><th>cuDNN</th><th>where</th><th>form</th><th>CUDA</th><th>header / library</th><th>found via</th></tr>\n";
   for (const auto& c : copies) {
     long long cuda = c.integer("cuda_major", 0, 0, 1000);
-    out += "<tr><td>" + esc(c.string("version", "?")) + "</td><td>" + code(c.string("lib_dir")) +
-           (c.has("package") ? "<br><span class=\"dim\">" + esc(c.string("package")) + "</span>" : "") + "</td><td>" +
-           esc(c.string("form")) + "</td><td>" + (cuda ? std::to_string(cuda) : "?") + "</td><td>" +
-           esc(c.string("header_version", "none")) + " / " + esc(c.string("library_version", "unknown")) +
-           "<br><span class=\"dim\">" + esc(c.string("library_version_source")) + "</span></td><td>" +
-           esc(join(c.strings("found_via"), ", ")) + "</td></tr>\n";
+    out += "<tr><td>" + html_text(c.string("version", "?")) + "</td><td>" + code(c.string("lib_dir")) +
+           (c.has("package") ? "<br><span class=\"dim\">" + html_text(c.string("package")) + "</span>" : "") + "</td><td>" +
+           html_text(c.string("form")) + "</td><td>" + (cuda ? std::to_string(cuda) : "?") + "</td><td>" +
+           html_text(c.string("header_version", "none")) + " / " + html_text(c.string("library_version", "unknown")) +
+           "<br><span class=\"dim\">" + html_text(c.string("library_version_source")) + "</span></td><td>" +
+           html_text(join(c.strings("found_via"), ", ")) + "</td></tr>\n";
   }
   out += "</table>\n";
   for (const auto& c : copies) {
-    out += "<details><summary>files of " + esc(c.string("lib_dir")) + "</summary><table>"
+    out += "<details><summary>files of " + html_text(c.string("lib_dir")) + "</summary><table>"
            "<tr><th>file</th><th>component</th><th>size</th><th>problems</th></tr>";
     for (const auto& l : c.array("libraries")) {
-      out += "<tr><td>" + code(l.string("path")) + "</td><td>" + esc(l.string("component")) + "</td><td>" +
-             std::to_string(l.unsigned_integer("size", 0)) + "</td><td>" + esc(join(l.strings("problems"), "; ")) +
+      out += "<tr><td>" + code(l.string("path")) + "</td><td>" + html_text(l.string("component")) + "</td><td>" +
+             std::to_string(l.unsigned_integer("size", 0)) + "</td><td>" + html_text(join(l.strings("problems"), "; ")) +
              "</td></tr>";
     }
     out += "</table></details>\n";
@@ -194,20 +190,20 @@ std::string copies_section(const Values& copies) {
 
 std::string which_block(const JsonValue& w) {
   JsonValue res = w.object("resolution");
-  std::string out = "<h3>" + esc(w.string("target")) + "</h3>\n<p>" + esc(w.string("how_requested")) + " " +
+  std::string out = "<h3>" + html_text(w.string("target")) + "</h3>\n<p>" + html_text(w.string("how_requested")) + " " +
                     code(w.string("library")) + " → " +
                     (res.boolean("found", false) ? code(res.string("canonical", res.string("path")))
                                                  : "<strong>does not load</strong>") +
-                    "</p>\n<p>Why: <strong>" + esc(res.string("rule")) + "</strong> " + esc(res.string("rule_detail")) +
+                    "</p>\n<p>Why: <strong>" + html_text(res.string("rule")) + "</strong> " + html_text(res.string("rule_detail")) +
                     "</p>\n";
-  if (res.has("error")) out += "<p>" + esc(res.string("error")) + "</p>\n";
-  out += "<p class=\"dim\">" + esc(w.string("loader")) + "</p>\n";
+  if (res.has("error")) out += "<p>" + html_text(res.string("error")) + "</p>\n";
+  out += "<p class=\"dim\">" + html_text(w.string("loader")) + "</p>\n";
   Values candidates = res.array("candidates");
   if (!candidates.empty()) {
     out += "<table><tr><th>candidate</th><th>rule</th><th>from</th><th>outcome</th></tr>";
     for (const auto& c : candidates) {
-      out += "<tr><td>" + code(c.string("path")) + "</td><td>" + esc(c.string("rule")) + "</td><td>" +
-             esc(c.string("source")) + "</td><td>" + esc(c.string("outcome")) + "</td></tr>";
+      out += "<tr><td>" + code(c.string("path")) + "</td><td>" + html_text(c.string("rule")) + "</td><td>" +
+             html_text(c.string("source")) + "</td><td>" + html_text(c.string("outcome")) + "</td></tr>";
     }
     out += "</table>\n";
   }
@@ -242,25 +238,25 @@ std::string frameworks_section(const JsonValue& doc) {
   out += "<table><tr><th>framework</th><th>environment</th><th>built for cuDNN</th><th>loads</th><th>verdict</th></tr>\n";
   for (const auto& f : frameworks) {
     JsonValue load = f.object("load").object("resolution");
-    out += "<tr><td>" + esc(f.string("framework") + " " + f.string("version") + " " + f.string("variant")) + "</td><td>" +
-           code(f.string("env_prefix")) + "</td><td>" + esc(f.string("built_cudnn", "?")) + "</td><td>" +
-           code(load.string("canonical", load.string("path"))) + " " + esc(f.string("loaded_cudnn")) + "</td><td>" +
-           esc(f.string("verdict")) + "</td></tr>\n";
+    out += "<tr><td>" + html_text(f.string("framework") + " " + f.string("version") + " " + f.string("variant")) + "</td><td>" +
+           code(f.string("env_prefix")) + "</td><td>" + html_text(f.string("built_cudnn", "?")) + "</td><td>" +
+           code(load.string("canonical", load.string("path"))) + " " + html_text(f.string("loaded_cudnn")) + "</td><td>" +
+           html_text(f.string("verdict")) + "</td></tr>\n";
   }
   return out + "</table></section>\n";
 }
 
 std::string verify_section(const JsonValue& verify) {
   std::string out = "<section id=\"verify\"><h2>Verify</h2>\n<p>" + code(verify.string("lib_dir")) + " " +
-                    esc(verify.string("chosen_because")) + "</p>\n";
+                    html_text(verify.string("chosen_because")) + "</p>\n";
   for (const auto& run : verify.array("runs")) {
     out += "<h3>GPU " + std::to_string(run.integer("gpu", 0, 0, 1 << 20)) + "</h3><table>"
            "<tr><th>stage</th><th>result</th><th>summary</th><th>seconds</th></tr>\n";
     for (const auto& s : run.array("stages")) {
       std::string status = s.string("status");
       HtmlMark mark = status == "pass" ? HtmlMark::kOk : status == "fail" ? HtmlMark::kError : HtmlMark::kNone;
-      out += "<tr><td>" + esc(s.string("title", s.string("id"))) + "</td><td>" + html_mark(mark) + esc(status) +
-             "</td><td>" + esc(s.string("summary")) + list_items(s.strings("evidence"), "dim") + "</td><td>" +
+      out += "<tr><td>" + html_text(s.string("title", s.string("id"))) + "</td><td>" + html_mark(mark) + html_text(status) +
+             "</td><td>" + html_text(s.string("summary")) + list_items(s.strings("evidence"), "dim") + "</td><td>" +
              format_number("%.3f", s.number("seconds", 0.0)) + "</td></tr>\n";
     }
     out += "</table>\n";
@@ -277,8 +273,8 @@ std::string bench_section(const JsonValue& bench) {
     p.tflops = r.number("tflops", 0.0);
     if (r.has("pytorch_tflops")) p.pytorch_tflops = r.number("pytorch_tflops", 0.0);
     p.peak_tflops = r.number("peak_tflops", 0.0);
-    table += "<tr><td>" + esc(p.label) + "</td><td>" +
-             (r.has("error") ? esc("error: " + r.string("error")) : format_number("%.4f", r.number("ms", 0.0))) + "</td><td>" +
+    table += "<tr><td>" + html_text(p.label) + "</td><td>" +
+             (r.has("error") ? html_text("error: " + r.string("error")) : format_number("%.4f", r.number("ms", 0.0))) + "</td><td>" +
              format_number("%.1f", p.tflops) + "</td><td>" + format_number("%.1f", p.peak_tflops) + "</td><td>" +
              std::to_string(r.integer("engine", -1, -1, 1 << 30)) + "</td></tr>\n";
     plot.push_back(std::move(p));
@@ -346,9 +342,9 @@ Result<HtmlReport> render_doctor_html(const HtmlReportInputs& in) {
   const JsonValue& doc = doctor->value;
   std::string host = doc.string("host", "this machine");
   Values findings = doc.array("findings");
-  std::string body = "<header><h1>cuDNN on " + esc(host) + "</h1><p>cudnnup " + esc(doc.string("cudnnup_version")) +
-                     " doctor, " + esc(doc.string("os")) + ", rules " + esc(doc.string("rules_version")) +
-                     (in.generated.empty() ? "" : ", " + esc(in.generated)) + " · from " + esc(in.doctor.origin) +
+  std::string body = "<header><h1>cuDNN on " + html_text(host) + "</h1><p>cudnnup " + html_text(doc.string("cudnnup_version")) +
+                     " doctor, " + html_text(doc.string("os")) + ", rules " + html_text(doc.string("rules_version")) +
+                     (in.generated.empty() ? "" : ", " + html_text(in.generated)) + " · from " + html_text(in.doctor.origin) +
                      "</p></header>\n<main>\n";
   body += checklist(doc, findings, verify ? &verify->value : nullptr, bench ? &bench->value : nullptr);
   body += findings_section(findings);

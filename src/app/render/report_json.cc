@@ -4,10 +4,10 @@
 
 namespace cudnnup {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 namespace {
-json version_or_null(const Version& v) { return v.known() ? json(v.str()) : json(nullptr); }
+ordered_json version_or_null(const Version& v) { return v.known() ? ordered_json(v.str()) : ordered_json(nullptr); }
 }  // namespace
 
 FindingCounts count_findings(const std::vector<Finding>& findings) {
@@ -20,16 +20,16 @@ FindingCounts count_findings(const std::vector<Finding>& findings) {
   return c;
 }
 
-json finding_to_json(const Finding& f, Shell shell) {
-  json steps = json::array();
-  for (const auto& s : f.fix) steps.push_back(json(fix_step_to_json(s)));
+ordered_json finding_to_json(const Finding& f, Shell shell) {
+  ordered_json steps = ordered_json::array();
+  for (const auto& s : f.fix) steps.push_back(ordered_json(fix_step_to_json(s)));
   return {{"id", f.id},           {"severity", severity_name(f.severity)}, {"subject", f.subject},
           {"title", f.title},     {"detail", f.detail},                     {"evidence", f.evidence},
           {"fix", render_fix(f.fix, shell)}, {"fix_commands", fix_commands(f.fix)}, {"fix_steps", steps}};
 }
 
-json copy_to_json(const CudnnCopy& c) {
-  json libs = json::array();
+ordered_json copy_to_json(const CudnnCopy& c) {
+  ordered_json libs = ordered_json::array();
   for (const auto& l : c.libraries) {
     libs.push_back({{"component", l.component},
                     {"path", l.path},
@@ -42,7 +42,7 @@ json copy_to_json(const CudnnCopy& c) {
                     {"dangling", l.dangling},
                     {"problems", l.problems}});
   }
-  json probe = nullptr;
+  ordered_json probe = nullptr;
   if (c.probe.attempted) {
     probe = {{"loaded", c.probe.loaded},
              {"failure", c.probe.failure},
@@ -65,21 +65,21 @@ json copy_to_json(const CudnnCopy& c) {
           {"library_version_source", c.library_version_source},
           {"header_version", version_or_null(c.header_version)},
           {"header_path", c.header_path},
-          {"cuda_major", c.cuda_major == 0 ? json(nullptr) : json(c.cuda_major)},
+          {"cuda_major", c.cuda_major == 0 ? ordered_json(nullptr) : ordered_json(c.cuda_major)},
           {"cuda_major_source", c.cuda_major_source},
           {"libraries", libs},
           {"probe", probe}};
 }
 
-json report_to_json(const Report& r, int exit_code, const std::string& host, Shell shell) {
-  json gpus = json::array();
+ordered_json report_to_json(const Report& r, int exit_code, const std::string& host, Shell shell) {
+  ordered_json gpus = ordered_json::array();
   for (const auto& g : r.driver.gpus) {
     gpus.push_back({{"index", g.index},
                     {"name", g.name},
                     {"compute_capability", version_or_null(g.compute_capability)},
                     {"memory_bytes", g.memory_bytes}});
   }
-  json toolkits = json::array();
+  ordered_json toolkits = ordered_json::array();
   for (const auto& t : r.toolkits) {
     toolkits.push_back({{"root", t.root},
                         {"aliases", t.aliases},
@@ -88,11 +88,11 @@ json report_to_json(const Report& r, int exit_code, const std::string& host, She
                         {"nvcc", t.nvcc},
                         {"found_via", t.found_via}});
   }
-  json copies = json::array();
+  ordered_json copies = ordered_json::array();
   for (const auto& c : r.copies) copies.push_back(copy_to_json(c));
-  json findings = json::array();
+  ordered_json findings = ordered_json::array();
   for (const auto& f : r.findings) findings.push_back(finding_to_json(f, shell));
-  json issues = json::array();
+  ordered_json issues = ordered_json::array();
   for (const auto& i : r.scan_issues) issues.push_back({{"path", i.path}, {"message", i.message}});
   FindingCounts counts = count_findings(r.findings);
   return {{"schema", "cudnnup.doctor/1"},
@@ -102,7 +102,7 @@ json report_to_json(const Report& r, int exit_code, const std::string& host, She
           {"rules_version", r.rules_version},
           {"driver",
            {{"present", r.driver.present},
-            {"version", r.driver.version_text.empty() ? json(nullptr) : json(r.driver.version_text)},
+            {"version", r.driver.version_text.empty() ? ordered_json(nullptr) : ordered_json(r.driver.version_text)},
             {"cuda_version", version_or_null(r.driver.cuda_version)},
             {"source", r.driver.source},
             {"libcuda_path", r.driver.libcuda_path},

@@ -2,16 +2,13 @@
 
 #include <cstdio>
 
+#include "base/terminal_text.h"
 #include "gpu/verify_model.h"
 #include "shell/fix_render.h"
 
 namespace cudnnup {
 
 namespace {
-
-std::string paint(const std::string& text, const char* code, bool color) {
-  return color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
-}
 
 std::string mark(StageStatus status, bool color) {
   switch (status) {

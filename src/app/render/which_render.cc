@@ -3,19 +3,16 @@
 #include <sstream>
 
 #include "base/paths.h"
+#include "base/terminal_text.h"
 #include "loader/cudnn_load_model.h"
 
 namespace cudnnup {
 namespace {
 
-using json = nlohmann::ordered_json;
-
-std::string paint(const std::string& text, const char* code, bool color) {
-  return color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
-}
+using ordered_json = nlohmann::ordered_json;
 
 std::string version_or_unknown(const std::optional<Version>& v) { return v ? v->str() : "unknown"; }
-json version_or_null(const std::optional<Version>& v) { return v ? json(v->str()) : json(nullptr); }
+ordered_json version_or_null(const std::optional<Version>& v) { return v ? ordered_json(v->str()) : ordered_json(nullptr); }
 
 // Paths as the OS writes them: Windows answers keep '/' inside and show '\'.
 struct PathStyle {
@@ -33,31 +30,31 @@ std::string error_name(int code) {
   }
 }
 
-json resolution_json(const Resolution& r, const PathStyle& p) {
-  json j;
+ordered_json resolution_json(const Resolution& r, const PathStyle& p) {
+  ordered_json j;
   j["name"] = r.name;
   j["requester"] = p(r.requester);
   j["kind"] = r.kind;
   j["found"] = r.found;
-  j["path"] = r.found ? json(p(r.path)) : json(nullptr);
-  j["canonical"] = r.found ? json(p(r.canonical)) : json(nullptr);
+  j["path"] = r.found ? ordered_json(p(r.path)) : ordered_json(nullptr);
+  j["canonical"] = r.found ? ordered_json(p(r.canonical)) : ordered_json(nullptr);
   j["rule"] = search_rule_name(r.rule);
   j["rule_detail"] = r.rule_detail;
   if (!r.error.empty()) j["error"] = r.error;
-  j["failed_at"] = r.failed_at.empty() ? json(nullptr) : json(p(r.failed_at));
+  j["failed_at"] = r.failed_at.empty() ? ordered_json(nullptr) : ordered_json(p(r.failed_at));
   j["win32_error"] = r.win32_error;
-  json cands = json::array();
+  ordered_json cands = ordered_json::array();
   for (const Candidate& c : r.candidates) {
-    json cj = {{"path", p(c.path)}, {"rule", search_rule_name(c.rule)}, {"source", c.source}, {"outcome", c.outcome},
+    ordered_json cj = {{"path", p(c.path)}, {"rule", search_rule_name(c.rule)}, {"source", c.source}, {"outcome", c.outcome},
                {"exists", c.exists}, {"problem", load_problem_name(c.problem)}, {"problem_detail", c.problem_detail}};
     cj["entry_index"] = c.entry_index;
-    cj["entry"] = c.entry_index >= 0 ? json(c.entry) : json(nullptr);
+    cj["entry"] = c.entry_index >= 0 ? ordered_json(c.entry) : ordered_json(nullptr);
     cj["search_position"] = c.search_position;
-    cj["file_version"] = c.file_version.empty() ? json(nullptr) : json(c.file_version);
+    cj["file_version"] = c.file_version.empty() ? ordered_json(nullptr) : ordered_json(c.file_version);
     cands.push_back(cj);
   }
   j["candidates"] = cands;
-  json dirs = json::array();
+  ordered_json dirs = ordered_json::array();
   for (const SearchDir& d : r.search_dirs) dirs.push_back({{"dir", p(d.dir)}, {"rule", search_rule_name(d.rule)}, {"source", d.source}});
   j["search_dirs"] = dirs;
   j["hazards"] = r.hazards;
@@ -65,8 +62,8 @@ json resolution_json(const Resolution& r, const PathStyle& p) {
   return j;
 }
 
-json cudnn_json(const CudnnLoad& c, const PathStyle& p) {
-  json j;
+ordered_json cudnn_json(const CudnnLoad& c, const PathStyle& p) {
+  ordered_json j;
   j["version"] = version_or_null(c.shim_version);
   j["version_source"] = c.version_source;
   j["mixed_copies"] = c.mixed;
@@ -74,11 +71,11 @@ json cudnn_json(const CudnnLoad& c, const PathStyle& p) {
   j["version_check"] = cudnn_check_name(c.check);
   j["version_check_detail"] = c.check_detail;
   j["reported_version"] = version_or_null(c.reported_version);
-  json subs = json::array();
+  ordered_json subs = ordered_json::array();
   for (const CudnnSubLibrary& s : c.sub_libraries) {
-    json bindings = json::array();
+    ordered_json bindings = ordered_json::array();
     for (const CudnnBinding& b : s.bindings) {
-      bindings.push_back({{"dependency", b.dependency}, {"file", b.file.empty() ? json(nullptr) : json(p(b.file))},
+      bindings.push_back({{"dependency", b.dependency}, {"file", b.file.empty() ? ordered_json(nullptr) : ordered_json(p(b.file))},
                           {"version", version_or_null(b.version)}, {"checked", b.checked},
                           {"from_other_copy", b.from_other_copy}, {"how", b.how}});
     }
@@ -146,20 +143,20 @@ void sub_libraries_text(std::ostringstream& out, const CudnnLoad& c, const PathS
 
 }  // namespace
 
-json resolution_to_json(const Resolution& r) { return resolution_json(r, PathStyle{}); }
+ordered_json resolution_to_json(const Resolution& r) { return resolution_json(r, PathStyle{}); }
 
-json which_report_to_json(const WhichReport& w) {
+ordered_json which_report_to_json(const WhichReport& w) {
   PathStyle p{w.windows};
-  json j;
+  ordered_json j;
   j["target"] = w.target;
   j["target_kind"] = w.target_kind;
   j["library"] = w.library;
   j["how_requested"] = w.how_requested;
   j["loader"] = w.loader;
-  j["search_mode"] = w.search_mode.empty() ? json(nullptr) : json(w.search_mode);
+  j["search_mode"] = w.search_mode.empty() ? ordered_json(nullptr) : ordered_json(w.search_mode);
   j["resolution"] = resolution_json(w.resolution, p);
-  j["cudnn"] = w.cudnn ? cudnn_json(*w.cudnn, p) : json(nullptr);
-  json files = json::array();
+  j["cudnn"] = w.cudnn ? cudnn_json(*w.cudnn, p) : ordered_json(nullptr);
+  ordered_json files = ordered_json::array();
   for (const auto& f : w.loaded_cudnn_files) files.push_back(p(f));
   j["loaded_cudnn_files"] = files;
   j["hazards"] = w.hazards;
@@ -168,8 +165,8 @@ json which_report_to_json(const WhichReport& w) {
   return j;
 }
 
-json framework_report_to_json(const FrameworkReport& f) {
-  json j;
+ordered_json framework_report_to_json(const FrameworkReport& f) {
+  ordered_json j;
   j["framework"] = f.framework;
   j["version"] = f.version;
   j["variant"] = f.variant;
@@ -182,20 +179,20 @@ json framework_report_to_json(const FrameworkReport& f) {
   j["built_cudnn_source"] = f.built_cudnn_source;
   j["loading_library"] = f.loading_library;
   j["loaded_cudnn"] = version_or_null(f.loaded_cudnn);
-  j["load"] = f.load ? which_report_to_json(*f.load) : json(nullptr);
+  j["load"] = f.load ? which_report_to_json(*f.load) : ordered_json(nullptr);
   j["rule"] = f.rule;
   j["rule_source"] = f.rule_source;
-  j["passes"] = f.passes ? json(*f.passes) : json(nullptr);
+  j["passes"] = f.passes ? ordered_json(*f.passes) : ordered_json(nullptr);
   j["verdict"] = f.verdict;
   j["notes"] = f.notes;
   return j;
 }
 
-json process_report_to_json(const ProcessCudnnReport& p) {
-  json j;
+ordered_json process_report_to_json(const ProcessCudnnReport& p) {
+  ordered_json j;
   j["pid"] = p.pid;
   j["mixed"] = p.mixed;
-  json copies = json::array();
+  ordered_json copies = ordered_json::array();
   for (const auto& c : p.copies) copies.push_back({{"directory", c.directory}, {"files", c.files}});
   j["copies"] = copies;
   j["deleted"] = p.deleted;

@@ -18,5 +18,7 @@ std::string normalize(std::string_view path);
 std::vector<std::string> split_list(std::string_view list, char separator);
 // Shows a path the way the user's OS writes it.
 std::string to_native(std::string_view path, bool windows);
+// A path as Windows writes it (backslashes): what the Windows-only checks print.
+inline std::string to_windows(std::string_view path) { return to_native(path, true); }
 
 }  // namespace cudnnup::paths

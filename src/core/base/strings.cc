@@ -100,4 +100,14 @@ std::string format_number(const char* printf_format, double value) {
   return text;
 }
 
+std::string plural(size_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+std::string bullet_lines(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += "\n  - " + item;
+  return out;
+}
+
 }  // namespace cudnnup

@@ -153,4 +153,8 @@ std::string TerminalFilter::finish() {
   return out;
 }
 
+std::string paint(const std::string& text, const char* code, bool color) {
+  return color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
+}
+
 }  // namespace cudnnup

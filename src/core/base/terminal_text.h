@@ -15,6 +15,8 @@ namespace cudnnup {
 
 // Escapes everything but printable UTF-8; `keep_newlines` keeps \n and \t (for multi-line text).
 std::string terminal_safe(std::string_view text, bool keep_newlines = false);
+// `text` in the SGR colour `code` ("32" green, "1;31" bold red) when `color`, else as it is.
+std::string paint(const std::string& text, const char* code, bool color);
 
 // Incremental form for a stream: bytes in, safe bytes out. Keeps \n and \t, and SGR colour
 // sequences (ESC [ digits/; m) with the parameters cudnnup uses; any other escape sequence is

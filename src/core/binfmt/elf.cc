@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/paths.h"
+#include "binfmt/little_endian.h"
 
 namespace cudnnup {
 namespace {
@@ -13,19 +14,11 @@ constexpr uint16_t kEtExec = 2, kEtDyn = 3;
 constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtStrtab = 5, kDtStrsz = 10, kDtSoname = 14,
                   kDtRpath = 15, kDtRunpath = 29;
 constexpr size_t kMaxProgramHeaders = 4096;
-constexpr size_t kMaxSections = 8192;
+constexpr size_t kMaxElfSections = 8192;
 constexpr size_t kMaxDynamicBytes = 1 << 20;
 constexpr size_t kMaxStrtabBytes = 64 << 20;
 constexpr size_t kMaxStringBytes = 4096;  // longest SONAME/NEEDED/RPATH string we read
 constexpr uint64_t kMaxStringSpanBytes = 64 << 10;  // NEEDED/SONAME/RPATH strings read in one piece up to this
-
-// Little-endian only: every platform cuDNN ships for (x86_64, sbsa, aarch64, ppc64le) is LE.
-template <typename T>
-T load(const std::string& bytes, size_t offset) {
-  T value{};
-  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
-}
 
 struct Segment {
   uint32_t type;
@@ -42,8 +35,8 @@ Status read_dynamic_strings(const RangeReader& read, const std::vector<Segment>&
   std::vector<std::pair<int64_t, uint64_t>> string_tags;
   size_t entsize = info.is_64bit ? 16 : 8;
   for (size_t o = 0; o + entsize <= dyn->size(); o += entsize) {
-    int64_t tag = info.is_64bit ? load<int64_t>(*dyn, o) : load<int32_t>(*dyn, o);
-    uint64_t val = info.is_64bit ? load<uint64_t>(*dyn, o + 8) : load<uint32_t>(*dyn, o + 4);
+    int64_t tag = info.is_64bit ? load_le<int64_t>(*dyn, o) : load_le<int32_t>(*dyn, o);
+    uint64_t val = info.is_64bit ? load_le<uint64_t>(*dyn, o + 8) : load_le<uint32_t>(*dyn, o + 4);
     if (tag == kDtNull) break;
     if (tag == kDtStrtab) strtab_vaddr = val;
     if (tag == kDtStrsz) strsz = val;
@@ -116,24 +109,24 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
   if (h[5] != 1) return make_error(ErrorCode::kUnsupported, "big-endian ELF files are not supported");
   size_t need = info.is_64bit ? 64 : 52;
   if (h.size() < need) return make_error(ErrorCode::kCorrupt, "the ELF header is cut short");
-  info.type = load<uint16_t>(h, 16);
-  info.machine = load<uint16_t>(h, 18);
+  info.type = load_le<uint16_t>(h, 16);
+  info.machine = load_le<uint16_t>(h, 18);
   uint64_t phoff, shoff;
   uint16_t phentsize, phnum, shentsize, shnum;
   if (info.is_64bit) {
-    phoff = load<uint64_t>(h, 32);
-    shoff = load<uint64_t>(h, 40);
-    phentsize = load<uint16_t>(h, 54);
-    phnum = load<uint16_t>(h, 56);
-    shentsize = load<uint16_t>(h, 58);
-    shnum = load<uint16_t>(h, 60);
+    phoff = load_le<uint64_t>(h, 32);
+    shoff = load_le<uint64_t>(h, 40);
+    phentsize = load_le<uint16_t>(h, 54);
+    phnum = load_le<uint16_t>(h, 56);
+    shentsize = load_le<uint16_t>(h, 58);
+    shnum = load_le<uint16_t>(h, 60);
   } else {
-    phoff = load<uint32_t>(h, 28);
-    shoff = load<uint32_t>(h, 32);
-    phentsize = load<uint16_t>(h, 42);
-    phnum = load<uint16_t>(h, 44);
-    shentsize = load<uint16_t>(h, 46);
-    shnum = load<uint16_t>(h, 48);
+    phoff = load_le<uint32_t>(h, 28);
+    shoff = load_le<uint32_t>(h, 32);
+    phentsize = load_le<uint16_t>(h, 42);
+    phnum = load_le<uint16_t>(h, 44);
+    shentsize = load_le<uint16_t>(h, 46);
+    shnum = load_le<uint16_t>(h, 48);
   }
   // The section table sits at the very end of a normal shared object, so a file that was cut
   // short loses it first: the cheapest reliable truncation check there is.
@@ -159,15 +152,15 @@ Result<ElfInfo> parse_elf(const RangeReader& read, uint64_t file_size) {
   for (size_t i = 0; i < phnum; ++i) {
     size_t o = i * phentsize;
     Segment s;
-    s.type = load<uint32_t>(*ph, o);
+    s.type = load_le<uint32_t>(*ph, o);
     if (info.is_64bit) {
-      s.offset = load<uint64_t>(*ph, o + 8);
-      s.vaddr = load<uint64_t>(*ph, o + 16);
-      s.filesz = load<uint64_t>(*ph, o + 32);
+      s.offset = load_le<uint64_t>(*ph, o + 8);
+      s.vaddr = load_le<uint64_t>(*ph, o + 16);
+      s.filesz = load_le<uint64_t>(*ph, o + 32);
     } else {
-      s.offset = load<uint32_t>(*ph, o + 4);
-      s.vaddr = load<uint32_t>(*ph, o + 8);
-      s.filesz = load<uint32_t>(*ph, o + 16);
+      s.offset = load_le<uint32_t>(*ph, o + 4);
+      s.vaddr = load_le<uint32_t>(*ph, o + 8);
+      s.filesz = load_le<uint32_t>(*ph, o + 16);
     }
     if (s.type == kPtLoad && s.offset + s.filesz > file_size) {
       info.problems.push_back("truncated: a loadable segment ends at byte " + std::to_string(s.offset + s.filesz) +
@@ -200,11 +193,11 @@ std::optional<ElfSection> find_elf_section(const RangeReader& read, uint64_t fil
   if (!header || header->size() < 64 || header->compare(0, 4, "\x7f" "ELF") != 0 || (*header)[5] != 1) return std::nullopt;
   const std::string& h = *header;
   bool wide = h[4] == 2;
-  uint64_t shoff = wide ? load<uint64_t>(h, 40) : load<uint32_t>(h, 32);
-  uint16_t shentsize = load<uint16_t>(h, wide ? 58 : 46), shnum = load<uint16_t>(h, wide ? 60 : 48);
-  uint16_t shstrndx = load<uint16_t>(h, wide ? 62 : 50);
+  uint64_t shoff = wide ? load_le<uint64_t>(h, 40) : load_le<uint32_t>(h, 32);
+  uint16_t shentsize = load_le<uint16_t>(h, wide ? 58 : 46), shnum = load_le<uint16_t>(h, wide ? 60 : 48);
+  uint16_t shstrndx = load_le<uint16_t>(h, wide ? 62 : 50);
   size_t entry = wide ? 64 : 40;
-  if (shnum == 0 || shnum > kMaxSections || shentsize < entry || shstrndx >= shnum) return std::nullopt;
+  if (shnum == 0 || shnum > kMaxElfSections || shentsize < entry || shstrndx >= shnum) return std::nullopt;
   uint64_t table_bytes = uint64_t(shnum) * shentsize;
   if (shoff > file_size || table_bytes > file_size - shoff) return std::nullopt;
   auto table = read(shoff, size_t(table_bytes));
@@ -212,9 +205,9 @@ std::optional<ElfSection> find_elf_section(const RangeReader& read, uint64_t fil
   auto section = [&](size_t i) {
     size_t o = i * shentsize;
     ElfSection s;
-    uint32_t name_at = load<uint32_t>(*table, o);
-    s.offset = wide ? load<uint64_t>(*table, o + 24) : load<uint32_t>(*table, o + 16);
-    s.size = wide ? load<uint64_t>(*table, o + 32) : load<uint32_t>(*table, o + 20);
+    uint32_t name_at = load_le<uint32_t>(*table, o);
+    s.offset = wide ? load_le<uint64_t>(*table, o + 24) : load_le<uint32_t>(*table, o + 16);
+    s.size = wide ? load_le<uint64_t>(*table, o + 32) : load_le<uint32_t>(*table, o + 20);
     return std::make_pair(name_at, s);
   };
   ElfSection names = section(shstrndx).second;

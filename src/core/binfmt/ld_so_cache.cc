@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "facts/machines.h"
+#include "binfmt/little_endian.h"
 
 namespace cudnnup {
 namespace {
@@ -21,13 +22,6 @@ constexpr uint32_t kExtensionMagic = 0xEAA42174u;
 constexpr uint32_t kExtensionTagGenerator = 0;
 constexpr uint32_t kExtensionTagGlibcHwcaps = 1;
 constexpr uint8_t kEndianMask = 3, kEndianBig = 3;
-
-template <typename T>
-T load(std::string_view bytes, size_t offset) {
-  T value{};
-  std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
-}
 
 Error corrupt(const std::string& what) {
   return make_error(ErrorCode::kCorrupt, "the ld.so cache is damaged: " + what +
@@ -47,21 +41,21 @@ Status parse_extensions(std::string_view bytes, size_t base, uint32_t extension_
                         std::vector<std::string>& hwcap_names, std::string& generator) {
   uint64_t at = base + uint64_t{extension_offset};
   if (extension_offset == 0 || at + 8 > bytes.size()) return ok_status();  // none: allowed
-  if (load<uint32_t>(bytes, at) != kExtensionMagic) return ok_status();  // glibc ignores it too
-  uint32_t count = load<uint32_t>(bytes, at + 4);
+  if (load_le<uint32_t>(bytes, at) != kExtensionMagic) return ok_status();  // glibc ignores it too
+  uint32_t count = load_le<uint32_t>(bytes, at + 4);
   if (at + 8 + uint64_t{count} * 16 > bytes.size()) return corrupt("the extension table is cut short");
   for (uint32_t i = 0; i < count; ++i) {
     size_t s = at + 8 + size_t{i} * 16;
-    uint32_t tag = load<uint32_t>(bytes, s);
-    uint32_t offset = load<uint32_t>(bytes, s + 8);
-    uint32_t size = load<uint32_t>(bytes, s + 12);
+    uint32_t tag = load_le<uint32_t>(bytes, s);
+    uint32_t offset = load_le<uint32_t>(bytes, s + 8);
+    uint32_t size = load_le<uint32_t>(bytes, s + 12);
     if (base + uint64_t{offset} + size > bytes.size()) return corrupt("an extension section lies past the end");
     if (tag == kExtensionTagGenerator) {
       generator = std::string(bytes.substr(base + offset, size));
     } else if (tag == kExtensionTagGlibcHwcaps) {
       if (size % 4 != 0) return corrupt("the glibc-hwcaps table has a partial entry");
       for (uint32_t k = 0; k < size / 4; ++k) {
-        auto name = string_at(bytes, base, load<uint32_t>(bytes, base + offset + k * 4));
+        auto name = string_at(bytes, base, load_le<uint32_t>(bytes, base + offset + k * 4));
         if (!name) return name.error();
         hwcap_names.push_back(*name);
       }
@@ -74,10 +68,10 @@ Status parse_extensions(std::string_view bytes, size_t base, uint32_t extension_
 // and the path (counted from `base`, which differs between the formats).
 Result<LdCacheEntry> entry_at(std::string_view bytes, size_t e, size_t base) {
   LdCacheEntry entry;
-  entry.flags = load<int32_t>(bytes, e);
-  auto key = string_at(bytes, base, load<uint32_t>(bytes, e + 4));
+  entry.flags = load_le<int32_t>(bytes, e);
+  auto key = string_at(bytes, base, load_le<uint32_t>(bytes, e + 4));
   if (!key) return key.error();
-  auto value = string_at(bytes, base, load<uint32_t>(bytes, e + 8));
+  auto value = string_at(bytes, base, load_le<uint32_t>(bytes, e + 8));
   if (!value) return value.error();
   entry.name = std::move(*key);
   entry.path = std::move(*value);
@@ -86,9 +80,9 @@ Result<LdCacheEntry> entry_at(std::string_view bytes, size_t e, size_t base) {
 
 Result<std::vector<LdCacheEntry>> parse_new(std::string_view bytes, size_t base, std::string& generator) {
   if (base + kNewHeaderSize > bytes.size()) return corrupt("the new-format header is cut short");
-  uint32_t nlibs = load<uint32_t>(bytes, base + 20);
-  uint8_t flags = load<uint8_t>(bytes, base + 28);
-  uint32_t extension_offset = load<uint32_t>(bytes, base + 32);
+  uint32_t nlibs = load_le<uint32_t>(bytes, base + 20);
+  uint8_t flags = load_le<uint8_t>(bytes, base + 28);
+  uint32_t extension_offset = load_le<uint32_t>(bytes, base + 32);
   if ((flags & kEndianMask) == kEndianBig) {
     return make_error(ErrorCode::kUnsupported, "this ld.so cache is big-endian; only little-endian is read");
   }
@@ -105,7 +99,7 @@ Result<std::vector<LdCacheEntry>> parse_new(std::string_view bytes, size_t base,
     auto read = entry_at(bytes, e, base);
     if (!read) return read.error();
     LdCacheEntry entry = std::move(*read);
-    entry.hwcap = load<uint64_t>(bytes, e + 16);
+    entry.hwcap = load_le<uint64_t>(bytes, e + 16);
     if (entry.hwcap != 0 && !entry.legacy_hwcap()) {
       uint32_t index = static_cast<uint32_t>(entry.hwcap);
       if (index >= hwcap_names.size()) return corrupt("an entry names a glibc-hwcaps subdirectory that is not listed");
@@ -166,7 +160,7 @@ Result<LdCache> parse_ld_so_cache(std::string_view bytes) {
                       "not an ld.so cache (neither the \"ld.so-1.7.0\" nor the \"glibc-ld.so.cache1.1\" magic)");
   }
   if (bytes.size() < kOldHeaderSize) return corrupt("the old-format header is cut short");
-  uint32_t nlibs = load<uint32_t>(bytes, 12);
+  uint32_t nlibs = load_le<uint32_t>(bytes, 12);
   uint64_t entries_end = kOldHeaderSize + uint64_t{nlibs} * kOldEntrySize;
   if (entries_end > bytes.size()) {
     return corrupt("it claims " + std::to_string(nlibs) + " old entries but the file is too short");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "binfmt/little_endian.h"
+
 namespace cudnnup {
 namespace {
 
@@ -11,17 +13,10 @@ constexpr uint16_t kMagicPe32 = 0x10b, kMagicPe32Plus = 0x20b;
 constexpr size_t kDirImport = 1, kDirResource = 2, kDirDelayImport = 13;
 constexpr uint32_t kRtVersion = 16;  // RT_VERSION
 constexpr uint32_t kFixedFileInfoSignature = 0xFEEF04BD;
-constexpr size_t kMaxSections = 96;   // the PE format's own limit
+constexpr size_t kMaxPeSections = 96;   // the PE format's own limit
 constexpr size_t kMaxImports = 4096;  // far more than any real DLL
 constexpr size_t kMaxVersionInfoBytes = 64 << 10;
 constexpr size_t kMaxResourceEntries = 1024;
-
-template <typename T>
-T load(const std::string& bytes, size_t offset) {
-  T value{};
-  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
-}
 
 struct Section {
   std::string name;
@@ -35,7 +30,7 @@ struct DataDir {
 // UTF-16LE (as stored in resources) to UTF-8; unpaired surrogates become U+FFFD.
 std::string utf16le_to_utf8(const std::string& bytes, size_t offset, size_t units) {
   std::string out;
-  auto unit = [&](size_t i) { return load<uint16_t>(bytes, offset + 2 * i); };
+  auto unit = [&](size_t i) { return load_le<uint16_t>(bytes, offset + 2 * i); };
   for (size_t i = 0; i < units; ++i) {
     uint32_t cp = unit(i);
     if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < units && unit(i + 1) >= 0xDC00 && unit(i + 1) <= 0xDFFF) {
@@ -76,7 +71,7 @@ class PeReader {
       return make_error(ErrorCode::kCorrupt, "not a PE file (no MZ header)");
     }
     if (dos->size() < 64) return make_error(ErrorCode::kCorrupt, "truncated: the DOS header is cut short");
-    uint32_t pe_offset = load<uint32_t>(*dos, 0x3c);
+    uint32_t pe_offset = load_le<uint32_t>(*dos, 0x3c);
     if (pe_offset + 24ull > file_size_) {
       return make_error(ErrorCode::kCorrupt, "truncated or not a PE file: the PE header would start at byte " +
                                                  std::to_string(pe_offset) + " of " + std::to_string(file_size_));
@@ -87,15 +82,15 @@ class PeReader {
     if (h.size() < 24 || h.compare(0, 4, std::string("PE\0\0", 4)) != 0) {
       return make_error(ErrorCode::kCorrupt, "not a PE file (MZ header without a PE signature: a DOS program?)");
     }
-    info_.machine = load<uint16_t>(h, 4);
-    uint16_t section_count = load<uint16_t>(h, 6);
-    uint16_t optional_size = load<uint16_t>(h, 20);
-    uint16_t characteristics = load<uint16_t>(h, 22);
+    info_.machine = load_le<uint16_t>(h, 4);
+    uint16_t section_count = load_le<uint16_t>(h, 6);
+    uint16_t optional_size = load_le<uint16_t>(h, 20);
+    uint16_t characteristics = load_le<uint16_t>(h, 22);
     info_.is_dll = (characteristics & kFileDll) != 0;
     if (h.size() < 24u + optional_size) {
       return make_error(ErrorCode::kCorrupt, "truncated: the optional header is cut short");
     }
-    uint16_t magic = load<uint16_t>(h, 24);
+    uint16_t magic = load_le<uint16_t>(h, 24);
     if (magic != kMagicPe32 && magic != kMagicPe32Plus) {
       return make_error(ErrorCode::kCorrupt, "not a PE image (optional header magic " + std::to_string(magic) + ")");
     }
@@ -106,14 +101,14 @@ class PeReader {
     }
     size_t count_at = 24 + (info_.pe32_plus ? 108 : 92);
     size_t dirs_at = count_at + 4;
-    uint32_t dir_count = load<uint32_t>(h, count_at);
+    uint32_t dir_count = load_le<uint32_t>(h, count_at);
     for (size_t i = 0; i < 16 && i < dir_count; ++i) {
       size_t at = dirs_at + 8 * i;
       if (at + 8 > 24u + optional_size) break;
-      dirs_[i] = {load<uint32_t>(h, at), load<uint32_t>(h, at + 4)};
+      dirs_[i] = {load_le<uint32_t>(h, at), load_le<uint32_t>(h, at + 4)};
     }
 
-    if (section_count > kMaxSections) {
+    if (section_count > kMaxPeSections) {
       info_.problems.push_back("corrupt: " + std::to_string(section_count) + " sections");
       section_count = 0;
     }
@@ -128,10 +123,10 @@ class PeReader {
       Section s;
       s.name = table->substr(at, 8);
       s.name = s.name.substr(0, s.name.find('\0'));
-      s.virtual_size = load<uint32_t>(*table, at + 8);
-      s.virtual_address = load<uint32_t>(*table, at + 12);
-      s.raw_size = load<uint32_t>(*table, at + 16);
-      s.raw_offset = load<uint32_t>(*table, at + 20);
+      s.virtual_size = load_le<uint32_t>(*table, at + 8);
+      s.virtual_address = load_le<uint32_t>(*table, at + 12);
+      s.raw_size = load_le<uint32_t>(*table, at + 16);
+      s.raw_offset = load_le<uint32_t>(*table, at + 20);
       // A copy cut short (failed download, full disk) loses its last sections' bytes.
       uint64_t end = uint64_t(s.raw_offset) + s.raw_size;
       if (s.raw_size > 0 && end > file_size_) {
@@ -181,7 +176,7 @@ class PeReader {
         info_.problems.push_back("truncated: the import table cannot be read whole");
         return;
       }
-      uint32_t name_rva = load<uint32_t>(*desc, 12);
+      uint32_t name_rva = load_le<uint32_t>(*desc, 12);
       if (desc->find_first_not_of('\0') == std::string::npos) return;  // the all-zero terminator
       auto name = read_name(name_rva);
       if (!name) {
@@ -199,7 +194,7 @@ class PeReader {
       auto desc = read_rva(dir.rva + uint32_t(i * 32), 32);
       if (!desc || desc->size() < 32) return;
       if (desc->find_first_not_of('\0') == std::string::npos) return;
-      if (auto name = read_name(load<uint32_t>(*desc, 4))) info_.delay_imports.push_back(*name);
+      if (auto name = read_name(load_le<uint32_t>(*desc, 4))) info_.delay_imports.push_back(*name);
     }
   }
 
@@ -212,12 +207,12 @@ class PeReader {
       std::vector<std::pair<uint32_t, uint32_t>> out;  // (id or name, offset-to-data)
       auto head = read_rva(base + dir_offset, 16);
       if (!head || head->size() < 16) return out;
-      size_t n = size_t(load<uint16_t>(*head, 12)) + load<uint16_t>(*head, 14);
+      size_t n = size_t(load_le<uint16_t>(*head, 12)) + load_le<uint16_t>(*head, 14);
       if (n > kMaxResourceEntries) return out;
       auto list = read_rva(base + dir_offset + 16, n * 8);
       if (!list) return out;
       for (size_t i = 0; i + 1 <= n && (i + 1) * 8 <= list->size(); ++i) {
-        out.emplace_back(load<uint32_t>(*list, i * 8), load<uint32_t>(*list, i * 8 + 4));
+        out.emplace_back(load_le<uint32_t>(*list, i * 8), load_le<uint32_t>(*list, i * 8 + 4));
       }
       return out;
     };
@@ -232,7 +227,7 @@ class PeReader {
           if (leaf_off & kSubdir) continue;
           auto leaf = read_rva(base + leaf_off, 16);
           if (!leaf || leaf->size() < 16) continue;
-          uint32_t data_rva = load<uint32_t>(*leaf, 0), data_size = load<uint32_t>(*leaf, 4);
+          uint32_t data_rva = load_le<uint32_t>(*leaf, 0), data_size = load_le<uint32_t>(*leaf, 4);
           auto data = read_rva(data_rva, std::min<size_t>(data_size, kMaxVersionInfoBytes));
           if (!data) {
             info_.problems.push_back("corrupt: the version resource points outside the file");
@@ -259,14 +254,14 @@ class PeReader {
   static std::optional<Block> block_at(const std::string& b, size_t at, size_t limit) {
     if (at + 6 > limit) return std::nullopt;
     Block blk;
-    uint16_t length = load<uint16_t>(b, at);
+    uint16_t length = load_le<uint16_t>(b, at);
     if (length < 6 || at + length > limit) return std::nullopt;
     blk.start = at;
     blk.end = at + length;
-    blk.value_length = load<uint16_t>(b, at + 2);
-    blk.text = load<uint16_t>(b, at + 4) == 1;
+    blk.value_length = load_le<uint16_t>(b, at + 2);
+    blk.text = load_le<uint16_t>(b, at + 4) == 1;
     size_t key_at = at + 6, units = 0;
-    while (key_at + 2 * units + 2 <= blk.end && load<uint16_t>(b, key_at + 2 * units) != 0) ++units;
+    while (key_at + 2 * units + 2 <= blk.end && load_le<uint16_t>(b, key_at + 2 * units) != 0) ++units;
     blk.key = utf16le_to_utf8(b, key_at, units);
     size_t after_key = key_at + 2 * (units + 1);
     blk.value_at = (after_key + 3) & ~size_t(3);
@@ -282,9 +277,9 @@ class PeReader {
       info_.problems.push_back("corrupt: the version resource does not start with VS_VERSION_INFO");
       return;
     }
-    if (root->value_length >= 52 && load<uint32_t>(b, root->value_at) == kFixedFileInfoSignature) {
+    if (root->value_length >= 52 && load_le<uint32_t>(b, root->value_at) == kFixedFileInfoSignature) {
       auto version = [&](size_t at) {
-        uint32_t ms = load<uint32_t>(b, at), ls = load<uint32_t>(b, at + 4);
+        uint32_t ms = load_le<uint32_t>(b, at), ls = load_le<uint32_t>(b, at + 4);
         return PeVersion{uint16_t(ms >> 16), uint16_t(ms & 0xffff), uint16_t(ls >> 16), uint16_t(ls & 0xffff)};
       };
       info_.file_version = version(root->value_at + 8);
@@ -308,7 +303,7 @@ class PeReader {
         if (!str) break;
         size_t units = str->value_length;
         // wValueLength counts the NUL on most compilers; drop trailing NULs.
-        while (units > 0 && load<uint16_t>(b, str->value_at + 2 * (units - 1)) == 0) --units;
+        while (units > 0 && load_le<uint16_t>(b, str->value_at + 2 * (units - 1)) == 0) --units;
         std::string value = utf16le_to_utf8(b, str->value_at, units);
         if (str->key == "FileDescription" && info_.file_description.empty()) info_.file_description = value;
         if (str->key == "FileVersion" && info_.file_version_text.empty()) info_.file_version_text = value;

@@ -14,8 +14,6 @@ namespace {
 
 Version copy_version(const CudnnCopy& c) { return c.library_version.known() ? c.library_version : c.header_version; }
 
-std::string native(const std::string& p) { return paths::to_native(p, true); }
-
 std::string error_text(int code) {
   switch (code) {
     case 126: return "error 126 (ERROR_MOD_NOT_FOUND)";
@@ -68,7 +66,7 @@ std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) 
       f.id = finding_id::kWindowsDllLoadFails;
       f.severity = Severity::kError;
       f.subject = picked->path;
-      f.title = r.name + " for " + w.target + " fails with " + error_text(r.win32_error) + ": " + native(picked->path) +
+      f.title = r.name + " for " + w.target + " fails with " + error_text(r.win32_error) + ": " + paths::to_windows(picked->path) +
                 " " + picked->problem_detail;
       f.detail = "Windows takes the first " + r.name + " in the search order (" + picked->source +
                  ") and does not try the next one when it cannot load it. ";
@@ -81,10 +79,10 @@ std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) 
       f.evidence.push_back(r.rule_detail);
       for (const auto& c : r.candidates) {
         if (&c != picked && c.problem == LoadProblem::kNone && c.search_position > picked->search_position) {
-          f.evidence.push_back("would load instead: " + native(c.path) + " (" + c.source + ")");
+          f.evidence.push_back("would load instead: " + paths::to_windows(c.path) + " (" + c.source + ")");
         }
       }
-      f.fix = {fix::step("Replace or remove " + native(picked->path) + " (a whole x64 copy of the same cuDNN set belongs there)"),
+      f.fix = {fix::step("Replace or remove " + paths::to_windows(picked->path) + " (a whole x64 copy of the same cuDNN set belongs there)"),
                fix::cudnnup({"which", r.name, "-v"}, "every copy and why it lost")};
       out.push_back(f);
     }
@@ -94,12 +92,12 @@ std::vector<Finding> check_windows_loads(const std::vector<WhichReport>& loads) 
       f.severity = Severity::kWarning;
       f.subject = r.found ? r.path : r.name;
       f.title = "cuDNN for " + w.target + " would take sub-libraries from another folder than " +
-                (r.found ? native(r.path) : r.name);
+                (r.found ? paths::to_windows(r.path) : r.name);
       f.detail = "Different cuDNN versions mixed in one process fail with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, "
                  "or with error 127 (ERROR_PROC_NOT_FOUND) when an entry point is missing.";
       for (const auto& s : w.cudnn->sub_libraries) {
         if (s.from_other_copy && s.resolution.found) {
-          f.evidence.push_back(s.component + ": " + native(s.resolution.path) + " (" + s.resolution.candidates.front().source + ")");
+          f.evidence.push_back(s.component + ": " + paths::to_windows(s.resolution.path) + " (" + s.resolution.candidates.front().source + ")");
         }
       }
       f.fix = {fix::step("Keep one cuDNN folder on PATH, or copy the whole cuDNN bin set next to the program")};
@@ -135,7 +133,7 @@ Finding zlibwapi_finding(const CudnnCopy& c, const std::vector<std::string>& imp
   f.severity = Severity::kError;
   const Version v = copy_version(c);
   const std::string label = "cuDNN " + (v.known() ? v.str() : std::to_string(c.major()) + ".x");
-  f.evidence.push_back(label + " in " + native(c.lib_dir));
+  f.evidence.push_back(label + " in " + paths::to_windows(c.lib_dir));
   for (const auto& dll : importers) f.evidence.push_back(dll + " imports " + kZlibwapi + " (its import table)");
   f.detail = join(importers, ", ") + " import" + (importers.size() == 1 ? "s " : " ") + kZlibwapi +
              " (zlib's Windows API build), which Windows looks up by name with the same search as the DLL. Without a "
@@ -144,7 +142,7 @@ Finding zlibwapi_finding(const CudnnCopy& c, const std::vector<std::string>& imp
              releases.describe() + " import it; later releases link zlib in (" + releases.source + ").";
   std::string shim = cudnn_library_file_name("cudnn", c.major() > 0 ? c.major() : 9, true);
   f.fix = {fix::step("Put the 64-bit zlibwapi.dll (NVIDIA's cuDNN installation guide, \"Installing Zlib\": "
-                     "zlib123dllx64.zip, dll_x64\\zlibwapi.dll) next to " + shim + " in " + native(c.lib_dir))};
+                     "zlib123dllx64.zip, dll_x64\\zlibwapi.dll) next to " + shim + " in " + paths::to_windows(c.lib_dir))};
   if (releases.linked_in_from.known() && (!v.known() || v < releases.linked_in_from)) {
     f.fix.push_back(fix::step("or move to cuDNN " + releases.linked_in_from.str() + " or newer, which links zlib in"));
   }
@@ -173,7 +171,7 @@ std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env
       f.id = finding_id::kWindowsZlibwapiMissing;
       f.title = std::string(kZlibwapi) + ", which " + join(importers, ", ") + " of " + label + " import" +
                 (importers.size() == 1 ? "s" : "") + ", is neither next to it nor on the DLL search path";
-      f.evidence.push_back("searched: " + native(c.lib_dir) + ", System32, the Windows folder, the current folder and " +
+      f.evidence.push_back("searched: " + paths::to_windows(c.lib_dir) + ", System32, the Windows folder, the current folder and " +
                            std::to_string(ctx.path.size()) + " PATH entries");
       out.push_back(f);
     } else if (r.winner->problem == DllLoadProblem::kWrongMachine || r.winner->problem == DllLoadProblem::kEmpty ||
@@ -181,8 +179,8 @@ std::vector<Finding> check_zlibwapi(const FileSystem& fs, const Environment& env
       f.id = finding_id::kWindowsZlibwapiWrongMachine;
       f.title = "The " + std::string(kZlibwapi) + " that " + label + " would load cannot load: " + r.winner->problem_detail +
                 " (error 193, ERROR_BAD_EXE_FORMAT)";
-      f.evidence.push_back(native(r.winner->path) + " (" + r.winner->rule + ")");
-      f.fix[0] = fix::step("Replace " + native(r.winner->path) + " with the 64-bit zlibwapi.dll (zlib123dllx64.zip, dll_x64)");
+      f.evidence.push_back(paths::to_windows(r.winner->path) + " (" + r.winner->rule + ")");
+      f.fix[0] = fix::step("Replace " + paths::to_windows(r.winner->path) + " with the 64-bit zlibwapi.dll (zlib123dllx64.zip, dll_x64)");
       out.push_back(f);
     }
   }

@@ -15,8 +15,6 @@
 namespace cudnnup {
 namespace {
 
-std::string native(const std::string& p) { return paths::to_native(p, true); }
-
 // Windows compares folders without case and without a trailing separator.
 std::string dir_key(const std::string& d) { return ascii_lower(paths::normalize(d)); }
 
@@ -84,7 +82,7 @@ std::vector<FixStep> persist_fix(const CudnnCopy& copy, const std::string& name)
     return {fix::step("Move this copy to a folder whose name has no ';', '%' or '\"' (a PATH entry cannot hold "
                       "them), put that folder on your PATH, and open a new terminal")};
   }
-  return {fix::cudnnup({"env", "--persist", "--dir", native(copy.lib_dir)},
+  return {fix::cudnnup({"env", "--persist", "--dir", paths::to_windows(copy.lib_dir)},
                        "puts it first in your user PATH (registry) for every program started from now on"),
           fix::step("Then open a new terminal (and restart Jupyter or the IDE): running programs keep their old PATH"),
           fix::cudnnup({"which", name, "-v"}, "in the new terminal: which " + name + " a program gets, and why")};
@@ -96,7 +94,7 @@ Finding not_on_path(const std::string& name, const std::vector<const CudnnCopy*>
   const bool stale = fresh && fresh->loads;
   Finding f = make_finding(finding_id::kWindowsCudnnNotOnPath, Severity::kError, first.lib_dir,
                            stale ? "This terminal's programs find no " + name + ": its PATH is older than the " +
-                                       "registry's, which has " + native(paths::parent(fresh->winner->path))
+                                       "registry's, which has " + paths::to_windows(paths::parent(fresh->winner->path))
                                  : "No program finds " + name + ": the folder of " + copy_label(first) +
                                        " is not on PATH");
   f.detail = "A program that loads " + name + " by name gets it from its own folder, System32, the Windows folder, "
@@ -107,11 +105,11 @@ Finding not_on_path(const std::string& name, const std::vector<const CudnnCopy*>
     f.detail += " Windows gives each program the PATH of the moment it started: terminals, Jupyter and IDEs "
                 "started before the change keep the old one.";
   }
-  for (const auto* c : copies) f.evidence.push_back("not found: " + copy_label(*c) + " (" + native(c->lib_dir) + ")");
+  for (const auto* c : copies) f.evidence.push_back("not found: " + copy_label(*c) + " (" + paths::to_windows(c->lib_dir) + ")");
   f.evidence.push_back("searched " + std::to_string(here.resolution.search_dirs.size()) +
                        " folders: System32, the Windows folder, the current folder and this terminal's PATH");
   if (stale) {
-    f.evidence.push_back("a new program finds " + native(fresh->winner->path) + " (" + fresh->winner->rule +
+    f.evidence.push_back("a new program finds " + paths::to_windows(fresh->winner->path) + " (" + fresh->winner->rule +
                          " of the registry's machine PATH then user PATH)");
     f.fix = {fix::step("Close and reopen the terminal (and restart Jupyter / the IDE that started it)"),
              fix::cudnnup({"which", name, "-v"}, "in the new terminal: which " + name + " a program gets, and why")};
@@ -135,17 +133,17 @@ std::optional<Finding> user_path_shadowed(const Report& report, const Environmen
     if (entry < 0 || size_t(entry) < rp.machine_entries) continue;
     const CudnnCopy* user_copy = copy_in(report, dir, major);
     const CudnnCopy* machine_copy = copy_in(report, winner_dir, major);
-    std::string user_label = user_copy ? copy_label(*user_copy) : "cuDNN " + std::to_string(major) + " in " + native(dir);
-    std::string machine_label = machine_copy ? copy_label(*machine_copy) : native(fresh.winner->path);
+    std::string user_label = user_copy ? copy_label(*user_copy) : "cuDNN " + std::to_string(major) + " in " + paths::to_windows(dir);
+    std::string machine_label = machine_copy ? copy_label(*machine_copy) : paths::to_windows(fresh.winner->path);
     Finding f = make_finding(finding_id::kWindowsUserPathShadowed, Severity::kWarning, dir,
                              user_label + " is on your user PATH, but the machine PATH's " + machine_label +
                                  " comes first: every new program loads that one");
     f.detail = "Windows builds a new program's PATH from the machine PATH followed by the user PATH, so a folder on the "
                "user PATH never beats one on the machine PATH. `cudnnup env --persist` writes the user PATH and cannot "
                "change that.";
-    f.evidence = {"wins: " + native(fresh.winner->path) + " (machine PATH entry " + std::to_string(win_entry + 1) + ")",
-                  "loses: " + native(l.path) + " (user PATH entry " + std::to_string(entry - int(rp.machine_entries) + 1) + ")"};
-    f.fix = {fix::step("Remove " + native(winner_dir) + " from the machine PATH (System Properties > Environment "
+    f.evidence = {"wins: " + paths::to_windows(fresh.winner->path) + " (machine PATH entry " + std::to_string(win_entry + 1) + ")",
+                  "loses: " + paths::to_windows(l.path) + " (user PATH entry " + std::to_string(entry - int(rp.machine_entries) + 1) + ")"};
+    f.fix = {fix::step("Remove " + paths::to_windows(winner_dir) + " from the machine PATH (System Properties > Environment "
                        "Variables > System variables, as administrator), or move its cuDNN DLLs aside:")};
     if (machine_copy) {
       for (auto& step : move_cudnn_dlls_aside(*machine_copy, env)) f.fix.push_back(std::move(step));

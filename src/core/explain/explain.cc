@@ -20,7 +20,6 @@ namespace {
 
 constexpr size_t kMaxListedLines = 20;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string basename_any(std::string s) {
   while (!s.empty() && (s.back() == '"' || s.back() == '\'')) s.pop_back();
@@ -33,7 +32,7 @@ std::string normalise_cudnn_version(const std::string& text) {
   if (text.find(',') != std::string::npos) {
     std::string out;
     for (char c : text) {
-      if (is_digit(c)) out += c;
+      if (is_ascii_digit(c)) out += c;
       else if (c == ',') out += '.';
     }
     return out;
@@ -48,7 +47,7 @@ std::string normalise_cudnn_version(const std::string& text) {
 // refused by checked_int, so a name from a log cannot overflow it.
 std::string_view leading_digits(std::string_view s, size_t pos) {
   size_t end = pos;
-  while (end < s.size() && is_digit(s[end])) ++end;
+  while (end < s.size() && is_ascii_digit(s[end])) ++end;
   return s.substr(pos, end - pos);
 }
 
@@ -139,11 +138,6 @@ std::string vars_key(const Occurrence& o) {
   return key;
 }
 
-std::string get(const Variables& vars, const char* k) {
-  auto it = vars.find(k);
-  return it == vars.end() ? std::string() : it->second;
-}
-
 // What `cudnnup install RELEASE --cuda N` can take: a release NVIDIA published an archive of for
 // the message's CUDA major (data/known_archives.json), so a printed command never names a build
 // that does not exist. The required release when there is one, else the newest release the
@@ -160,11 +154,11 @@ const std::vector<Version>& releases_for(bool windows, int cuda) {
 }
 
 std::string release_for(const Variables& vars) {
-  auto cuda = checked_integer(get(vars, "cuda_major"), 1, 99);
+  auto cuda = checked_integer(value_of(vars, "cuda_major"), 1, 99);
   if (!cuda) return "";
-  bool windows = get(vars, "platform") == "windows";
+  bool windows = value_of(vars, "platform") == "windows";
   const std::vector<Version>& releases = releases_for(windows, int(*cuda));
-  if (auto required = Version::parse(get(vars, "required"))) {
+  if (auto required = Version::parse(value_of(vars, "required"))) {
     for (const auto& v : releases) {
       if (required->parts.size() >= 3 && v == required->truncated(3)) return v.str();
     }
@@ -173,7 +167,7 @@ std::string release_for(const Variables& vars) {
     }
     return "";
   }
-  auto major = checked_integer(get(vars, "major"), 1, 99);
+  auto major = checked_integer(value_of(vars, "major"), 1, 99);
   for (const auto& v : releases) {
     if (major && v.major() == int(*major)) return v.str();
   }
@@ -238,8 +232,8 @@ void derive_library(Variables& vars, const std::function<void(const std::string&
 // ("Could not load dynamic library 'libcusolver.so.11'; dlerror: libnvJitLink.so.12: ..."):
 // the dependency is what is missing.
 void derive_dependency(Variables& vars, const std::function<void(const std::string&, const std::string&)>& set_if_absent) {
-  std::string missing = basename_any(get(vars, "missing"));
-  if (missing.empty() || ascii_lower(missing) == ascii_lower(get(vars, "lib"))) return;
+  std::string missing = basename_any(value_of(vars, "missing"));
+  if (missing.empty() || ascii_lower(missing) == ascii_lower(value_of(vars, "lib"))) return;
   vars["dependency"] = missing;
   if (int cuda = cuda_major_from_library(missing)) set_if_absent("cuda_major", std::to_string(cuda));
 }
@@ -262,11 +256,11 @@ void derive_variables(Variables& vars, const ErrorCatalogue& catalogue) {
   for (const char* key : {"required", "found"}) {
     if (auto it = vars.find(key); it != vars.end()) it->second = normalise_cudnn_version(it->second);
   }
-  auto required = Version::parse(get(vars, "required"));
+  auto required = Version::parse(value_of(vars, "required"));
   if (required) set_if_absent("major", std::to_string(required->major()));
-  if (auto found = Version::parse(get(vars, "found")); required && found) set_if_absent("direction", direction_of(*required, *found));
+  if (auto found = Version::parse(value_of(vars, "found")); required && found) set_if_absent("direction", direction_of(*required, *found));
   set_if_absent("release", release_for(vars));
-  if (auto major = checked_integer(get(vars, "major"), 1, 99)) {
+  if (auto major = checked_integer(value_of(vars, "major"), 1, 99)) {
     static std::map<int, std::string> builds;  // per process: builds_of reads the archive table
     auto [it, fresh] = builds.try_emplace(int(*major));
     if (fresh) it->second = builds_of(int(*major));

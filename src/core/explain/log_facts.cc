@@ -4,6 +4,7 @@
 
 #include "base/numbers.h"
 #include "base/version.h"
+#include "explain/placeholders.h"
 #include "facts/rules.h"
 
 namespace cudnnup {
@@ -36,11 +37,6 @@ bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<in
   return false;
 }
 
-std::string get(const LogFacts& facts, const char* key) {
-  auto it = facts.find(key);
-  return it == facts.end() ? std::string() : it->second;
-}
-
 // "750" (darknet's compute_capability = 750), "sm_86", "86", "8.6" -> "8.6".
 std::string normalise_cc(std::string cc) {
   if (cc.starts_with("sm_") || cc.starts_with("SM_")) cc = cc.substr(3);
@@ -65,8 +61,8 @@ std::string cuda_for_driver(const Version& driver, bool windows) {
 }  // namespace
 
 void derive_log_facts(LogFacts& facts) {
-  auto free_bytes = checked_unsigned(get(facts, "free_bytes"));
-  auto total_bytes = checked_unsigned(get(facts, "total_bytes"));
+  auto free_bytes = checked_unsigned(value_of(facts, "free_bytes"));
+  auto total_bytes = checked_unsigned(value_of(facts, "total_bytes"));
   if (free_bytes && total_bytes && *total_bytes > 0 && *free_bytes <= *total_bytes) {
     facts["free_mib"] = std::to_string(*free_bytes >> 20);
     facts["total_mib"] = std::to_string(*total_bytes >> 20);
@@ -77,7 +73,7 @@ void derive_log_facts(LogFacts& facts) {
     if (it->second.empty()) facts.erase(it);
   }
   // Below the lowest compute capability any cuDNN release in rules.json supports.
-  if (auto cc = Version::parse(get(facts, "gpu_cc"))) {
+  if (auto cc = Version::parse(value_of(facts, "gpu_cc"))) {
     Version floor;
     for (const auto& row : builtin_rules().compute_capability) {
       if (!floor.known() || row.min_cc < floor) floor = row.min_cc;
@@ -87,8 +83,8 @@ void derive_log_facts(LogFacts& facts) {
       facts["cudnn_cc_floor"] = floor.str();
     }
   }
-  if (auto d = Version::parse(get(facts, "driver_version")); d && d->major() >= 100) {
-    std::string cuda = cuda_for_driver(*d, get(facts, "platform") == "windows");
+  if (auto d = Version::parse(value_of(facts, "driver_version")); d && d->major() >= 100) {
+    std::string cuda = cuda_for_driver(*d, value_of(facts, "platform") == "windows");
     if (!cuda.empty()) facts["driver_cuda"] = cuda;
   }
 }

@@ -8,8 +8,7 @@
 namespace cudnnup {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_inline_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 
 std::string strip_ansi(std::string_view text) {
   std::string out;
@@ -45,7 +44,7 @@ std::string plain_quotes(std::string line) {
 bool bare_glog_position(const std::string& line, size_t end) {
   if (line.size() < 3 || line[1] != ' ' || line.find(' ', 2) < end) return false;
   size_t colon = line.rfind(':', end);
-  return colon != std::string::npos && colon > 2 && colon + 1 < end && is_digit(line[colon + 1]);
+  return colon != std::string::npos && colon > 2 && colon + 1 < end && is_ascii_digit(line[colon + 1]);
 }
 
 // "E0000 00:00:1751448150.986970   10148 cuda_dnn.cc:8579] ", "2023-10-09 13:36:23.355516: E
@@ -56,7 +55,7 @@ bool strip_log_prefix(std::string& line) {
   bool stripped = false;
   for (int round = 0; round < 2 && line.size() > 2; ++round) {
     bool level = std::string("IWEF").find(line[0]) != std::string::npos;
-    bool looks_like_prefix = is_digit(line[0]) || (level && is_digit(line[1])) || (line[0] == '[' && is_digit(line[1])) ||
+    bool looks_like_prefix = is_ascii_digit(line[0]) || (level && is_ascii_digit(line[1])) || (line[0] == '[' && is_ascii_digit(line[1])) ||
                              (level && line[1] == ' ');
     if (!looks_like_prefix) break;
     size_t end = line.find("] ");
@@ -69,7 +68,7 @@ bool strip_log_prefix(std::string& line) {
 }
 
 bool is_word_char(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+  return is_ascii_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
 }
 
 // "RuntimeError: ...", "OSError: [WinError 126] ...", "UserWarning: ...": a dotted name ending in
@@ -108,11 +107,11 @@ bool starts_own_record(std::string_view line) {
 // One cleaned line, and whether it starts a record.
 std::pair<std::string, bool> clean_line(std::string_view raw) {
   // indentation, "> " quote markers, and the backticks of a Markdown code span around a pasted line
-  while (!raw.empty() && (is_space(raw.front()) || raw.front() == '>' || raw.front() == '`')) raw.remove_prefix(1);
-  while (!raw.empty() && (is_space(raw.back()) || raw.back() == '`')) raw.remove_suffix(1);
+  while (!raw.empty() && (is_inline_space(raw.front()) || raw.front() == '>' || raw.front() == '`')) raw.remove_prefix(1);
+  while (!raw.empty() && (is_inline_space(raw.back()) || raw.back() == '`')) raw.remove_suffix(1);
   std::string line = plain_quotes(std::string(raw));
   bool prefixed = strip_log_prefix(line);
-  while (!line.empty() && is_space(line.back())) line.pop_back();
+  while (!line.empty() && is_inline_space(line.back())) line.pop_back();
   return {std::move(line), prefixed || starts_own_record(line)};
 }
 

@@ -15,13 +15,13 @@ constexpr size_t kMaxWindowLine = 1500;
 constexpr int kContinuationLines = 4;  // a wrapped or multi-line message may continue on the next four lines of its record
 constexpr int kFollowReach = 3;        // a "follows" message this many lines after its cause is dropped
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\n'; }
+bool is_space_or_newline(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\n'; }
 
 std::string collapse_spaces(std::string_view s, size_t max_len) {
   std::string out;
   bool space = false;
   for (char c : s) {
-    if (is_space(c)) {
+    if (is_space_or_newline(c)) {
       space = !out.empty();
       continue;
     }

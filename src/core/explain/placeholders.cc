@@ -46,4 +46,9 @@ std::optional<std::string> fill_all(const std::string& templ, const Variables& v
   return fill(templ, vars);
 }
 
+std::string value_of(const Variables& vars, const char* name) {
+  auto it = vars.find(name);
+  return it == vars.end() ? std::string() : it->second;
+}
+
 }  // namespace cudnnup

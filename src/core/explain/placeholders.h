@@ -10,6 +10,9 @@ namespace cudnnup {
 
 using Variables = std::map<std::string, std::string>;
 
+// The value of `name`, or "" where the message and the log give none.
+std::string value_of(const Variables& vars, const char* name);
+
 // `templ` with each {name} replaced; a name without a value prints as <name> (for prose).
 std::string fill(const std::string& templ, const Variables& vars);
 // `templ` filled in, or nullopt when it names a variable without a value: a command is printed

@@ -5,12 +5,12 @@
 namespace cudnnup {
 namespace {
 
-struct Entry {
+struct CudaErrorName {
   int code;
   const char* name;
 };
 
-constexpr Entry kNames[] = {
+constexpr CudaErrorName kNames[] = {
     {0, "CUDA_SUCCESS"}, {1, "CUDA_ERROR_INVALID_VALUE"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"},
     {3, "CUDA_ERROR_NOT_INITIALIZED"}, {4, "CUDA_ERROR_DEINITIALIZED"}, {34, "CUDA_ERROR_STUB_LIBRARY"},
     {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"}, {36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"},
@@ -36,7 +36,7 @@ CudaErrorInfo decode_cuda_error(int code) {
   CudaErrorInfo info;
   info.code = code;
   info.name = "CUDA error " + std::to_string(code);
-  for (const Entry& e : kNames) {
+  for (const CudaErrorName& e : kNames) {
     if (e.code == code) info.name = e.name;
   }
   switch (code) {

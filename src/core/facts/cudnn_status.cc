@@ -3,7 +3,7 @@
 namespace cudnnup {
 namespace {
 
-struct Entry {
+struct StatusFacts {
   int code;
   const char* name;
   const char* meaning;
@@ -30,7 +30,7 @@ constexpr const char* kFixBug =
     "This is a cuDNN limitation or a cudnnup bug for this case: report it with the output of cudnnup's verify --json.";
 
 // cuDNN 8.x (and 7.x, the same prefix): cudnn_ops_infer.h.
-constexpr Entry kV8[] = {
+constexpr StatusFacts kV8[] = {
     {0, "CUDNN_STATUS_SUCCESS", "success", ""},
     {1, "CUDNN_STATUS_NOT_INITIALIZED", "cuDNN could not initialise (usually the CUDA runtime failed to start)", kFixDriver},
     {2, "CUDNN_STATUS_ALLOC_FAILED", "a memory allocation failed", kFixMemory},
@@ -49,7 +49,7 @@ constexpr Entry kV8[] = {
 };
 
 // cuDNN 9.x: cudnn_graph.h.
-constexpr Entry kV9[] = {
+constexpr StatusFacts kV9[] = {
     {0, "CUDNN_STATUS_SUCCESS", "success", ""},
     {1001, "CUDNN_STATUS_NOT_INITIALIZED", "cuDNN could not initialise (usually the CUDA runtime failed to start)", kFixDriver},
     {1002, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH", "the sub-libraries come from different cuDNN versions", kFixReinstall},
@@ -121,8 +121,8 @@ CudnnStatusDecoded decode_cudnn_status(int code, int major) {
   info.major = major;
   const bool v9 = major >= 9;
   info.category = v9 ? category_of_v9(code) : (code == 0 ? "success" : "error");
-  auto search = [&](const Entry* begin, const Entry* end) {
-    for (const Entry* e = begin; e != end; ++e) {
+  auto search = [&](const StatusFacts* begin, const StatusFacts* end) {
+    for (const StatusFacts* e = begin; e != end; ++e) {
       if (e->code == code) {
         info.name = e->name;
         info.meaning = e->meaning;

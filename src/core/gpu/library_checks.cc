@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kTitle = "Library and sub-libraries load from the copy";
 
-Finding make_finding(std::string id, std::string title, std::string detail, std::vector<std::string> evidence,
+Finding library_finding(std::string id, std::string title, std::string detail, std::vector<std::string> evidence,
                      std::vector<FixStep> fix) {
   return Finding{std::move(id), Severity::kError, "", std::move(title), std::move(detail), std::move(evidence),
                  std::move(fix)};
@@ -60,7 +60,7 @@ std::vector<FixStep> reinstall_fix(const LibrarySetFacts& f) {
 std::optional<StageResult> check_shim(const LibrarySetFacts& f) {
   if (!f.shim.present) {
     return stage_fail("library", kTitle, "no cuDNN library at " + f.shim.path,
-                      make_finding("verify.library.missing", "cuDNN library not found",
+                      library_finding("verify.library.missing", "cuDNN library not found",
                                    "The path given is not a cuDNN copy (or its lib directory).", {f.shim.path},
                                    {fix::step("Point --copy at a cuDNN lib directory or copy root."),
                                     fix::cudnnup({"doctor"}, "lists the copies on this machine")}));
@@ -70,7 +70,7 @@ std::optional<StageResult> check_shim(const LibrarySetFacts& f) {
   std::vector<std::string> evidence = {describe_load(f.shim), f.shim.error};
   evidence.insert(evidence.end(), f.shim.elf_problems.begin(), f.shim.elf_problems.end());
   return stage_fail("library", kTitle, name_of(f.shim.path) + " does not load: " + why,
-                    make_finding("verify.library.load_failed", name_of(f.shim.path) + " does not load: " + why,
+                    library_finding("verify.library.load_failed", name_of(f.shim.path) + " does not load: " + why,
                                  "No program can use this copy.", evidence, reinstall_fix(f)));
 }
 
@@ -99,7 +99,7 @@ std::optional<StageResult> foreign_modules_stage(const std::string& stage, const
   for (const auto& file : foreign) evidence.push_back("mapped from another copy: " + file.path);
   evidence.push_back("checked " + when);
   return stage_fail(stage, title, "cuDNN files of another copy were loaded: " + join(others),
-                    make_finding("verify.library.mixed_copies",
+                    library_finding("verify.library.mixed_copies",
                                  "Another cuDNN copy (" + join(others) + ") was loaded into the process testing " +
                                      lib_dir,
                                  "verify runs with only the copy's directory as the library path and nothing "
@@ -132,7 +132,7 @@ std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
   if (!foreign.empty()) {
     std::string list = join(foreign);
     return stage_fail("library", kTitle, "sub-library from another cuDNN release: " + list,
-                      make_finding("verify.library.sublibrary_version_mismatch",
+                      library_finding("verify.library.sublibrary_version_mismatch",
                                    "cuDNN sub-libraries come from different versions: " + list,
                                    list + " needs symbols that the other sub-libraries of this copy (" +
                                        (f.version.known() ? f.version.str() : std::string("?")) +
@@ -146,7 +146,7 @@ std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
   if (!broken.empty()) {
     std::string list = join(broken);
     return stage_fail("library", kTitle, "sub-library does not load: " + list,
-                      make_finding("verify.library.sublibrary_broken", "cuDNN sub-library does not load: " + list,
+                      library_finding("verify.library.sublibrary_broken", "cuDNN sub-library does not load: " + list,
                                    "cuDNN loads its sub-libraries on first use; programs fail with "
                                    "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED or abort when they reach it.",
                                    evidence, reinstall_fix(f)));
@@ -154,7 +154,7 @@ std::optional<StageResult> check_sublibraries(const LibrarySetFacts& f) {
   if (missing.empty()) return std::nullopt;
   std::string list = join(missing);
   return stage_fail("library", kTitle, "sub-library missing from " + f.lib_dir + ": " + list,
-                    make_finding("verify.library.sublibrary_missing", "cuDNN sub-library missing: " + list,
+                    library_finding("verify.library.sublibrary_missing", "cuDNN sub-library missing: " + list,
                                  "cuDNN loads its sub-libraries by name from the shim's directory; without them "
                                  "it falls back to whatever the loader finds elsewhere, or fails.",
                                  {f.lib_dir}, reinstall_fix(f)));
@@ -175,7 +175,7 @@ std::optional<StageResult> check_symbols(const LibrarySetFacts& f) {
   return stage_fail("library", kTitle,
                     name_of(f.shim.path) + " lacks " + std::to_string(f.missing_symbols.size()) +
                         " cuDNN API functions: " + join(f.missing_symbols),
-                    make_finding("verify.library.symbols_missing",
+                    library_finding("verify.library.symbols_missing",
                                  "cuDNN library lacks API functions: " + join(f.missing_symbols),
                                  "The shim loads, but it is not a complete cuDNN " + std::to_string(f.major) +
                                      " library (a stub, a damaged file or a cut-down build); programs that call "
@@ -189,7 +189,7 @@ std::optional<StageResult> check_versions_of_parts(const LibrarySetFacts& f, con
     Version v = version_in_name(l.real_path.empty() ? l.path : l.real_path);
     if (!f.version.known() || !v.known() || v.truncated(3) == f.version.truncated(3)) continue;
     return stage_fail("library", kTitle, name_of(l.path) + " is " + v.str() + " but the shim is " + f.version.str(),
-                      make_finding("verify.library.sublibrary_version_mismatch",
+                      library_finding("verify.library.sublibrary_version_mismatch",
                                    "cuDNN sub-libraries come from different versions",
                                    "A sub-library's file name says another release than the shim reports.",
                                    {describe_load(l), "shim cudnnGetVersion(): " + f.version.str()},
@@ -201,7 +201,7 @@ std::optional<StageResult> check_versions_of_parts(const LibrarySetFacts& f, con
     std::vector<std::string> ev = {name + "() returned " + std::to_string(status) + " (" + info.name + ")"};
     ev.insert(ev.end(), evidence.begin(), evidence.end());
     return stage_fail("library", kTitle, name + " failed: " + info.name,
-                      make_finding("verify.library.sublibrary_version_mismatch",
+                      library_finding("verify.library.sublibrary_version_mismatch",
                                    "cuDNN sub-libraries come from different versions",
                                    info.meaning + ". Programs fail with " + info.name + ".", ev,
                                    info.fix.empty() ? reinstall_fix(f) : with_first(fix::step(info.fix), reinstall_fix(f))));

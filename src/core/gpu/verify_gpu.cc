@@ -14,7 +14,7 @@ namespace cudnnup {
 
 namespace {
 
-Finding make_finding(std::string id, std::string title, std::string detail, std::vector<std::string> evidence,
+Finding gpu_error_finding(std::string id, std::string title, std::string detail, std::vector<std::string> evidence,
                      std::vector<FixStep> fix) {
   Finding f;
   f.id = std::move(id);
@@ -39,7 +39,7 @@ StageResult cuda_failure(const std::string& id, const std::string& title, const 
   CudaErrorInfo info = decode_cuda_error(rc);
   std::string text = call + " failed: " + cuda_error_text(cu, rc);
   StageResult s = stage_fail(id, title, text,
-                             make_finding("verify.cuda." + std::string(info.means_no_gpu ? "no_gpu" : "error"), text,
+                             gpu_error_finding("verify.cuda." + std::string(info.means_no_gpu ? "no_gpu" : "error"), text,
                                           "The CUDA driver refused a basic request, so no cuDNN work can run.",
                                           {text},
                                           info.fix.empty() ? std::vector<FixStep>{fix::run({"nvidia-smi"}),
@@ -66,7 +66,7 @@ StageResult cudnn_failure(const std::string& id, const std::string& title, const
   std::string text = call + " failed: " + cudnn_error_text(s, status);
   evidence.insert(evidence.begin(), text);
   return stage_fail(id, title, text,
-                    make_finding("verify.cudnn." + std::string(info.known ? info.name.substr(6) : "STATUS_UNKNOWN"),
+                    gpu_error_finding("verify.cudnn." + std::string(info.known ? info.name.substr(6) : "STATUS_UNKNOWN"),
                                  call + " failed with " + info.name, info.meaning, evidence,
                                  {info.fix.empty() ? fix::cudnnup({"verify", "--json"}, "and report its output")
                                                    : fix::step(info.fix)}));
@@ -76,7 +76,7 @@ StageResult missing_symbols(const std::string& id, const std::string& title, con
   std::string list;
   for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
   return stage_fail(id, title, "the library lacks " + list,
-                    make_finding("verify.library.symbols_missing", "cuDNN library lacks API functions: " + list,
+                    gpu_error_finding("verify.library.symbols_missing", "cuDNN library lacks API functions: " + list,
                                  "This is not a complete cuDNN library (a stub, or a damaged file).", {list},
                                  {fix::step("Reinstall the copy."), fix::cudnnup({"doctor"}, "shows where each file came from")}));
 }
@@ -118,7 +118,7 @@ StageResult run_driver_stage(const DriverFacts& f, GpuSession& s) {
     if (!f.libcuda_path.empty()) ev.push_back(f.libcuda_path + ": " + f.load_error);
     StageResult st = stage_fail(
         id, title, "no NVIDIA driver/GPU: " + (f.libcuda_path.empty() ? std::string("libcuda not found") : f.load_error),
-        make_finding("verify.driver.none", "No NVIDIA driver/GPU",
+        gpu_error_finding("verify.driver.none", "No NVIDIA driver/GPU",
                      "The CUDA driver library (libcuda.so.1 / nvcuda.dll) is not installed or does not load, so "
                      "nothing can run on a GPU here.",
                      ev, f.windows ? std::vector<FixStep>{fix::step("Install the NVIDIA display driver for your GPU (it provides "
@@ -144,7 +144,7 @@ StageResult run_driver_stage(const DriverFacts& f, GpuSession& s) {
   if (f.gpu >= f.device_count) {
     StageResult st = stage_fail(
         id, title, "no GPU " + std::to_string(f.gpu) + " (the driver sees " + std::to_string(f.device_count) + ")",
-        make_finding("verify.driver.no_such_gpu", "GPU " + std::to_string(f.gpu) + " does not exist",
+        gpu_error_finding("verify.driver.no_such_gpu", "GPU " + std::to_string(f.gpu) + " does not exist",
                      "The driver sees " + std::to_string(f.device_count) + " GPU(s).", {},
                      {fix::step("Pick a GPU from 0 to " + std::to_string(f.device_count - 1) + " (--gpu N), or check "
                                 "CUDA_VISIBLE_DEVICES.")}));
@@ -332,7 +332,7 @@ StageResult check_output(const ConvCheck& c, const GpuSession& s, const ConvData
   std::snprintf(worst, sizeof worst, "worst element %zu: got %.6g, expected %.6g", cmp.worst_index, cmp.worst_got,
                 cmp.worst_want);
   return stage_fail(c.id(), c.title(), "wrong result: " + cmp.summary(),
-                    make_finding("verify.conv.wrong_result",
+                    gpu_error_finding("verify.conv.wrong_result",
                                  "cuDNN computed a wrong " + std::string(direction_name(c.direction)) + " " +
                                      data_type_name(c.type) + " " + layout_name(c.layout) + " convolution",
                                  "The result differs from the CPU reference by more than rounding allows (" + bound +
@@ -446,7 +446,7 @@ StageResult run_legacy_conv(GpuSession& s, const ConvCheck& c) {
   if (used < 0) {
     if (last_status != 0) return cudnn_failure(id, title, s, "convolution", last_status, tried);
     return stage_fail(id, title, "cuDNN offered no algorithm for this convolution",
-                      make_finding("verify.conv.no_algorithm", "cuDNN has no algorithm for " + id,
+                      gpu_error_finding("verify.conv.no_algorithm", "cuDNN has no algorithm for " + id,
                                    "The heuristics returned no usable algorithm for a plain 3x3 convolution.", tried,
                                    {fix::step("Reinstall the copy; check that the engine sub-libraries load (the library stage above).")}));
   }
@@ -536,7 +536,7 @@ StageResult run_graph_conv(GpuSession& s, const ConvCheck& c) {
   if (!ran) {
     if (last_status > 0) return cudnn_failure(id, title, s, "cudnnBackendExecute", last_status, tried);
     return stage_fail(id, title, "cuDNN's heuristics offered no engine for this convolution",
-                      make_finding("verify.conv.no_algorithm", "cuDNN has no engine for " + id,
+                      gpu_error_finding("verify.conv.no_algorithm", "cuDNN has no engine for " + id,
                                    "Heuristics mode INSTANT and the fallback list gave no engine config that "
                                    "finalizes and runs for a plain 3x3 convolution.",
                                    tried, {fix::step("Reinstall the copy; check that the engine sub-libraries load (the library stage above).")}));

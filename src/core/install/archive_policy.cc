@@ -28,10 +28,6 @@ std::vector<std::string> split_components(const std::string& path) {
   return out;
 }
 
-Error refuse(const std::string& entry, const std::string& why) {
-  return make_error(ErrorCode::kCorrupt, "refusing archive entry '" + entry + "': " + why, entry);
-}
-
 }  // namespace
 
 const char* entry_kind_name(EntryKind k) {
@@ -64,12 +60,12 @@ bool looks_absolute(const std::string& p) {
 Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   const std::string& raw = e.path;
   if (++entries_ > limits_.max_entries) {
-    return refuse(raw, "the archive has more than " + std::to_string(limits_.max_entries) +
+    return refuse_entry(raw, "the archive has more than " + std::to_string(limits_.max_entries) +
                            " entries, far more than any cuDNN release");
   }
-  if (raw.empty()) return refuse(raw, "empty path");
-  if (raw.size() > limits_.max_path_length) return refuse(raw, "path longer than " + std::to_string(limits_.max_path_length));
-  if (looks_absolute(raw)) return refuse(raw, "absolute path or drive letter (would write outside the target)");
+  if (raw.empty()) return refuse_entry(raw, "empty path");
+  if (raw.size() > limits_.max_path_length) return refuse_entry(raw, "path longer than " + std::to_string(limits_.max_path_length));
+  if (looks_absolute(raw)) return refuse_entry(raw, "absolute path or drive letter (would write outside the target)");
 
   switch (e.kind) {
     case EntryKind::kFile:
@@ -77,32 +73,32 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
     case EntryKind::kSymlink:
       break;
     case EntryKind::kHardlink:
-      return refuse(raw, "hard link to '" + e.link_target + "' (official archives contain none; hard links can escape the target)");
+      return refuse_entry(raw, "hard link to '" + e.link_target + "' (official archives contain none; hard links can escape the target)");
     default:
-      return refuse(raw, std::string(entry_kind_name(e.kind)) + " (only files, directories and symlinks are installed)");
+      return refuse_entry(raw, std::string(entry_kind_name(e.kind)) + " (only files, directories and symlinks are installed)");
   }
 
   // Components: no "..", "." dropped, empty components (a//b, trailing '/') dropped.
   std::vector<std::string> parts;
   for (const std::string& part : split_components(raw)) {
     if (part.empty() || part == ".") continue;
-    if (part == "..") return refuse(raw, "'..' in the path (path traversal)");
+    if (part == "..") return refuse_entry(raw, "'..' in the path (path traversal)");
     if (part.size() > limits_.max_name_length) {
-      return refuse(raw, "a name in the path is longer than " + std::to_string(limits_.max_name_length) +
+      return refuse_entry(raw, "a name in the path is longer than " + std::to_string(limits_.max_name_length) +
                              " bytes, which file systems do not allow");
     }
-    if (part.size() >= 2 && part[1] == ':') return refuse(raw, "drive letter or alternate stream in a path component");
-    if (auto why = windows_name_hazard(part); !why.empty()) return refuse(raw, why);
+    if (part.size() >= 2 && part[1] == ':') return refuse_entry(raw, "drive letter or alternate stream in a path component");
+    if (auto why = windows_name_hazard(part); !why.empty()) return refuse_entry(raw, why);
     parts.push_back(part);
   }
-  if (parts.empty()) return refuse(raw, "path names no file");
+  if (parts.empty()) return refuse_entry(raw, "path names no file");
 
   if (top_dir_.empty()) top_dir_ = parts[0];
   if (parts[0] != top_dir_) {
-    return refuse(raw, "outside the single top folder '" + top_dir_ + "/' (official archives have exactly one)");
+    return refuse_entry(raw, "outside the single top folder '" + top_dir_ + "/' (official archives have exactly one)");
   }
   if (parts.size() == 1) {
-    if (e.kind != EntryKind::kDirectory) return refuse(raw, "the top folder must be a directory");
+    if (e.kind != EntryKind::kDirectory) return refuse_entry(raw, "the top folder must be a directory");
     return std::string();
   }
   std::string rel;
@@ -113,7 +109,7 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
       auto spelled = folded_.find(ascii_lower(rel));
       auto parent = kinds_.find(spelled != folded_.end() ? spelled->second : rel);
       if (parent != kinds_.end() && parent->second != EntryKind::kDirectory) {
-        return refuse(raw, "its parent '" + rel + "' is a " + entry_kind_name(parent->second) +
+        return refuse_entry(raw, "its parent '" + rel + "' is a " + entry_kind_name(parent->second) +
                                " in the archive (writing through it could escape the target)");
       }
     }
@@ -123,28 +119,28 @@ Result<std::string> EntryPolicy::admit(const ArchiveEntryInfo& e) {
   auto seen = kinds_.find(rel);
   if (seen != kinds_.end()) {
     if (seen->second == EntryKind::kDirectory && e.kind == EntryKind::kDirectory) return rel;  // harmless repeat
-    return refuse(raw, "duplicate entry (a later copy would silently replace the first)");
+    return refuse_entry(raw, "duplicate entry (a later copy would silently replace the first)");
   }
   std::string folded = ascii_lower(rel);
   auto twin = folded_.find(folded);
   if (twin != folded_.end() && twin->second != rel) {
-    return refuse(raw, "differs only in letter case from '" + twin->second +
+    return refuse_entry(raw, "differs only in letter case from '" + twin->second +
                            "' (one would overwrite the other on Windows and macOS)");
   }
   if (e.kind == EntryKind::kSymlink) {
     // Absolute targets leave the tree whatever surrounds it; relative ones are followed on the
     // whole tree at the end (install/resolved_tree.h).
-    if (e.link_target.empty()) return refuse(raw, "symlink with an empty target");
+    if (e.link_target.empty()) return refuse_entry(raw, "symlink with an empty target");
     if (e.link_target.size() > limits_.max_path_length) {
-      return refuse(raw, "symlink target longer than " + std::to_string(limits_.max_path_length));
+      return refuse_entry(raw, "symlink target longer than " + std::to_string(limits_.max_path_length));
     }
     if (looks_absolute(e.link_target)) {
-      return refuse(raw, "symlink to the absolute path '" + e.link_target + "' leads outside the archive's folder");
+      return refuse_entry(raw, "symlink to the absolute path '" + e.link_target + "' leads outside the archive's folder");
     }
   }
-  if (e.mode & 06000) return refuse(raw, "set-user-ID or set-group-ID bit (official archives have none)");
+  if (e.mode & 06000) return refuse_entry(raw, "set-user-ID or set-group-ID bit (official archives have none)");
   if (e.kind == EntryKind::kFile && e.size_known && e.size > limits_.bound()) {
-    return refuse(raw, "declares " + std::to_string(e.size) + " bytes, more than the " + std::to_string(limits_.bound()) +
+    return refuse_entry(raw, "declares " + std::to_string(e.size) + " bytes, more than the " + std::to_string(limits_.bound()) +
                            "-byte limit for this archive (a decompression bomb?)");
   }
   // Implied parent directories become known directories, so a later "x" file cannot replace one.
@@ -168,6 +164,10 @@ Status EntryPolicy::count_bytes(uint64_t n) {
                           " bytes (a decompression bomb, or the wrong file)");
   }
   return ok_status();
+}
+
+Error refuse_entry(const std::string& entry, const std::string& why) {
+  return make_error(ErrorCode::kCorrupt, "refusing archive entry '" + entry + "': " + why, entry);
 }
 
 }  // namespace cudnnup

@@ -16,6 +16,9 @@
 
 namespace cudnnup {
 
+// The error for an archive entry that is not extracted: "refusing archive entry 'E': WHY".
+Error refuse_entry(const std::string& entry, const std::string& why);
+
 // How much an archive may unpack to. A zip bomb or a lying header is stopped when the bytes
 // actually produced pass bound(); the bound follows the compressed size so a 900 MB cuDNN
 // archive (about 2.5x) passes while a 40 kB archive claiming gigabytes does not.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "base/paths.h"
+#include "base/strings.h"
 #include "facts/machines.h"
 #include "install/merge_check.h"
 #include "install/permission_hint.h"
@@ -79,11 +80,6 @@ class RollbackGuard {
   State state_ = kIdle;
 };
 
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += "\n  - " + l;
-  return out;
-}
 
 // The CUDA checks an identity must pass; run once, for the file name when it is recognised
 // (before anything is read) and otherwise for the top folder (after the pass).
@@ -306,7 +302,7 @@ Status verify(InstallRun& run) {
   const InstallOptions& o = run.o;
   InstallOutcome& out = run.out;
   const ContentReport& report = out.scan.report;
-  if (!report.ok()) return make_error(ErrorCode::kCorrupt, "refusing " + o.archive + ":" + join_lines(report.errors), o.archive);
+  if (!report.ok()) return make_error(ErrorCode::kCorrupt, "refusing " + o.archive + ":" + bullet_lines(report.errors), o.archive);
   for (const auto& w : report.warnings) out.warnings.push_back(w);
   if (!run.identity) {
     if (auto from_top = parse_archive_name(out.scan.top_dir + ".tar.xz")) run.identity = *from_top;
@@ -366,7 +362,7 @@ Status plan(InstallRun& run) {
   if (!other.empty() && !o.move_aside_old) {
     return make_error(ErrorCode::kConflict,
                       t.root + " already holds cuDNN files of another major version, which would stay next to the new ones:" +
-                          join_lines(other) + "\nRerun with --move-aside-old to move them into " + t.private_dir() +
+                          bullet_lines(other) + "\nRerun with --move-aside-old to move them into " + t.private_dir() +
                           " (`uninstall --into` that toolkit puts them back).",
                       t.root);
   }

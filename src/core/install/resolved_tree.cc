@@ -50,10 +50,6 @@ std::optional<LibraryName> library_name(const std::string& rel) {
   return LibraryName{f->component, f->kind == CudnnFileKind::kRuntime || f->kind == CudnnFileKind::kDevLink};
 }
 
-Error refuse(const std::string& entry, const std::string& why) {
-  return make_error(ErrorCode::kCorrupt, "refusing archive entry '" + entry + "': " + why, entry);
-}
-
 }  // namespace
 
 TreeLayout store_layout() {
@@ -105,7 +101,7 @@ Result<FinalTree::Resolved> FinalTree::resolve(const std::string& path) const {
     if (c == ".") continue;
     if (c == "..") {
       if (at.empty()) {
-        if (!layout_.merge) return refuse(named, "it resolves above " + layout_.where + chain());
+        if (!layout_.merge) return refuse_entry(named, "it resolves above " + layout_.where + chain());
         continue;  // "/.." is "/"
       }
       at.pop_back();
@@ -121,13 +117,13 @@ Result<FinalTree::Resolved> FinalTree::resolve(const std::string& path) const {
         continue;
       }
       for (const auto& rest : todo) here += "/" + rest;  // what it was heading for, for the message
-      if (layout_.merge) return refuse(named, "it resolves to " + here + ", outside " + layout_.where + chain());
-      return refuse(named, "it leads to '" + here + "', which is not in the archive (a dangling link)" + chain());
+      if (layout_.merge) return refuse_entry(named, "it resolves to " + here + ", outside " + layout_.where + chain());
+      return refuse_entry(named, "it leads to '" + here + "', which is not in the archive (a dangling link)" + chain());
     }
     if (node->kind == EntryKind::kSymlink) {
-      if (++hops > kMaxLinkHops) return refuse(named, "a symlink loop" + chain());
+      if (++hops > kMaxLinkHops) return refuse_entry(named, "a symlink loop" + chain());
       if (looks_absolute(node->link_target)) {
-        return refuse(named, "the link '" + node->rel + "' points at the absolute path '" + node->link_target + "'");
+        return refuse_entry(named, "the link '" + node->rel + "' points at the absolute path '" + node->link_target + "'");
       }
       followed.push_back(node->rel + " -> " + node->link_target);
       at.pop_back();  // the link's target is relative to the folder holding it
@@ -136,7 +132,7 @@ Result<FinalTree::Resolved> FinalTree::resolve(const std::string& path) const {
       continue;
     }
     if (node->kind != EntryKind::kDirectory && !todo.empty()) {
-      return refuse(named, "it goes through '" + node->rel + "', which is a " + entry_kind_name(node->kind) + chain());
+      return refuse_entry(named, "it goes through '" + node->rel + "', which is a " + entry_kind_name(node->kind) + chain());
     }
     last = node;
   }
@@ -154,13 +150,13 @@ Status FinalTree::check() const {
     if (!end) return end.error();
     std::string to = end->item ? end->item->rel : end->path;
     if (layout_.merge && (!end->item || end->item->kind != EntryKind::kFile)) {
-      return refuse(item->rel, "it resolves to " + end->path + ", which is not a file " + layout_.where);
+      return refuse_entry(item->rel, "it resolves to " + end->path + ", which is not a file " + layout_.where);
     }
     if (!lib) continue;
     auto target = end->item && end->item->kind == EntryKind::kFile ? library_name(end->item->rel) : std::nullopt;
-    if (!target) return refuse(item->rel, "a library name that resolves to '" + to + "', which is not a cuDNN library");
+    if (!target) return refuse_entry(item->rel, "a library name that resolves to '" + to + "', which is not a cuDNN library");
     if (target->component != lib->component || target->shared != lib->shared) {
-      return refuse(item->rel, "a library name that resolves to '" + to + "', another library");
+      return refuse_entry(item->rel, "a library name that resolves to '" + to + "', another library");
     }
   }
   return ok_status();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/paths.h"
+#include "base/strings.h"
 #include "install/merge_check.h"
 #include "install/transaction.h"
 #include "store/version_spec.h"
@@ -10,11 +11,6 @@
 namespace cudnnup {
 namespace {
 
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += "\n  - " + l;
-  return out;
-}
 
 }  // namespace
 
@@ -47,7 +43,7 @@ Result<UninstallOutcome> run_uninstall(FileSystem& fs, const StoreLayout& store,
     out.missing = check.missing;
     if (!check.changed.empty() && !o.force) {
       return make_error(ErrorCode::kConflict,
-                        "these entries changed since cudnnup installed them:" + join_lines(out.changed) +
+                        "these entries changed since cudnnup installed them:" + bullet_lines(out.changed) +
                             "\nNothing was removed. Pass --force to remove them anyway (the originals are restored either way).",
                         t.root);
     }

@@ -24,7 +24,7 @@ std::string fake_sum(const std::string& contents) {
   return out;
 }
 
-ManifestFile file(const std::string& path, const std::string& contents) {
+ManifestFile manifest_file(const std::string& path, const std::string& contents) {
   ManifestFile f;
   f.path = path;
   f.kind = EntryKind::kFile;
@@ -38,8 +38,8 @@ void install(MemoryFileSystem& fs) {
   InstallManifest m;
   m.mode = "store";
   m.id = "9.19.0.56+cuda13";
-  m.files = {file("lib/libcudnn.so.9.19.0", "shim-bytes"), file("lib/libcudnn_graph.so.9.19.0", "graph-bytes"),
-             file("include/cudnn.h", "header")};
+  m.files = {manifest_file("lib/libcudnn.so.9.19.0", "shim-bytes"), manifest_file("lib/libcudnn_graph.so.9.19.0", "graph-bytes"),
+             manifest_file("include/cudnn.h", "header")};
   ManifestFile link;
   link.path = "lib/libcudnn.so.9";
   link.kind = EntryKind::kSymlink;
@@ -114,7 +114,7 @@ TEST(InstallIntegrity, OnWindowsNamesQuarantineAndTheWayBack) {
   m.id = "8.9.7.29+cuda12";
   m.toolkit_root = root;
   m.backup_dir = ".cudnnup/backup-tx-1";
-  m.files = {file("bin/cudnn64_8.dll", "dll"), file("bin/cudnn_cnn_infer64_8.dll", "cnn")};
+  m.files = {manifest_file("bin/cudnn64_8.dll", "dll"), manifest_file("bin/cudnn_cnn_infer64_8.dll", "cnn")};
   fs.add_file(root + "/bin/cudnn64_8.dll", "dll");
   fs.add_file(root + "/.cudnnup/manifest.json", manifest_to_json(m));
   auto refs = find_install_manifests(fs, "", {root});
@@ -171,7 +171,7 @@ TEST(InstallIntegrity, AManifestNamingFilesOutsideItsRootMakesDoctorLookAtNothin
     fs.add_file("/etc/shadow", "root:secret");
     auto m = manifest_from_json(fs.contents(kVersion + "/cudnnup-manifest.json"), "m");
     ASSERT_TRUE(m.ok());
-    m->files.push_back(file(bad, "root:secret"));
+    m->files.push_back(manifest_file(bad, "root:secret"));
     fs.add_file(kVersion + "/cudnnup-manifest.json", manifest_to_json(*m));
     calls.clear();
     current = &fs;

@@ -72,7 +72,7 @@ std::vector<Finding> judge_plain(const MemoryFileSystem& fs, const Environment& 
   return check_loads({t}, report, fs, env);
 }
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
+const Finding* find_finding(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs) {
     if (f.id == id) return &f;
   }
@@ -91,15 +91,15 @@ TEST(LoadChecks, LdLibraryPathRedirectsAPlainProgram) {
   Report r;
   r.copies = {add_copy(fs, "/opt/old/lib", 14), add_copy(fs, kSystem, 19)};
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/old/lib"}}), r);
-  const Finding* f = find(findings, "env.redirects_cudnn");
+  const Finding* f = find_finding(findings, "env.redirects_cudnn");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->subject, "LD_LIBRARY_PATH");
   EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_NE(f->title.find("load cuDNN 9.14.0 in /opt/old/lib instead of cuDNN 9.19.0 in " + kSystem), std::string::npos)
       << f->title;
   EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "unset LD_LIBRARY_PATH   # drops /opt/old/lib");
-  EXPECT_EQ(find(findings, "cudnn.shadowed"), nullptr) << "the same contest, told once";
-  EXPECT_EQ(find(findings, "loader.mixed_copies"), nullptr);
+  EXPECT_EQ(find_finding(findings, "cudnn.shadowed"), nullptr) << "the same contest, told once";
+  EXPECT_EQ(find_finding(findings, "loader.mixed_copies"), nullptr);
 }
 
 TEST(LoadChecks, AnEmptyEntryIsTheCurrentDirectory) {
@@ -108,7 +108,7 @@ TEST(LoadChecks, AnEmptyEntryIsTheCurrentDirectory) {
   r.copies = {add_copy(fs, "/home/u/build", 14), add_copy(fs, kSystem, 19)};
   // `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64` with the variable unset.
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", ":/usr/local/cuda/lib64"}}, "/home/u/build"), r);
-  const Finding* f = find(findings, "env.redirects_cudnn");
+  const Finding* f = find_finding(findings, "env.redirects_cudnn");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0],
             "export LD_LIBRARY_PATH='/usr/local/cuda/lib64'   # drops the empty entry (the current directory)");
@@ -121,12 +121,12 @@ TEST(LoadChecks, TheFixKeepsTheOtherEntriesExactlyAndSaysWhenTheEmptyOneGoesToo)
   Report r;
   r.copies = {add_copy(fs, "/opt/old/lib", 14), add_copy(fs, kSystem, 19)};
   auto trailing = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/old/lib:"}}, "/home/u"), r);
-  const Finding* f = find(trailing, "env.redirects_cudnn");
+  const Finding* f = find_finding(trailing, "env.redirects_cudnn");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0],
             "unset LD_LIBRARY_PATH   # drops /opt/old/lib and the empty entry (the current directory) left beside it");
   auto middle = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/old/lib::/opt/x"}}, "/home/u"), r);
-  f = find(middle, "env.redirects_cudnn");
+  f = find_finding(middle, "env.redirects_cudnn");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH=':/opt/x'   # drops /opt/old/lib");
 }
@@ -136,7 +136,7 @@ TEST(LoadChecks, ASubLibraryFromAnotherCopyIsAnErrorAboutTheVariable) {
   Report r;
   r.copies = {add_copy(fs, kSystem, 19), add_copy(fs, "/opt/stray/lib", 14, /*shim=*/false, {"graph"})};
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/x:/opt/stray/lib"}}), r);
-  const Finding* f = find(findings, "loader.mixed_copies");
+  const Finding* f = find_finding(findings, "loader.mixed_copies");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(f->subject, "LD_LIBRARY_PATH");
@@ -152,7 +152,7 @@ TEST(LoadChecks, APreloadedGraphIsWhatTheShimBindsTo) {
   Report r;
   r.copies = {add_copy(fs, kSystem, 19), add_copy(fs, "/opt/old/lib", 14)};
   auto findings = judge_plain(fs, env_with({{"LD_PRELOAD", "/opt/old/lib/libcudnn_graph.so.9"}}), r);
-  const Finding* f = find(findings, "loader.mixed_copies");
+  const Finding* f = find_finding(findings, "loader.mixed_copies");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kError);
   EXPECT_EQ(f->subject, "LD_PRELOAD");
@@ -164,7 +164,7 @@ TEST(LoadChecks, TheSameReleaseFromTwoCopiesIsOnlyAWarning) {
   Report r;
   r.copies = {add_copy(fs, kSystem, 19), add_copy(fs, "/opt/twin/lib", 19, /*shim=*/false, {"graph"})};
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/twin/lib"}}), r);
-  const Finding* f = find(findings, "loader.mixed_copies");
+  const Finding* f = find_finding(findings, "loader.mixed_copies");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kWarning);
 }
@@ -174,14 +174,14 @@ TEST(LoadChecks, ThreeCopiesOnTheSearchPathAreShadowing) {
   Report r;
   r.copies = {add_copy(fs, "/opt/a/lib", 14), add_copy(fs, "/opt/b/lib", 19), add_copy(fs, kSystem, 19)};
   auto findings = judge_plain(fs, env_with({{"LD_LIBRARY_PATH", "/opt/a/lib:/opt/b/lib"}}), r);
-  const Finding* f = find(findings, "cudnn.shadowed");
+  const Finding* f = find_finding(findings, "cudnn.shadowed");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->subject, "/opt/a/lib");
   ASSERT_EQ(f->evidence.size(), 3u);
   EXPECT_EQ(f->evidence[0], "wins: cuDNN 9.14.0 in /opt/a/lib (LD_LIBRARY_PATH (/opt/a/lib))");
   EXPECT_EQ(f->evidence[2].rfind("shadowed: cuDNN 9.19.0 in " + kSystem + " (default directories", 0), 0u) << f->evidence[2];
   EXPECT_EQ(render_fix(f->fix, Shell::kBash)[0], "export LD_LIBRARY_PATH='/opt/b/lib'   # drops /opt/a/lib");
-  EXPECT_NE(find(findings, "env.redirects_cudnn"), nullptr);
+  EXPECT_NE(find_finding(findings, "env.redirects_cudnn"), nullptr);
 }
 
 TEST(LoadChecks, FrameworkRejectedByTheEnvironmentIsFixedInTheEnvironment) {

@@ -16,7 +16,7 @@ Environment win(const std::string& path) {
   return env;
 }
 
-std::vector<std::string> ids(const std::vector<Finding>& fs) {
+std::vector<std::string> windows_ids(const std::vector<Finding>& fs) {
   std::vector<std::string> out;
   for (const auto& f : fs) out.push_back(f.id);
   return out;
@@ -32,7 +32,7 @@ TEST(WindowsChecks, StaleSessionPathNamesTheMissingCudaDirs) {
   c.found_via = {"toolkit"};
   r.copies.push_back(c);
   auto f = check_windows_paths(r, env);
-  ASSERT_EQ(ids(f), std::vector<std::string>{"windows.stale_session_path"});
+  ASSERT_EQ(windows_ids(f), std::vector<std::string>{"windows.stale_session_path"});
   EXPECT_EQ(f[0].evidence.size(), 2u) << "C:\\tools\\ matches C:\\Tools: case and trailing slash ignored";
   EXPECT_EQ(f[0].evidence[0], "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin");
   // A session that already has them: nothing to say.
@@ -53,7 +53,7 @@ TEST(WindowsChecks, PathOnlyCopyAndTruncatedOrLongPath) {
   r.copies = {only_path, wheel};
   Environment env = win(std::string(9000, 'x'));
   env.persistent_user_path = std::string(1024, 'y');
-  auto f = ids(check_windows_paths(r, env));
+  auto f = windows_ids(check_windows_paths(r, env));
   EXPECT_EQ(f, (std::vector<std::string>{"windows.path_truncated", "windows.path_too_long", "windows.path_only_copy"}));
   Environment linux_env;
   EXPECT_TRUE(check_windows_paths(r, linux_env).empty());
@@ -123,7 +123,7 @@ TEST(WindowsChecks, AStrayCudnnInASystemFolderIsMovedAsideAlsoWhenItShadowsNothi
   Environment env = win("D:\\tools");
   env.vars["SYSTEMROOT"] = "C:\\Windows";
   auto found = check_copies_together(r, env);
-  ASSERT_EQ(ids(found), std::vector<std::string>{"windows.stray_system_dll"});
+  ASSERT_EQ(windows_ids(found), std::vector<std::string>{"windows.stray_system_dll"});
   EXPECT_EQ(found[0].severity, Severity::kWarning);
   EXPECT_EQ(found[0].subject, "C:/Windows/System32");
   std::string fixes = fix_lines(found[0]);
@@ -145,7 +145,7 @@ TEST(WindowsChecks, AStrayCudnnInASystemFolderIsMovedAsideAlsoWhenItShadowsNothi
   toolkit.library_version = Version{9, 19, 0};
   r.copies = {wow, toolkit};
   auto two = check_copies_together(r, env);
-  ASSERT_EQ(ids(two), std::vector<std::string>{"windows.stray_system_dll"});
+  ASSERT_EQ(windows_ids(two), std::vector<std::string>{"windows.stray_system_dll"});
   EXPECT_NE(fix_lines(two[0]).find("move C:\\Windows\\SysWOW64\\cudnn64_9.dll"), std::string::npos);
 }
 
@@ -163,7 +163,7 @@ TEST(WindowsChecks, AShadowingStrayIsReportedOnce) {
   r.copies = {stray, toolkit};
   Environment env = win("C:\\cuda\\bin");
   auto found = check_copies_together(r, env);
-  EXPECT_EQ(ids(found), std::vector<std::string>{"cudnn.shadowed"});
+  EXPECT_EQ(windows_ids(found), std::vector<std::string>{"cudnn.shadowed"});
 }
 
 }  // namespace

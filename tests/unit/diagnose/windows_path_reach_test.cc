@@ -54,7 +54,7 @@ class WindowsPathReach : public ::testing::Test {
   Report report;
 };
 
-std::vector<std::string> ids(const std::vector<Finding>& fs) {
+std::vector<std::string> reach_ids(const std::vector<Finding>& fs) {
   std::vector<std::string> out;
   for (const auto& f : fs) out.push_back(f.id);
   return out;
@@ -68,7 +68,7 @@ TEST_F(WindowsPathReach, ABinNeverPutOnPathIsAnErrorFixedThroughTheUserPath) {
   e.persistent_machine_path = "C:\\Windows\\System32;C:\\Windows";
   e.persistent_user_path = "C:\\Users\\me\\bin";
   auto found = check(e);
-  ASSERT_EQ(ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"});
+  ASSERT_EQ(reach_ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"});
   const Finding& f = found[0];
   EXPECT_EQ(f.severity, Severity::kError);
   EXPECT_EQ(f.subject, kToolkitBin);
@@ -92,7 +92,7 @@ TEST_F(WindowsPathReach, AFolderThatCannotBeOnePathEntryGetsAMoveSentence) {
     report = Report{};
     add_copy(dir, Version{9, 1, 0, 70}, PackageForm::kArchiveTree);
     auto found = check(env("C:\\Windows\\System32;C:\\Windows"));
-    ASSERT_EQ(ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"}) << dir;
+    ASSERT_EQ(reach_ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"}) << dir;
     ASSERT_EQ(found[0].fix.size(), 1u) << dir;
     EXPECT_TRUE(found[0].fix[0].argv.empty()) << dir;
     EXPECT_NE(found[0].fix[0].text.find("Move this copy to a folder whose name has no ';'"), std::string::npos);
@@ -116,13 +116,13 @@ TEST_F(WindowsPathReach, ATerminalOlderThanThePathChangeIsToldToRestart) {
   e.persistent_machine_path = "C:\\Windows\\System32;" + kToolkitBinNative;
   e.persistent_user_path = "";
   auto found = check(e);
-  ASSERT_EQ(ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"});
+  ASSERT_EQ(reach_ids(found), std::vector<std::string>{"windows.cudnn_not_on_path"});
   EXPECT_NE(found[0].title.find("older than the registry's"), std::string::npos) << found[0].title;
   EXPECT_NE(found[0].fix[0].text.find("Close and reopen the terminal"), std::string::npos);
   for (const auto& step : found[0].fix) {
     for (const auto& word : step.argv) EXPECT_NE(word, "--persist") << "the registry already has it";
   }
-  EXPECT_EQ(ids(check_windows_paths(report, e)), std::vector<std::string>{"windows.stale_session_path"});
+  EXPECT_EQ(reach_ids(check_windows_paths(report, e)), std::vector<std::string>{"windows.stale_session_path"});
 }
 
 // The user PATH comes after the machine PATH: a copy added there (by hand or by env --persist)
@@ -134,7 +134,7 @@ TEST_F(WindowsPathReach, AUserPathCopyBehindTheMachinePathIsAWarningWithTheMachi
   e.persistent_machine_path = "C:\\Windows\\System32;C:\\old\\bin";
   e.persistent_user_path = "D:\\cudnn-9.19\\bin";
   auto found = check(e);
-  ASSERT_EQ(ids(found), std::vector<std::string>{"windows.user_path_shadowed"});
+  ASSERT_EQ(reach_ids(found), std::vector<std::string>{"windows.user_path_shadowed"});
   const Finding& f = found[0];
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_EQ(f.subject, "D:/cudnn-9.19/bin");

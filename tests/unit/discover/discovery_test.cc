@@ -12,7 +12,7 @@ namespace {
 
 using testing::MemoryFileSystem;
 
-Environment linux_env(std::map<std::string, std::string> vars) {
+Environment discovery_linux_env(std::map<std::string, std::string> vars) {
   Environment env;
   env.vars = std::move(vars);
   env.home = "/home/u";
@@ -29,7 +29,7 @@ TEST(FindToolkits, VersionFromEachSourceAndAliasesDeduplicated) {
   fs.add_dir("/opt/cuda-x/nvvm");
   fs.add_file("/usr/local/bin/nvcc", "#!/bin/sh\nexec /usr/local/cuda-12.4/bin/nvcc \"$@\"\n");
   std::vector<ScanIssue> issues;
-  auto tks = find_toolkits(fs, linux_env({{"PATH", "/usr/local/bin:/usr/bin"}, {"CUDA_HOME", "/nope"}}), &issues);
+  auto tks = find_toolkits(fs, discovery_linux_env({{"PATH", "/usr/local/bin:/usr/bin"}, {"CUDA_HOME", "/nope"}}), &issues);
   ASSERT_EQ(tks.size(), 3u);
   EXPECT_EQ(tks[0].root, "/usr/local/cuda-12.4");  // via nvcc wrapper on PATH, first
   EXPECT_EQ(tks[0].version.str(), "12.4.1");
@@ -56,7 +56,7 @@ TEST(FindPythonEnvs, FromPathVirtualEnvCondaListAndEnvsDirs) {
   fs.add_file("/home/u/.conda/environments.txt", "/data/envs/b\r\n/gone\n");
   fs.add_dir("/home/u/empty-env/bin");  // no site-packages: not an env
   std::vector<ScanIssue> issues;
-  auto envs = find_python_envs(fs, linux_env({{"PATH", "/home/u/venv/bin:/home/u/empty-env/bin"},
+  auto envs = find_python_envs(fs, discovery_linux_env({{"PATH", "/home/u/venv/bin:/home/u/empty-env/bin"},
                                               {"VIRTUAL_ENV", "/home/u/venv"}}),
                                &issues);
   std::vector<std::string> prefixes;
@@ -79,7 +79,7 @@ TEST(ScanCopies, GroupsByDirectoryAndMajorAndSurvivesUnreadableDirs) {
   fs.set_unreadable("/locked");
   std::vector<Toolkit> toolkits;
   std::vector<PythonEnv> envs;
-  Environment env = linux_env({{"LD_LIBRARY_PATH", "/locked:/x/lib:/missing"}});
+  Environment env = discovery_linux_env({{"LD_LIBRARY_PATH", "/locked:/x/lib:/missing"}});
   DiscoveryInputs in{fs, env, toolkits, envs, {}, ""};
   std::vector<std::string> searched;
   std::vector<ScanIssue> issues;
@@ -110,7 +110,7 @@ TEST(ScanCopies, ACondaCopyIsNamedByItsCondaMetaRecord) {
   envs[0].prefix = "/opt/conda/envs/tf";
   envs[0].kind = "conda";
   envs[0].conda_packages = {{"cudnn", "9.3.0.75", "h93bb076_0", ""}, {"libcudnn", "9.3.0.75", "hf36481c_2", ""}};
-  Environment env = linux_env({{"LD_LIBRARY_PATH", "/data/old/lib"}});
+  Environment env = discovery_linux_env({{"LD_LIBRARY_PATH", "/data/old/lib"}});
   DiscoveryInputs in{fs, env, toolkits, envs, {}, ""};
   std::vector<std::string> searched;
   std::vector<ScanIssue> issues;
@@ -153,7 +153,7 @@ TEST(ScanCopies, FolderNumbersThatDoNotFitGiveNoCudaMajor) {
   MemoryFileSystem lfs;
   const std::string tree = "/opt/cudnn-linux-x86_64-9.1.0.70_cuda99999999999-archive";
   lfs.add_file(tree + "/lib/libcudnn.so.9", "");
-  Environment env = linux_env({{"LD_LIBRARY_PATH", tree + "/lib"}});
+  Environment env = discovery_linux_env({{"LD_LIBRARY_PATH", tree + "/lib"}});
   DiscoveryInputs lin{lfs, env, toolkits, envs, {}, ""};
   copies = scan_cudnn_copies(lin, candidate_library_dirs(lin), &searched, &issues);
   ASSERT_EQ(copies.size(), 1u);

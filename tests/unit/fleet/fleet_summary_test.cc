@@ -34,10 +34,10 @@ json doctor_report(const std::string& host, const std::string& version, int cuda
                                           {"cudnn", {{"version", version}, {"sub_libraries", json::array({{{"resolution", {{"found", false}}}}})}}}}})}};
 }
 
-ReportReading read(const json& doc) { return read_doctor_report(doc.dump()); }
+ReportReading read_fixture(const json& doc) { return read_doctor_report(doc.dump()); }
 
 TEST(FleetReport, ReadsHostWhatLoadsAndCounts) {
-  auto r = read(doctor_report("node01", "9.19.0", 13, "pip", 2));
+  auto r = read_fixture(doctor_report("node01", "9.19.0", 13, "pip", 2));
   ASSERT_EQ(r.problem, ReportProblem::kNone) << r.detail;
   EXPECT_EQ(r.summary.host, "node01");
   ASSERT_EQ(r.summary.loads.size(), 1u);
@@ -51,19 +51,19 @@ TEST(FleetReport, ReadsHostWhatLoadsAndCounts) {
 TEST(FleetReport, NothingFoundLoadsNoCudnn) {
   auto doc = doctor_report("node01", "9.19.0", 13, "pip");
   doc["plain_program"] = json::array();
-  auto r = read(doc);
+  auto r = read_fixture(doc);
   ASSERT_EQ(r.problem, ReportProblem::kNone) << r.detail;
   EXPECT_TRUE(r.summary.loads.empty());
   EXPECT_EQ(describe_loads(r.summary.loads), "no cuDNN");
   doc["plain_program"] = json::array({{{"resolution", {{"found", false}, {"canonical", nullptr}}}, {"cudnn", nullptr}}});
-  EXPECT_TRUE(read(doc).summary.loads.empty()) << "a major whose plain program finds nothing loads nothing";
+  EXPECT_TRUE(read_fixture(doc).summary.loads.empty()) << "a major whose plain program finds nothing loads nothing";
 }
 
 TEST(FleetReport, AFileNoCopyHoldsIsOfUnknownForm) {
   auto doc = doctor_report("node01", "9.19.0", 13, "pip");
   doc["plain_program"][0]["resolution"]["canonical"] = "/somewhere/else/libcudnn.so.9";
   doc["plain_program"][0]["resolution"]["path"] = "/somewhere/else/libcudnn.so.9";
-  auto r = read(doc);
+  auto r = read_fixture(doc);
   ASSERT_EQ(r.summary.loads.size(), 1u);
   EXPECT_EQ(r.summary.loads[0], (FleetLoadedCopy{"9.19.0", 0, PackageForm::kUnknown}));
 }
@@ -72,7 +72,7 @@ TEST(FleetReport, WindowsLoadsStandInForThePlainProgram) {
   auto doc = doctor_report("win01", "9.19.0", 13, "store");
   doc["windows_loads"] = doc["plain_program"];
   doc["plain_program"] = json::array();
-  auto r = read(doc);
+  auto r = read_fixture(doc);
   ASSERT_EQ(r.summary.loads.size(), 1u);
   EXPECT_EQ(r.summary.loads[0].form, PackageForm::kStore);
 }
@@ -94,12 +94,12 @@ TEST(FleetReport, WindowsLoadsWinWhicheverComesFirst) {
 
 TEST(FleetReport, FieldsFromElsewhereAreCheckedNotTrusted) {
   auto odd_form = doctor_report("node01", "9.19.0", 13, "<b>pip</b>");
-  auto r = read(odd_form);
+  auto r = read_fixture(odd_form);
   ASSERT_EQ(r.problem, ReportProblem::kNone) << r.detail;
   EXPECT_EQ(r.summary.loads[0].form, PackageForm::kUnknown) << "a form name cudnnup does not know";
   auto odd_version = doctor_report("node01", "9.19.0", 13, "pip");
   odd_version["copies"][1]["version"] = "9.19\x1b[2J";
-  r = read(odd_version);
+  r = read_fixture(odd_version);
   EXPECT_EQ(r.problem, ReportProblem::kMalformed);
   EXPECT_NE(r.detail.find("copies[].version"), std::string::npos) << r.detail;
   // Arrays where objects belong are skipped, not read as an element's fields.
@@ -107,7 +107,7 @@ TEST(FleetReport, FieldsFromElsewhereAreCheckedNotTrusted) {
   nested["copies"] = json::array({json::array({"x", 1}), json::array({json::array({"y"})})});
   nested["plain_program"].push_back(json::array({json::array({json::array({"z"})})}));
   nested["findings"] = json::array({json::array({"error"})});
-  r = read(nested);
+  r = read_fixture(nested);
   ASSERT_EQ(r.problem, ReportProblem::kNone) << r.detail;
   EXPECT_EQ(r.summary.loads[0].form, PackageForm::kUnknown) << "no copy holds the file";
 }
@@ -126,21 +126,21 @@ TEST(FleetReport, BrokenReportsAreNamedNeverThrown) {
   EXPECT_EQ(read_doctor_report("{\"schema\": \"cudnnup.error/1\", \"error\": {}}").problem, ReportProblem::kDoctorFailed);
   auto newer = doctor_report("node01", "9.19.0", 13, "pip");
   newer["schema"] = "cudnnup.doctor/2";
-  EXPECT_EQ(read(newer).problem, ReportProblem::kUnknownSchema);
+  EXPECT_EQ(read_fixture(newer).problem, ReportProblem::kUnknownSchema);
   auto older = doctor_report("node01", "9.19.0", 13, "pip");
   older.erase("host");
-  EXPECT_EQ(read(older).problem, ReportProblem::kOlderSchema);
+  EXPECT_EQ(read_fixture(older).problem, ReportProblem::kOlderSchema);
   auto no_summary = doctor_report("node01", "9.19.0", 13, "pip");
   no_summary.erase("summary");
-  EXPECT_EQ(read(no_summary).problem, ReportProblem::kMalformed);
+  EXPECT_EQ(read_fixture(no_summary).problem, ReportProblem::kMalformed);
   auto wrong_type = doctor_report("node01", "9.19.0", 13, "pip");
   wrong_type["summary"]["errors"] = "2";
-  auto r = read(wrong_type);
+  auto r = read_fixture(wrong_type);
   EXPECT_EQ(r.problem, ReportProblem::kMalformed);
   EXPECT_NE(r.detail.find("summary.errors"), std::string::npos) << r.detail;
   for (const char* host : {"", "node 01", "node\x1b[31m", "../../etc"}) {
     auto bad = doctor_report(host, "9.19.0", 13, "pip");
-    EXPECT_EQ(read(bad).problem, ReportProblem::kBadHost) << host;
+    EXPECT_EQ(read_fixture(bad).problem, ReportProblem::kBadHost) << host;
   }
   EXPECT_EQ(read_doctor_report(std::string(kMaxReportBytes + 1, ' ') + "{}").problem, ReportProblem::kTooLarge);
 }
@@ -155,7 +155,7 @@ TEST(FleetReport, EveryPrefixOfAReportIsTruncatedOrEmpty) {
 
 FleetSummary reduce(const std::vector<std::pair<std::string, json>>& files) {
   FleetReducer fleet;
-  for (const auto& [file, doc] : files) fleet.add(file, read(doc));
+  for (const auto& [file, doc] : files) fleet.add(file, read_fixture(doc));
   return std::move(fleet).finish();
 }
 
@@ -198,9 +198,9 @@ TEST(FleetSummaryTest, ATieHasNoMajority) {
 
 TEST(FleetSummaryTest, DuplicatesAndBrokenReportsAreListedNotCounted) {
   FleetReducer fleet;
-  fleet.add("a.json", read(doctor_report("node01", "9.19.0", 13, "pip")));
-  fleet.add("b.json", read(doctor_report("node01", "9.14.0", 13, "pip")));
-  fleet.add("c.json", read(doctor_report("node01", "9.14.0", 13, "pip")));
+  fleet.add("a.json", read_fixture(doctor_report("node01", "9.19.0", 13, "pip")));
+  fleet.add("b.json", read_fixture(doctor_report("node01", "9.14.0", 13, "pip")));
+  fleet.add("c.json", read_fixture(doctor_report("node01", "9.14.0", 13, "pip")));
   fleet.add("t.json", read_doctor_report("{\"schema\": \"cudnnup.doc"));
   fleet.add_problem("fifo.json", ReportProblem::kUnreadable, "not a regular file");
   auto f = std::move(fleet).finish();
@@ -256,8 +256,8 @@ TEST(FleetLockTest, ALockMatchesItsVersionOrAPrefixOfItWithItsCudaMajor) {
 
 TEST(FleetLockTest, HostsThatLoadAnotherCopyThanTheLockFailTheFleetEvenWhenAllAgree) {
   FleetReducer fleet(FleetLockTarget{"cudnn.lock", "9.19.0.56", 13});
-  fleet.add("a.json", read(doctor_report("node01", "9.14.0", 13, "pip")));
-  fleet.add("b.json", read(doctor_report("node02", "9.14.0", 13, "pip")));
+  fleet.add("a.json", read_fixture(doctor_report("node01", "9.14.0", 13, "pip")));
+  fleet.add("b.json", read_fixture(doctor_report("node02", "9.14.0", 13, "pip")));
   auto f = std::move(fleet).finish();
   ASSERT_TRUE(f.lock.has_value());
   EXPECT_TRUE(f.differing().empty()) << "they agree with each other";
@@ -266,8 +266,8 @@ TEST(FleetLockTest, HostsThatLoadAnotherCopyThanTheLockFailTheFleetEvenWhenAllAg
   EXPECT_EQ(f.exit_code(), 1);
 
   FleetReducer good(FleetLockTarget{"cudnn.lock", "9.19.0.56", 13});
-  good.add("a.json", read(doctor_report("node01", "9.19.0", 13, "pip")));
-  good.add("b.json", read(doctor_report("node02", "9.19.0", 13, "store")));
+  good.add("a.json", read_fixture(doctor_report("node01", "9.19.0", 13, "pip")));
+  good.add("b.json", read_fixture(doctor_report("node02", "9.19.0", 13, "store")));
   auto g = std::move(good).finish();
   EXPECT_TRUE(g.differing_from_lock().empty());
   EXPECT_EQ(g.groups.size(), 2u) << "the forms differ, so the groups do; the lock holds for both";

@@ -294,7 +294,7 @@ TEST(Sha256, KnownAnswersInOneAndManyPieces) {
 
 const std::string kMemCuda = "C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4";
 
-MemoryFileSystem memory_toolkit() {
+MemoryFileSystem windows_memory_toolkit() {
   MemoryFileSystem fs;
   fs.add_file(kMemCuda + "/include/cuda.h", "#define CUDA_VERSION 12040\n");
   fs.add_file(kMemCuda + "/include/cudnn.h", "/* old cudnn.h */");
@@ -307,7 +307,7 @@ MemoryFileSystem memory_toolkit() {
 TEST_F(WindowsInstall, CrashAtEveryStepOfAMergeIntoCudaV124RecoversToOldOrNew) {
   std::string archive = archive12();
   StoreLayout mem_store{"C:/Users/me/AppData/Local/cudnnup"};
-  MemoryFileSystem initial = memory_toolkit();
+  MemoryFileSystem initial = windows_memory_toolkit();
   auto old_state = memory_tree(initial, kMemCuda);
   auto o = options(archive);
   o.into = kMemCuda;
@@ -380,7 +380,7 @@ TEST_F(WindowsInstall, ProgramFilesNotWritableGivesTheElevatedCommandAndStoreMod
   std::string native_cuda = paths::to_native(kMemCuda, true);
   for (std::string denied_prefix : {kMemCuda, kMemCuda + "/bin/cudnn64_8.dll"}) {
     DeniedUnder fs(denied_prefix);
-    fs.nodes = memory_toolkit().nodes;
+    fs.nodes = windows_memory_toolkit().nodes;
     auto before = memory_tree(fs, "C:");
     auto o = options(archive);
     o.into = kMemCuda;

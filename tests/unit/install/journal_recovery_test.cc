@@ -17,15 +17,15 @@ namespace {
 using testing::MemoryFileSystem;
 using testing::memory_tree;
 
-const StoreLayout kStore{"/home/u/store"};
-const std::string kToolkit = "/opt/cuda";
+const StoreLayout kJournalStore{"/home/u/store"};
+const std::string kJournalToolkit = "/opt/cuda";
 
 // A store with an interrupted uninstall of one version (phase commit: recovery would move
 // versions/<id> into the trash and delete it), and precious files outside.
 Journal base_journal() {
   Journal j;
   j.id = "tx-1";
-  j.root = kStore.root;
+  j.root = kJournalStore.root;
   j.kind = "uninstall-store";
   j.description = "uninstall 9.1.0.70+cuda12";
   j.phase = "commit";
@@ -37,22 +37,22 @@ Journal base_journal() {
 
 MemoryFileSystem machine() {
   MemoryFileSystem fs;
-  fs.add_file(kStore.version_dir("9.1.0.70+cuda12") + "/lib/libcudnn.so.9", "store copy");
+  fs.add_file(kJournalStore.version_dir("9.1.0.70+cuda12") + "/lib/libcudnn.so.9", "store copy");
   fs.add_file("/home/u/precious/a", "a");
   fs.add_file("/home/u/precious/b", "b");
-  fs.add_file(kToolkit + "/include/cudnn.h", "toolkit");
-  fs.add_dir(kToolkit + "/.cudnnup");
+  fs.add_file(kJournalToolkit + "/include/cudnn.h", "toolkit");
+  fs.add_dir(kJournalToolkit + "/.cudnnup");
   return fs;
 }
 
-struct Case {
+struct RecoveryCase {
   const char* name;
   std::function<void(Journal&)> change;
   std::function<void(MemoryFileSystem&)> plant = nullptr;  // besides writing the journal
 };
 
 TEST(JournalRecovery, PlantedJournalsAreRefusedInEveryFieldAndNothingChanges) {
-  const std::vector<Case> cases = {
+  const std::vector<RecoveryCase> cases = {
       {"absolute move", [](Journal& j) { j.moves = {Move{"/home/u/precious/a", "/home/u/precious/b", false}}; }},
       {"move climbing out", [](Journal& j) { j.moves = {Move{"../precious/a", "journal/x", true}}; }},
       {"move into versions/..", [](Journal& j) { j.moves = {Move{"versions/../../precious", "journal/x", true}}; }},
@@ -66,10 +66,10 @@ TEST(JournalRecovery, PlantedJournalsAreRefusedInEveryFieldAndNothingChanges) {
       {"private side in versions", [](Journal& j) { j.moves = {Move{"journal/x", "versions/9.1.0.70+cuda12", true}}; }},
       {"store kind rooted elsewhere", [](Journal& j) { j.root = "/home/u"; j.moves = {Move{"precious", "journal/x", true}}; }},
       {"merge rooted at /", [](Journal& j) { j.kind = "install-merge"; j.root = "/"; j.moves = {Move{"home/u/precious/a", ".cudnnup/x", true}}; }},
-      {"merge root not normal", [](Journal& j) { j.kind = "uninstall-merge"; j.root = kToolkit + "/../home/u"; j.moves = {}; }},
+      {"merge root not normal", [](Journal& j) { j.kind = "uninstall-merge"; j.root = kJournalToolkit + "/../home/u"; j.moves = {}; }},
       {"merge root through a link", [](Journal& j) { j.kind = "uninstall-merge"; j.root = "/home/u/cudalink"; j.moves = {Move{"include/cudnn.h", ".cudnnup/t/x", true}}; j.cleanup = {".cudnnup/t"}; },
-       [](MemoryFileSystem& fs) { fs.add_symlink("/home/u/cudalink", kToolkit); }},
-      {"merge private side outside .cudnnup", [](Journal& j) { j.kind = "uninstall-merge"; j.root = kToolkit; j.moves = {Move{"include/cudnn.h", "include/stolen", true}}; j.cleanup = {}; }},
+       [](MemoryFileSystem& fs) { fs.add_symlink("/home/u/cudalink", kJournalToolkit); }},
+      {"merge private side outside .cudnnup", [](Journal& j) { j.kind = "uninstall-merge"; j.root = kJournalToolkit; j.moves = {Move{"include/cudnn.h", "include/stolen", true}}; j.cleanup = {}; }},
       {"Windows drive-relative", [](Journal& j) { j.cleanup = {"C:precious"}; }},
       {"Windows backslashes", [](Journal& j) { j.cleanup = {"journal\\..\\..\\precious"}; }},
       {"Windows trailing dots", [](Journal& j) { j.cleanup = {"journal/... /x"}; }},
@@ -84,10 +84,10 @@ TEST(JournalRecovery, PlantedJournalsAreRefusedInEveryFieldAndNothingChanges) {
     if (c.plant) c.plant(fs);
     Journal j = base_journal();
     c.change(j);
-    fs.add_file(kStore.journal_dir() + "/tx-1.json", journal_to_json(j));
-    fs.set_mode(kStore.journal_dir() + "/tx-1.json", 0600);
+    fs.add_file(kJournalStore.journal_dir() + "/tx-1.json", journal_to_json(j));
+    fs.set_mode(kJournalStore.journal_dir() + "/tx-1.json", 0600);
     auto before = memory_tree(fs, "");
-    TransactionRunner runner(fs, kStore);
+    TransactionRunner runner(fs, kJournalStore);
     std::vector<Error> refused;
     auto repaired = runner.recover(&refused);
     ASSERT_TRUE(repaired.ok()) << c.name << ": " << repaired.error().message;
@@ -101,7 +101,7 @@ TEST(JournalRecovery, PlantedJournalsAreRefusedInEveryFieldAndNothingChanges) {
 TEST(JournalRecovery, AJournalNotOwnedByUsOrWritableByOthersIsRefused) {
   for (int variant = 0; variant < 4; ++variant) {
     MemoryFileSystem fs = machine();
-    std::string path = kStore.journal_dir() + "/tx-1.json";
+    std::string path = kJournalStore.journal_dir() + "/tx-1.json";
     fs.add_file(path, journal_to_json(base_journal()));
     fs.set_mode(path, 0600);
     if (variant == 0) fs.set_other_owner(path);
@@ -114,7 +114,7 @@ TEST(JournalRecovery, AJournalNotOwnedByUsOrWritableByOthersIsRefused) {
     }
     auto before = memory_tree(fs, "");
     std::vector<Error> refused;
-    auto repaired = TransactionRunner(fs, kStore).recover(&refused);
+    auto repaired = TransactionRunner(fs, kJournalStore).recover(&refused);
     ASSERT_TRUE(repaired.ok());
     EXPECT_TRUE(repaired->empty()) << variant;
     EXPECT_EQ(refused.size(), 1u) << variant;
@@ -124,15 +124,15 @@ TEST(JournalRecovery, AJournalNotOwnedByUsOrWritableByOthersIsRefused) {
 
 TEST(JournalRecovery, OurOwnJournalIsStillRepaired) {
   MemoryFileSystem fs = machine();
-  fs.add_file(kStore.journal_dir() + "/tx-1.json", journal_to_json(base_journal()));
-  fs.set_mode(kStore.journal_dir() + "/tx-1.json", 0600);
+  fs.add_file(kJournalStore.journal_dir() + "/tx-1.json", journal_to_json(base_journal()));
+  fs.set_mode(kJournalStore.journal_dir() + "/tx-1.json", 0600);
   std::vector<Error> refused;
-  auto repaired = TransactionRunner(fs, kStore).recover(&refused);
+  auto repaired = TransactionRunner(fs, kJournalStore).recover(&refused);
   ASSERT_TRUE(repaired.ok()) << repaired.error().message;
   EXPECT_TRUE(refused.empty()) << refused[0].message;
   ASSERT_EQ(repaired->size(), 1u);
-  EXPECT_FALSE(fs.exists(kStore.version_dir("9.1.0.70+cuda12")));
-  EXPECT_FALSE(fs.exists(kStore.journal_dir() + "/tx-1.json"));
+  EXPECT_FALSE(fs.exists(kJournalStore.version_dir("9.1.0.70+cuda12")));
+  EXPECT_FALSE(fs.exists(kJournalStore.journal_dir() + "/tx-1.json"));
   EXPECT_EQ(fs.contents("/home/u/precious/a"), "a");
 }
 
@@ -140,7 +140,7 @@ TEST(JournalRecovery, JournalsAreWrittenPrivate) {
   MemoryFileSystem fs = machine();
   Journal j = base_journal();
   j.phase = "staging";
-  TransactionRunner runner(fs, kStore);
+  TransactionRunner runner(fs, kJournalStore);
   ASSERT_TRUE(runner.begin(j).ok());
   ASSERT_NE(fs.node(runner.journal_path("tx-1")), nullptr);
   EXPECT_EQ(fs.node(runner.journal_path("tx-1"))->mode, 0600);

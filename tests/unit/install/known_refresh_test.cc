@@ -15,7 +15,7 @@ namespace {
 
 using testing::MemoryFileSystem;
 
-std::string manifest(const std::string& release, const std::string& file, const std::string& sha256, uint64_t size) {
+std::string refresh_manifest(const std::string& release, const std::string& file, const std::string& sha256, uint64_t size) {
   nlohmann::json m = {{"release_label", release},
                       {"cudnn", {{"version", release + ".1"},
                                  {"linux-x86_64", {{"cuda13", {{"relative_path", "cudnn/linux-x86_64/" + file}, {"sha256", sha256},
@@ -32,8 +32,8 @@ class KnownRefreshTest : public ::testing::Test {
   std::vector<KnownArchive> builtin{{built_in, std::string(64, 'c'), 100, "https://developer.download.nvidia.com/x.json"}};
 
   void SetUp() override {
-    fs.add_file("/m/redistrib_9.40.0.json", manifest("9.40.0", newer, std::string(64, 'a'), 7));
-    fs.add_file("/m/redistrib_9.19.0.json", manifest("9.19.0", built_in, std::string(64, 'c'), 100));
+    fs.add_file("/m/redistrib_9.40.0.json", refresh_manifest("9.40.0", newer, std::string(64, 'a'), 7));
+    fs.add_file("/m/redistrib_9.19.0.json", refresh_manifest("9.19.0", built_in, std::string(64, 'c'), 100));
     fs.add_file("/m/redistrib_9.39.0.json", "{not json");
   }
 };
@@ -55,7 +55,7 @@ TEST_F(KnownRefreshTest, KeepsWhatTheBuiltInTableLacksWithItsManifestAsSource) {
 }
 
 TEST_F(KnownRefreshTest, AMirrorThatDisagreesWithABuiltInRowIsReportedAndNotKept) {
-  fs.add_file("/m/redistrib_9.19.0.json", manifest("9.19.0", built_in, std::string(64, 'b'), 100));
+  fs.add_file("/m/redistrib_9.19.0.json", refresh_manifest("9.19.0", built_in, std::string(64, 'b'), 100));
   auto r = refresh_known_archives(fs, mirror_at("/m"), builtin, {}, http);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->conflicts.size(), 1u);

@@ -88,7 +88,7 @@ TEST(KnownReleases, AreThoseOfThePlatformAndCudaMajorNewestFirst) {
   EXPECT_TRUE(known_releases(table, "linux-x86_64", 11).empty());
 }
 
-std::string manifest(const std::string& release, const std::string& version, const std::vector<int>& cuda_majors,
+std::string index_manifest(const std::string& release, const std::string& version, const std::vector<int>& cuda_majors,
                      const std::string& sha256, uint64_t size) {
   nlohmann::json platform = nlohmann::json::object();
   for (int c : cuda_majors) {
@@ -116,10 +116,10 @@ class PartialVersion : public ::testing::Test {
   }
   // A mirror at ROOT with releases 9.20.0 (CUDA 12 only), 9.19.1 and 9.19.0 (CUDA 12 and 13), 8.9.7.29.
   void publish(const std::string& root) {
-    fs.add_file(root + "/redistrib_9.20.0.json", manifest("9.20.0", "9.20.0.48", {12}, digest, bytes.size()));
-    fs.add_file(root + "/redistrib_9.19.1.json", manifest("9.19.1", "9.19.1.2", {12, 13}, digest, bytes.size()));
-    fs.add_file(root + "/redistrib_9.19.0.json", manifest("9.19.0", "9.19.0.56", {12, 13}, digest, bytes.size()));
-    fs.add_file(root + "/redistrib_8.9.7.29.json", manifest("8.9.7.29", "8.9.7.29", {12}, digest, bytes.size()));
+    fs.add_file(root + "/redistrib_9.20.0.json", index_manifest("9.20.0", "9.20.0.48", {12}, digest, bytes.size()));
+    fs.add_file(root + "/redistrib_9.19.1.json", index_manifest("9.19.1", "9.19.1.2", {12, 13}, digest, bytes.size()));
+    fs.add_file(root + "/redistrib_9.19.0.json", index_manifest("9.19.0", "9.19.0.56", {12, 13}, digest, bytes.size()));
+    fs.add_file(root + "/redistrib_8.9.7.29.json", index_manifest("8.9.7.29", "8.9.7.29", {12}, digest, bytes.size()));
     for (const char* f : {"cudnn-linux-x86_64-9.20.0.48_cuda12-archive.tar.xz", "cudnn-linux-x86_64-9.19.1.2_cuda13-archive.tar.xz",
                           "cudnn-linux-x86_64-9.19.1.2_cuda12-archive.tar.xz", "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"}) {
       fs.add_file(root + "/cudnn/linux-x86_64/" + f, bytes);
@@ -216,14 +216,14 @@ TEST_F(PartialVersion, AnUnreachableManifestStopsTheSearchAtOnce) {
 // another release's archive are passed over and named; none stops the walk or is installed.
 TEST_F(PartialVersion, StrayNamesMissingAndMisleadingManifestsAreSkipped) {
   publish("/mirror");
-  fs.add_file("/mirror/redistrib_9.50.0.json.bak", manifest("9.50.0", "9.50.0.1", {13}, digest, bytes.size()));
+  fs.add_file("/mirror/redistrib_9.50.0.json.bak", index_manifest("9.50.0", "9.50.0.1", {13}, digest, bytes.size()));
   fs.add_dir("/mirror/redistrib_9.60.0.json");
   // 9.30.0's manifest names the 9.19.0.56 archive: installing it would report one release and
   // install another.
-  nlohmann::json lying = nlohmann::json::parse(manifest("9.30.0", "9.30.0.1", {13}, digest, bytes.size()));
+  nlohmann::json lying = nlohmann::json::parse(index_manifest("9.30.0", "9.30.0.1", {13}, digest, bytes.size()));
   lying["cudnn"]["linux-x86_64"]["cuda13"]["relative_path"] = "cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
   fs.add_file("/mirror/redistrib_9.30.0.json", lying.dump());
-  nlohmann::json outside = nlohmann::json::parse(manifest("9.29.0", "9.29.0.1", {13}, digest, bytes.size()));
+  nlohmann::json outside = nlohmann::json::parse(index_manifest("9.29.0", "9.29.0.1", {13}, digest, bytes.size()));
   outside["cudnn"]["linux-x86_64"]["cuda13"]["relative_path"] = "../elsewhere/cudnn-linux-x86_64-9.29.0.1_cuda13-archive.tar.xz";
   fs.add_file("/mirror/redistrib_9.29.0.json", outside.dump());
   auto s = resolve("9", 13, "/mirror");
@@ -261,7 +261,7 @@ TEST_F(PartialVersion, MoreMatchingReleasesThanAreReadIsSaidAsSuch) {
   publish("/mirror");
   for (int minor = 21; minor <= 61; ++minor) {
     std::string v = "9." + std::to_string(minor) + ".0";
-    fs.add_file("/mirror/redistrib_" + v + ".json", manifest(v, v + ".1", {12}, digest, bytes.size()));
+    fs.add_file("/mirror/redistrib_" + v + ".json", index_manifest(v, v + ".1", {12}, digest, bytes.size()));
   }
   auto s = resolve("9", 13, "/mirror");
   ASSERT_FALSE(s.ok());
@@ -278,7 +278,7 @@ TEST_F(PartialVersion, WithoutAListRefreshedRowsDoNotStandInForNvidias) {
     if (url.back() == '/') return make_error(ErrorCode::kNotFound, url + " does not exist (HTTP 404)", url);
     return inner(url);
   };
-  fs.add_file("/remote/m.example/redistrib_9.19.0.json", manifest("9.19.0", "9.19.0.56", {13}, digest, bytes.size()));
+  fs.add_file("/remote/m.example/redistrib_9.19.0.json", index_manifest("9.19.0", "9.19.0.56", {13}, digest, bytes.size()));
   fs.add_file("/remote/m.example/cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", bytes);
   auto s = resolve("9", 13, "https://m.example/");
   ASSERT_TRUE(s.ok()) << s.error().message;

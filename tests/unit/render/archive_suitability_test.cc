@@ -10,7 +10,7 @@
 namespace cudnnup {
 namespace {
 
-Report machine_with(const std::string& gpu, Version cc, Version driver_cuda) {
+Report suitability_machine_with(const std::string& gpu, Version cc, Version driver_cuda) {
   Report r;
   r.os = "linux";
   r.driver.present = true;
@@ -30,7 +30,7 @@ ArchiveName name_of(const std::string& file) {
   return n.ok() ? *n : ArchiveName{};
 }
 
-const SuitabilityCheck* find(const std::vector<SuitabilityCheck>& checks, const std::string& id) {
+const SuitabilityCheck* find_in(const std::vector<SuitabilityCheck>& checks, const std::string& id) {
   for (const auto& c : checks) {
     if (c.id == id) return &c;
   }
@@ -41,7 +41,7 @@ TEST(ArchiveSuitability, EveryMessageIsASentence) {
   // This machine's own archive name, so the platform and architecture checks pass.
   std::string file = std::string("cudnn-linux-") + archive_arch_name(ArchiveArch::kX86_64) + "-9.19.0.56_cuda13-archive.tar.xz";
   ContentReport contents;
-  Report r = machine_with("Tesla P100-PCIE-16GB", Version{6, 0}, Version{12, 2});
+  Report r = suitability_machine_with("Tesla P100-PCIE-16GB", Version{6, 0}, Version{12, 2});
   for (const auto& c : check_suitability(name_of(file), contents, false, &r, "")) {
     SCOPED_TRACE(c.id);
     ASSERT_FALSE(c.message.empty());
@@ -49,19 +49,19 @@ TEST(ArchiveSuitability, EveryMessageIsASentence) {
     EXPECT_EQ(c.message.back(), '.') << c.message;
   }
   auto checks = check_suitability(name_of(file), contents, false, &r, "");
-  ASSERT_NE(find(checks, "driver"), nullptr);
-  EXPECT_EQ(find(checks, "driver")->message, "The driver 580.95.05 supports CUDA up to 12.2, but a CUDA 13 build needs a newer driver.");
-  ASSERT_NE(find(checks, "toolkit"), nullptr);
-  EXPECT_EQ(find(checks, "toolkit")->status, "warning");
+  ASSERT_NE(find_in(checks, "driver"), nullptr);
+  EXPECT_EQ(find_in(checks, "driver")->message, "The driver 580.95.05 supports CUDA up to 12.2, but a CUDA 13 build needs a newer driver.");
+  ASSERT_NE(find_in(checks, "toolkit"), nullptr);
+  EXPECT_EQ(find_in(checks, "toolkit")->status, "warning");
 }
 
 TEST(ArchiveSuitability, TheGpuFloorIsTheReleasesOwn) {
   ContentReport contents;
-  Report pascal = machine_with("NVIDIA GeForce GTX 1070", Version{6, 1}, Version{13, 0});
+  Report pascal = suitability_machine_with("NVIDIA GeForce GTX 1070", Version{6, 1}, Version{13, 0});
   // cuDNN 9.10.2 for CUDA 12 still supports Pascal; 9.11.0 does not; a CUDA 13 build never did.
   auto gpu = [&](const std::string& file) {
     auto checks = check_suitability(name_of(file), contents, false, &pascal, "");
-    const SuitabilityCheck* g = find(checks, "gpu");
+    const SuitabilityCheck* g = find_in(checks, "gpu");
     EXPECT_NE(g, nullptr) << file;
     return g ? *g : SuitabilityCheck{};
   };

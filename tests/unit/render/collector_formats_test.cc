@@ -17,7 +17,7 @@ using testing::parse_nfd_feature_file;
 
 const std::string kPrefix = "feature.node.kubernetes.io/";
 
-CudnnCopy copy_at(const std::string& lib_dir, Version v, int cuda_major) {
+CudnnCopy collector_copy_at(const std::string& lib_dir, Version v, int cuda_major) {
   CudnnCopy c;
   c.root = lib_dir + "/..";
   c.lib_dir = lib_dir;
@@ -72,7 +72,7 @@ TEST(NfdReport, AMachineWithoutCudnnSaysSoAndNoVersion) {
 
 TEST(NfdReport, LabelsTheLoadedCopyAndErrors) {
   DoctorOutcome outcome;
-  outcome.report.copies = {copy_at("/opt/a/lib", Version{9, 14, 0}, 12), copy_at("/opt/b/lib", Version{9, 19, 0}, 13)};
+  outcome.report.copies = {collector_copy_at("/opt/a/lib", Version{9, 14, 0}, 12), collector_copy_at("/opt/b/lib", Version{9, 19, 0}, 13)};
   outcome.plain_program = {plain_load("/opt/b/lib", Version{9, 19, 0, 56})};
   outcome.report.findings = {finding(Severity::kError), finding(Severity::kWarning)};
   auto labels = parse_nfd_feature_file(render_report_nfd(outcome, 1));
@@ -89,7 +89,7 @@ TEST(NfdReport, AVersionTooLongForALabelIsLeftOutNotWrittenInvalid) {
   DoctorOutcome outcome;
   Version huge;
   for (int i = 0; i < 8; ++i) huge.parts.push_back(1999999999);  // 87 characters as text
-  outcome.report.copies = {copy_at("/opt/x/lib", huge, 12)};
+  outcome.report.copies = {collector_copy_at("/opt/x/lib", huge, 12)};
   outcome.plain_program = {plain_load("/opt/x/lib", huge)};
   std::string file = render_report_nfd(outcome, 0);
   auto labels = parse_nfd_feature_file(file);
@@ -112,8 +112,8 @@ TEST(PrometheusReport, EverySeverityAlsoWhenZeroAndEachCopyOnce) {
   DoctorOutcome outcome;
   // Discovery never returns one folder twice, but a duplicate series would make the whole file
   // unreadable to Prometheus: it is written once.
-  outcome.report.copies = {copy_at("/opt/a\"\n\xff/lib", Version{9, 1, 0}, 12),
-                           copy_at("/opt/a\"\n\xff/lib", Version{9, 1, 0}, 12)};
+  outcome.report.copies = {collector_copy_at("/opt/a\"\n\xff/lib", Version{9, 1, 0}, 12),
+                           collector_copy_at("/opt/a\"\n\xff/lib", Version{9, 1, 0}, 12)};
   outcome.report.findings = {finding(Severity::kWarning), finding(Severity::kWarning)};
   std::string out = render_report_prometheus(outcome, 0, 1700000000);
   EXPECT_TRUE(valid_utf8(out));

@@ -10,7 +10,7 @@
 namespace cudnnup {
 namespace {
 
-const std::string kToolkit = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4";
+const std::string kRenderToolkit = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4";
 const std::string kHostile = "C:\\a&b\\%PATH%\\it's";
 
 std::string line(const FixStep& step, Shell shell) {
@@ -22,14 +22,14 @@ std::string line(const FixStep& step, Shell shell) {
 FixStep uninstall(const std::string& into) { return fix::cudnnup({"uninstall", "--into", into, "--force"}); }
 
 TEST(FixRenderShells, TheProgramFilesToolkit) {
-  EXPECT_EQ(line(uninstall(kToolkit), Shell::kBash),
+  EXPECT_EQ(line(uninstall(kRenderToolkit), Shell::kBash),
             "cudnnup uninstall --into 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4' --force");
-  EXPECT_EQ(line(uninstall(kToolkit), Shell::kZsh), line(uninstall(kToolkit), Shell::kBash));
-  EXPECT_EQ(line(uninstall(kToolkit), Shell::kFish),
+  EXPECT_EQ(line(uninstall(kRenderToolkit), Shell::kZsh), line(uninstall(kRenderToolkit), Shell::kBash));
+  EXPECT_EQ(line(uninstall(kRenderToolkit), Shell::kFish),
             "cudnnup uninstall --into 'C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v12.4' --force");
-  EXPECT_EQ(line(uninstall(kToolkit), Shell::kPwsh),
+  EXPECT_EQ(line(uninstall(kRenderToolkit), Shell::kPwsh),
             "cudnnup uninstall --into 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4' --force");
-  EXPECT_EQ(line(uninstall(kToolkit), Shell::kCmd),
+  EXPECT_EQ(line(uninstall(kRenderToolkit), Shell::kCmd),
             "cudnnup uninstall --into \"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\" --force");
 }
 
@@ -63,7 +63,7 @@ TEST(FixRenderShells, CmdQuotesTheRestAndRefusesAQuote) {
 
 TEST(FixRenderShells, PowerShellQuotesWhatItWouldReadAsSomethingElse) {
   // A quoted program runs only through the call operator.
-  EXPECT_EQ(line(fix::run({kToolkit + "\\bin\\nvcc.exe", "--version"}), Shell::kPwsh),
+  EXPECT_EQ(line(fix::run({kRenderToolkit + "\\bin\\nvcc.exe", "--version"}), Shell::kPwsh),
             "& 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\\nvcc.exe' --version");
   EXPECT_EQ(line(fix::run({"C:\\cuda\\bin\\nvcc.exe", "--version"}), Shell::kPwsh), "C:\\cuda\\bin\\nvcc.exe --version");
   // Bare words PowerShell would take as numbers (9.10 is 9.1) or split (-a.b), and its operators.
@@ -111,7 +111,7 @@ TEST(FixRenderShells, EnvironmentChanges) {
   EXPECT_EQ(line(fix::set_env("CUDNNUP_HOME", kHostile), Shell::kBash), "export CUDNNUP_HOME='C:\\a&b\\%PATH%\\it'\\''s'");
   EXPECT_EQ(line(fix::set_env("CUDNNUP_HOME", kHostile), Shell::kFish), "set -gx CUDNNUP_HOME 'C:\\\\a&b\\\\%PATH%\\\\it\\'s'");
   EXPECT_EQ(line(fix::set_env("CUDNNUP_HOME", kHostile), Shell::kPwsh), "$env:CUDNNUP_HOME = 'C:\\a&b\\%PATH%\\it''s'");
-  EXPECT_EQ(line(fix::set_env("CUDNNUP_HOME", kToolkit), Shell::kCmd),
+  EXPECT_EQ(line(fix::set_env("CUDNNUP_HOME", kRenderToolkit), Shell::kCmd),
             "set \"CUDNNUP_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\"");
   // cmd's quoted set cannot hold a %: the unquoted form with carets can.
   EXPECT_EQ(line(fix::set_env("CUDNNUP_HOME", kHostile), Shell::kCmd), "set CUDNNUP_HOME=C:\\a^&b\\^%PATH^%\\it's");
@@ -136,7 +136,7 @@ TEST(FixRenderShells, ShellCodeRunsWhereItMeansTheSameElseSaysWhichShellItNeeds)
 }
 
 TEST(FixRenderShells, ACommandInAMessageIsALineOrASentence) {
-  EXPECT_EQ(render_command_or_sentence({"cudnnup", "link", "--undo", "--into", kToolkit}, Shell::kPwsh),
+  EXPECT_EQ(render_command_or_sentence({"cudnnup", "link", "--undo", "--into", kRenderToolkit}, Shell::kPwsh),
             "cudnnup link --undo --into 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4'");
   std::string s = render_command_or_sentence({"cudnnup", "link", "--undo", "--into", "/x\ny"}, Shell::kBash);
   EXPECT_EQ(s.rfind("(a command that cannot be written as bash code: ", 0), 0u) << s;

@@ -6,32 +6,32 @@
 namespace cudnnup {
 namespace {
 
-const std::string kStore = "C:/Users/ann/AppData/Local/cudnnup";
+const std::string kPersistStore = "C:/Users/ann/AppData/Local/cudnnup";
 const std::string kBin = "C:\\Users\\ann\\AppData\\Local\\cudnnup\\versions\\9.19.0.56+cuda13\\bin";
 const std::map<std::string, std::string> kVars = {{"LOCALAPPDATA", "C:\\Users\\ann\\AppData\\Local"},
                                                   {"CUDA_PATH", "C:\\Program Files\\NVIDIA\\CUDA\\v12.4"}};
 
 TEST(PersistentPath, AddsFirstAndKeepsEveryOtherEntryAsWritten) {
   std::string old = "%CUDA_PATH%\\bin;C:\\Tools;%USERPROFILE%\\bin;C:\\Tools;";
-  auto p = plan_persist_path(old, kBin, kStore, kVars);
+  auto p = plan_persist_path(old, kBin, kPersistStore, kVars);
   EXPECT_TRUE(p.changed);
   EXPECT_EQ(p.new_value, kBin + ";" + old) << "order, duplicates, %VAR% forms and the trailing ';' stay";
   EXPECT_TRUE(p.removed.empty());
 }
 
 TEST(PersistentPath, EmptyOrMissingValueGetsJustTheDir) {
-  EXPECT_EQ(plan_persist_path("", kBin, kStore, kVars).new_value, kBin);
+  EXPECT_EQ(plan_persist_path("", kBin, kPersistStore, kVars).new_value, kBin);
 }
 
 TEST(PersistentPath, ReplacesAnEarlierCudnnupEntryInsteadOfStacking) {
   std::string old_entry = "c:/users/ANN/appdata/local/cudnnup/versions/8.9.7.29+cuda12/bin\\";
   std::string old = "C:\\A;" + old_entry + ";C:\\B";
-  auto p = plan_persist_path(old, kBin, kStore, kVars);
+  auto p = plan_persist_path(old, kBin, kPersistStore, kVars);
   EXPECT_EQ(p.new_value, kBin + ";C:\\A;C:\\B");
   ASSERT_EQ(p.removed.size(), 1u);
   EXPECT_EQ(p.removed[0], old_entry);
   // Persisting twice gives the same value: nothing to write.
-  auto again = plan_persist_path(p.new_value, kBin, kStore, kVars);
+  auto again = plan_persist_path(p.new_value, kBin, kPersistStore, kVars);
   EXPECT_FALSE(again.changed);
   EXPECT_EQ(again.new_value, p.new_value);
 }
@@ -41,41 +41,41 @@ TEST(PersistentPath, ReplacesAnEarlierCudnnupEntryInsteadOfStacking) {
 TEST(PersistentPath, RecognisesQuotedStoreEntries) {
   std::string quoted = "\"" + kBin + "\"";
   std::string quoted_old = "\"%LOCALAPPDATA%\\cudnnup\\versions\\8.9.7.29+cuda12\\bin\\\"";
-  EXPECT_TRUE(is_store_path_entry(quoted, kStore, kVars));
-  EXPECT_TRUE(is_store_path_entry(quoted_old, kStore, kVars));
-  auto p = plan_persist_path("C:\\A;" + quoted_old + ";C:\\B", kBin, kStore, kVars);
+  EXPECT_TRUE(is_store_path_entry(quoted, kPersistStore, kVars));
+  EXPECT_TRUE(is_store_path_entry(quoted_old, kPersistStore, kVars));
+  auto p = plan_persist_path("C:\\A;" + quoted_old + ";C:\\B", kBin, kPersistStore, kVars);
   EXPECT_EQ(p.new_value, kBin + ";C:\\A;C:\\B");
   EXPECT_EQ(p.removed, std::vector<std::string>{quoted_old});
-  EXPECT_EQ(plan_persist_path(kBin + ";" + quoted, kBin, kStore, kVars).new_value, kBin)
+  EXPECT_EQ(plan_persist_path(kBin + ";" + quoted, kBin, kPersistStore, kVars).new_value, kBin)
       << "the same dir, quoted, is not kept twice";
-  EXPECT_EQ(plan_unpersist_path("C:\\A;" + quoted, kStore, kVars).new_value, "C:\\A");
-  EXPECT_FALSE(is_store_path_entry("\"C:\\Tools\"", kStore, kVars));
+  EXPECT_EQ(plan_unpersist_path("C:\\A;" + quoted, kPersistStore, kVars).new_value, "C:\\A");
+  EXPECT_FALSE(is_store_path_entry("\"C:\\Tools\"", kPersistStore, kVars));
 }
 
 TEST(PersistentPath, RecognisesStoreEntriesWrittenWithVariables) {
   std::string old = "%LocalAppData%\\cudnnup\\versions\\9.1.0.70+cuda12\\bin;%CUDA_PATH%\\bin";
-  auto p = plan_persist_path(old, kBin, kStore, kVars);
+  auto p = plan_persist_path(old, kBin, kPersistStore, kVars);
   EXPECT_EQ(p.new_value, kBin + ";%CUDA_PATH%\\bin");
-  EXPECT_FALSE(is_store_path_entry("%CUDA_PATH%\\bin", kStore, kVars));
-  EXPECT_FALSE(is_store_path_entry("C:\\Users\\ann\\AppData\\Local\\cudnnup-other\\bin", kStore, kVars))
+  EXPECT_FALSE(is_store_path_entry("%CUDA_PATH%\\bin", kPersistStore, kVars));
+  EXPECT_FALSE(is_store_path_entry("C:\\Users\\ann\\AppData\\Local\\cudnnup-other\\bin", kPersistStore, kVars))
       << "a sibling whose name starts like the store is not the store";
-  EXPECT_FALSE(is_store_path_entry("%UNKNOWN%\\cudnnup", kStore, kVars));
+  EXPECT_FALSE(is_store_path_entry("%UNKNOWN%\\cudnnup", kPersistStore, kVars));
 }
 
 TEST(PersistentPath, UnpersistRemovesOnlyStoreEntries) {
   std::string old = "C:\\A;" + kBin + ";;%CUDA_PATH%\\bin;";
-  auto p = plan_unpersist_path(old, kStore, kVars);
+  auto p = plan_unpersist_path(old, kPersistStore, kVars);
   EXPECT_TRUE(p.changed);
   EXPECT_EQ(p.new_value, "C:\\A;;%CUDA_PATH%\\bin;") << "empty entries and the trailing ';' are not ours to fix";
   EXPECT_EQ(p.removed, std::vector<std::string>{kBin});
-  auto none = plan_unpersist_path("C:\\A;C:\\B", kStore, kVars);
+  auto none = plan_unpersist_path("C:\\A;C:\\B", kPersistStore, kVars);
   EXPECT_FALSE(none.changed);
   EXPECT_EQ(none.new_value, "C:\\A;C:\\B");
-  auto emptied = plan_unpersist_path(kBin, kStore, kVars);
+  auto emptied = plan_unpersist_path(kBin, kPersistStore, kVars);
   EXPECT_EQ(emptied.new_value, "");
   EXPECT_TRUE(emptied.remove_value) << "a Path that held only cudnnup's entry is deleted, not left empty";
   EXPECT_FALSE(p.remove_value);
-  EXPECT_FALSE(plan_unpersist_path("", kStore, kVars).remove_value) << "an absent Path stays absent, untouched";
+  EXPECT_FALSE(plan_unpersist_path("", kPersistStore, kVars).remove_value) << "an absent Path stays absent, untouched";
 }
 
 TEST(PersistentPath, LongValuesSurviveIntact) {
@@ -86,10 +86,10 @@ TEST(PersistentPath, LongValuesSurviveIntact) {
            "\\with\\a\\deep\\bin";
   }
   ASSERT_GT(old.size(), 2048u);
-  auto p = plan_persist_path(old, kBin, kStore, kVars);
+  auto p = plan_persist_path(old, kBin, kPersistStore, kVars);
   EXPECT_EQ(p.new_value.size(), kBin.size() + 1 + old.size());
   EXPECT_EQ(p.new_value.substr(kBin.size() + 1), old);
-  EXPECT_EQ(plan_unpersist_path(p.new_value, kStore, kVars).new_value, old);
+  EXPECT_EQ(plan_unpersist_path(p.new_value, kPersistStore, kVars).new_value, old);
 }
 
 TEST(PersistentPath, ExpandsVariablesLikeWindows) {

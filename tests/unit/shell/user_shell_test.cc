@@ -7,13 +7,13 @@
 namespace cudnnup {
 namespace {
 
-Environment linux_env(std::map<std::string, std::string> vars = {}) {
+Environment shell_linux_env(std::map<std::string, std::string> vars = {}) {
   Environment env;
   env.vars = std::move(vars);
   return env;
 }
 
-Environment windows_env(std::map<std::string, std::string> vars = {}) {
+Environment shell_windows_env(std::map<std::string, std::string> vars = {}) {
   Environment env;
   env.os = OsKind::kWindows;
   env.vars = std::move(vars);
@@ -43,43 +43,43 @@ TEST(UserShell, ProgramNamesOfShells) {
 }
 
 TEST(UserShell, TheNearestShellAmongTheParentsWins) {
-  EXPECT_EQ(chosen("", linux_env({{"SHELL", "/bin/bash"}}), {"sudo", "fish", "sshd"}).shell, Shell::kFish)
+  EXPECT_EQ(chosen("", shell_linux_env({{"SHELL", "/bin/bash"}}), {"sudo", "fish", "sshd"}).shell, Shell::kFish)
       << "sudo cudnnup from fish, with bash as login shell";
-  UserShell s = chosen("", windows_env(), {"python.exe", "pwsh.exe", "WindowsTerminal.exe"});
+  UserShell s = chosen("", shell_windows_env(), {"python.exe", "pwsh.exe", "WindowsTerminal.exe"});
   EXPECT_EQ(s.shell, Shell::kPwsh);
   EXPECT_EQ(s.source, "parent process pwsh.exe");
-  EXPECT_EQ(chosen("", windows_env({{"MSYSTEM", "MINGW64"}}), {"cmd.exe", "bash.exe"}).shell, Shell::kCmd)
+  EXPECT_EQ(chosen("", shell_windows_env({{"MSYSTEM", "MINGW64"}}), {"cmd.exe", "bash.exe"}).shell, Shell::kCmd)
       << "cmd started from Git Bash: cmd is where the user types";
-  EXPECT_EQ(chosen("", windows_env(), {"bash.exe", "mintty.exe"}).shell, Shell::kBash) << "Git Bash itself";
+  EXPECT_EQ(chosen("", shell_windows_env(), {"bash.exe", "mintty.exe"}).shell, Shell::kBash) << "Git Bash itself";
 }
 
 TEST(UserShell, WithoutAShellParentTheEnvironmentThenTheSystemDecide) {
-  EXPECT_EQ(chosen("", linux_env({{"SHELL", "/usr/bin/zsh"}}), {"python3"}).shell, Shell::kZsh);
-  EXPECT_EQ(chosen("", linux_env({{"SHELL", "/usr/bin/zsh"}}), {}).source, "$SHELL");
-  UserShell fallback = chosen("", linux_env({{"SHELL", "/bin/tcsh"}}), {});
+  EXPECT_EQ(chosen("", shell_linux_env({{"SHELL", "/usr/bin/zsh"}}), {"python3"}).shell, Shell::kZsh);
+  EXPECT_EQ(chosen("", shell_linux_env({{"SHELL", "/usr/bin/zsh"}}), {}).source, "$SHELL");
+  UserShell fallback = chosen("", shell_linux_env({{"SHELL", "/bin/tcsh"}}), {});
   EXPECT_EQ(fallback.shell, Shell::kBash) << "a shell cudnnup does not write for";
   EXPECT_TRUE(fallback.guessed());
-  EXPECT_EQ(chosen("", windows_env({{"MSYSTEM", "MINGW64"}}), {"python.exe"}).source, "MSYSTEM");
-  EXPECT_EQ(chosen("", windows_env({{"SHELL", "/usr/bin/bash"}}), {}).shell, Shell::kBash) << "Cygwin";
-  UserShell windows = chosen("", windows_env(), {"explorer.exe"});
+  EXPECT_EQ(chosen("", shell_windows_env({{"MSYSTEM", "MINGW64"}}), {"python.exe"}).source, "MSYSTEM");
+  EXPECT_EQ(chosen("", shell_windows_env({{"SHELL", "/usr/bin/bash"}}), {}).shell, Shell::kBash) << "Cygwin";
+  UserShell windows = chosen("", shell_windows_env(), {"explorer.exe"});
   EXPECT_EQ(windows.shell, Shell::kCmd) << "only Windows shells on Windows unless a POSIX one shows";
   EXPECT_TRUE(windows.guessed());
-  EXPECT_EQ(chosen("", windows_env({{"PSMODULEPATH", "C:\\x"}}), {}).shell, Shell::kCmd)
+  EXPECT_EQ(chosen("", shell_windows_env({{"PSMODULEPATH", "C:\\x"}}), {}).shell, Shell::kCmd)
       << "PSModulePath is set for every process on Windows: it says nothing";
 }
 
 TEST(UserShell, WhatTheUserNamesWinsAndANameCudnnupCannotWriteForIsAnError) {
-  Environment env = linux_env({{kShellOverrideVar, "pwsh"}, {"SHELL", "/bin/bash"}});
+  Environment env = shell_linux_env({{kShellOverrideVar, "pwsh"}, {"SHELL", "/bin/bash"}});
   EXPECT_EQ(chosen("", env, {"bash"}).shell, Shell::kPwsh);
   EXPECT_EQ(chosen("", env, {"bash"}).source, "CUDNNUP_SHELL");
   EXPECT_EQ(chosen("fish", env, {"bash"}).shell, Shell::kFish) << "--shell over CUDNNUP_SHELL";
-  EXPECT_EQ(chosen("powershell", windows_env(), {}).shell, Shell::kPwsh);
-  EXPECT_EQ(chosen("bash", windows_env(), {"cmd.exe"}).shell, Shell::kBash) << "asked for: allowed on Windows too";
-  auto bad = choose_user_shell("", linux_env({{kShellOverrideVar, "tcsh"}}), {"bash"});
+  EXPECT_EQ(chosen("powershell", shell_windows_env(), {}).shell, Shell::kPwsh);
+  EXPECT_EQ(chosen("bash", shell_windows_env(), {"cmd.exe"}).shell, Shell::kBash) << "asked for: allowed on Windows too";
+  auto bad = choose_user_shell("", shell_linux_env({{kShellOverrideVar, "tcsh"}}), {"bash"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, ErrorCode::kUsage);
   EXPECT_NE(bad.error().message.find("CUDNNUP_SHELL=tcsh"), std::string::npos) << bad.error().message;
-  EXPECT_EQ(chosen("", linux_env({{kShellOverrideVar, ""}}), {"zsh"}).shell, Shell::kZsh) << "empty is unset";
+  EXPECT_EQ(chosen("", shell_linux_env({{kShellOverrideVar, ""}}), {"zsh"}).shell, Shell::kZsh) << "empty is unset";
 }
 
 TEST(UserShell, TheReportSaysForWhichShellAndWhy) {

@@ -13,20 +13,20 @@ namespace {
 
 using testing::MemoryFileSystem;
 
-const StoreLayout kStore{"/store"};
+const StoreLayout kLinkStore{"/store"};
 const std::string kCuda = "/usr/local/cuda-12.4";
 
 // A store with two 9.x versions, `current` on the first, and a toolkit with its own cuDNN laid
 // out like the redist archive copied in by hand (real file + soname link + dev link).
 void make_machine(MemoryFileSystem& fs) {
   for (const std::string id : {"9.19.0.56+cuda13", "9.14.0.64+cuda13"}) {
-    std::string d = kStore.version_dir(id);
+    std::string d = kLinkStore.version_dir(id);
     fs.add_file(d + "/lib/libcudnn.so." + (id[2] == '1' && id[3] == '9' ? "9.19.0" : "9.14.0"), id);
     fs.add_symlink(d + "/lib/libcudnn.so.9", "libcudnn.so." + std::string(id[3] == '9' ? "9.19.0" : "9.14.0"));
     fs.add_symlink(d + "/lib/libcudnn.so", "libcudnn.so.9");
     fs.add_file(d + "/include/cudnn.h", "header " + id);
   }
-  fs.add_symlink(kStore.current_link(), kStore.version_dir("9.19.0.56+cuda13"));
+  fs.add_symlink(kLinkStore.current_link(), kLinkStore.version_dir("9.19.0.56+cuda13"));
   fs.add_file(kCuda + "/lib64/libcudnn.so.9.1.0", "toolkit's own");
   fs.add_symlink(kCuda + "/lib64/libcudnn.so.9", "libcudnn.so.9.1.0");
   fs.add_symlink(kCuda + "/lib64/libcudnn.so", "libcudnn.so.9");
@@ -55,7 +55,7 @@ bool same(const std::map<std::string, MemoryFileSystem::Node>& a, const std::map
 TEST(ToolkitLink, PlansStableNamesAndFindsTheToolkitsOwnFiles) {
   MemoryFileSystem fs;
   make_machine(fs);
-  auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+  auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   std::vector<std::string> links;
   for (const auto& l : plan->links) links.push_back(l.link + " -> " + l.target);
@@ -73,14 +73,14 @@ TEST(ToolkitLink, FollowsCurrentAndUndoRestoresTheToolkitExactly) {
   MemoryFileSystem fs;
   make_machine(fs);
   auto before = toolkit_nodes(fs);
-  auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+  auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
   ASSERT_TRUE(plan.ok());
   ASSERT_TRUE(apply_toolkit_link(fs, *plan, "t").ok());
   EXPECT_EQ(fs.contents(*fs.canonical(kCuda + "/lib64/libcudnn.so")), "9.19.0.56+cuda13");
-  ASSERT_TRUE(switch_current(fs, kStore, "9.14.0.64+cuda13").ok());
+  ASSERT_TRUE(switch_current(fs, kLinkStore, "9.14.0.64+cuda13").ok());
   EXPECT_EQ(fs.contents(*fs.canonical(kCuda + "/lib64/libcudnn.so.9")), "9.14.0.64+cuda13");
   EXPECT_EQ(fs.contents(*fs.canonical(kCuda + "/include/cudnn.h")), "header 9.14.0.64+cuda13");
-  EXPECT_FALSE(plan_toolkit_link(fs, kStore, kCuda, false).ok());  // already linked
+  EXPECT_FALSE(plan_toolkit_link(fs, kLinkStore, kCuda, false).ok());  // already linked
   ASSERT_TRUE(undo_toolkit_link(fs, kCuda).ok());
   EXPECT_TRUE(same(before, toolkit_nodes(fs)));
 }
@@ -91,7 +91,7 @@ TEST(ToolkitLink, UndoAfterACrashAtAnyPointRestoresTheToolkit) {
     MemoryFileSystem fs;
     make_machine(fs);
     auto before = toolkit_nodes(fs);
-    auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+    auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
     ASSERT_TRUE(plan.ok());
     fs.fail_after_writes = crash;
     completed = apply_toolkit_link(fs, *plan, "t").ok();
@@ -114,7 +114,7 @@ TEST(ToolkitLink, AnUndoInterruptedAtAnyPointCanBeRunAgain) {
     MemoryFileSystem fs;
     make_machine(fs);
     auto before = toolkit_nodes(fs);
-    auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+    auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
     ASSERT_TRUE(plan.ok());
     ASSERT_TRUE(apply_toolkit_link(fs, *plan, "t").ok());
     fs.writes_done = 0;
@@ -134,9 +134,9 @@ TEST(ToolkitLink, RefusesWhatIsNotAToolkitAndNeedsAGlobalDefault) {
   MemoryFileSystem fs;
   make_machine(fs);
   fs.add_dir("/tmp/empty");
-  EXPECT_EQ(plan_toolkit_link(fs, kStore, "/tmp/empty", false).error().code, ErrorCode::kNotFound);
-  fs.nodes.erase(kStore.current_link());
-  auto no_default = plan_toolkit_link(fs, kStore, kCuda, false);
+  EXPECT_EQ(plan_toolkit_link(fs, kLinkStore, "/tmp/empty", false).error().code, ErrorCode::kNotFound);
+  fs.nodes.erase(kLinkStore.current_link());
+  auto no_default = plan_toolkit_link(fs, kLinkStore, kCuda, false);
   ASSERT_FALSE(no_default.ok());
   EXPECT_NE(no_default.error().message.find("cudnnup use VERSION"), std::string::npos);
 }
@@ -153,23 +153,23 @@ using testing::MemoryFileSystem;
 
 std::map<std::string, MemoryFileSystem::Node> linked_nodes(MemoryFileSystem fs) {
   StoreState state;
-  auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+  auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
   EXPECT_TRUE(plan.ok());
-  EXPECT_TRUE(link_toolkit(fs, kStore, state, *plan, "t").ok());
+  EXPECT_TRUE(link_toolkit(fs, kLinkStore, state, *plan, "t").ok());
   return toolkit_nodes(fs);
 }
 
 // The recovery every command runs first, as app/commands/recovery.cc drives it.
 void recover_links(MemoryFileSystem& fs) {
-  auto state = load_state(fs, kStore);
+  auto state = load_state(fs, kLinkStore);
   ASSERT_TRUE(state.ok()) << state.error().message;
   std::vector<std::string> pending;
   for (const auto& l : state->links) pending.push_back(l.cuda_dir);
-  for (const auto& d : pending) ASSERT_TRUE(recover_toolkit_link(fs, kStore, *state, d).ok());
+  for (const auto& d : pending) ASSERT_TRUE(recover_toolkit_link(fs, kLinkStore, *state, d).ok());
 }
 
 bool store_records_link(const MemoryFileSystem& fs) {
-  auto state = load_state(fs, kStore);
+  auto state = load_state(fs, kLinkStore);
   return state.ok() && !state->links.empty() && state->links[0].status == "linked" && state->links[0].cuda_dir == kCuda;
 }
 
@@ -183,17 +183,17 @@ TEST(ToolkitLinkTransaction, ACrashAtEveryWriteOfLinkLeavesExactlyTheOldOrTheNew
     MemoryFileSystem fs;
     make_machine(fs);
     StoreState state;
-    auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+    auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
     ASSERT_TRUE(plan.ok());
     fs.fail_after_writes = crash;
-    completed = link_toolkit(fs, kStore, state, *plan, "t").ok();
+    completed = link_toolkit(fs, kLinkStore, state, *plan, "t").ok();
     fs.fail_after_writes.reset();
     recover_links(fs);
     auto now = toolkit_nodes(fs);
     bool is_old = same(now, old_nodes), is_new = same(now, new_nodes);
     EXPECT_TRUE(is_old || is_new) << "crash before write " << crash;
     EXPECT_EQ(store_records_link(fs), is_new) << "crash " << crash << ": the store's record disagrees with the toolkit";
-    auto state_now = load_state(fs, kStore);
+    auto state_now = load_state(fs, kLinkStore);
     ASSERT_TRUE(state_now.ok());
     if (is_old) {
       EXPECT_TRUE(state_now->links.empty()) << crash;
@@ -211,12 +211,12 @@ TEST(ToolkitLinkTransaction, ACrashAtEveryWriteOfUndoLeavesExactlyTheLinkedOrThe
     MemoryFileSystem fs;
     make_machine(fs);
     StoreState state;
-    auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
-    ASSERT_TRUE(link_toolkit(fs, kStore, state, *plan, "t").ok());
+    auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
+    ASSERT_TRUE(link_toolkit(fs, kLinkStore, state, *plan, "t").ok());
     auto linked = toolkit_nodes(fs);
     fs.writes_done = 0;
     fs.fail_after_writes = crash;
-    completed = unlink_toolkit(fs, kStore, state, kCuda).ok();
+    completed = unlink_toolkit(fs, kLinkStore, state, kCuda).ok();
     fs.fail_after_writes.reset();
     recover_links(fs);
     auto now = toolkit_nodes(fs);
@@ -234,25 +234,25 @@ TEST(ToolkitLinkTransaction, AFailurePartWayRollsBackToTheExactOldState) {
   auto before = toolkit_nodes(fs);
   fs.fail_paths.insert(kCuda + "/include/cudnn.h.cudnnup-new");
   StoreState state;
-  auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+  auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
   ASSERT_TRUE(plan.ok());
-  auto s = link_toolkit(fs, kStore, state, *plan, "t");
+  auto s = link_toolkit(fs, kLinkStore, state, *plan, "t");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("nothing was changed"), std::string::npos) << s.error().message;
   EXPECT_TRUE(same(before, toolkit_nodes(fs)));
-  EXPECT_FALSE(fs.exists(kStore.state_file())) << "the store forgets the toolkit again";
+  EXPECT_FALSE(fs.exists(kLinkStore.state_file())) << "the store forgets the toolkit again";
 }
 
 TEST(ToolkitLinkTransaction, UndoReportsWhatItRestoredAndWhatItKeptBecauseTheUserChangedIt) {
   MemoryFileSystem fs;
   make_machine(fs);
   StoreState state;
-  auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
-  ASSERT_TRUE(link_toolkit(fs, kStore, state, *plan, "t").ok());
+  auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
+  ASSERT_TRUE(link_toolkit(fs, kLinkStore, state, *plan, "t").ok());
   // The user replaced one of our links with a file of their own.
   ASSERT_TRUE(fs.remove(kCuda + "/include/cudnn.h"));
   fs.add_file(kCuda + "/include/cudnn.h", "my own header");
-  auto r = unlink_toolkit(fs, kStore, state, kCuda);
+  auto r = unlink_toolkit(fs, kLinkStore, state, kCuda);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->kept.size(), 1u);
   EXPECT_EQ(r->kept[0].path, kCuda + "/include/cudnn.h");
@@ -264,7 +264,7 @@ TEST(ToolkitLinkTransaction, UndoReportsWhatItRestoredAndWhatItKeptBecauseTheUse
   for (const auto& p : r->restored) EXPECT_NE(p, kCuda + "/include/cudnn.h");
   EXPECT_TRUE(state.links.empty());
   // The kept original blocks a new link until the user decides.
-  EXPECT_EQ(plan_toolkit_link(fs, kStore, kCuda, false).error().code, ErrorCode::kConflict);
+  EXPECT_EQ(plan_toolkit_link(fs, kLinkStore, kCuda, false).error().code, ErrorCode::kConflict);
 }
 
 TEST(ToolkitLinkTransaction, TheManifestHoldsTheRealPathSoARepointedLinkChangesNothing) {
@@ -274,10 +274,10 @@ TEST(ToolkitLinkTransaction, TheManifestHoldsTheRealPathSoARepointedLinkChangesN
   fs.add_file("/usr/local/cuda-13.0/include/cuda.h", "other toolkit");
   fs.add_dir("/usr/local/cuda-13.0/lib64");
   StoreState state;
-  auto plan = plan_toolkit_link(fs, kStore, "/usr/local/cuda", false);
+  auto plan = plan_toolkit_link(fs, kLinkStore, "/usr/local/cuda", false);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->cuda_dir, kCuda);
-  ASSERT_TRUE(link_toolkit(fs, kStore, state, *plan, "t").ok());
+  ASSERT_TRUE(link_toolkit(fs, kLinkStore, state, *plan, "t").ok());
   auto linked = toolkit_nodes(fs);
   ASSERT_TRUE(fs.remove("/usr/local/cuda"));
   fs.add_symlink("/usr/local/cuda", "/usr/local/cuda-13.0");
@@ -291,8 +291,8 @@ TEST(ToolkitLinkTransaction, TheManifestHoldsTheRealPathSoARepointedLinkChangesN
 TEST(ToolkitLinkTransaction, RefusesTargetsInsideTheStore) {
   MemoryFileSystem fs;
   make_machine(fs);
-  for (const std::string& inside : {kStore.current_link(), kStore.version_dir("9.14.0.64+cuda13"), kStore.root}) {
-    auto plan = plan_toolkit_link(fs, kStore, inside, false);
+  for (const std::string& inside : {kLinkStore.current_link(), kLinkStore.version_dir("9.14.0.64+cuda13"), kLinkStore.root}) {
+    auto plan = plan_toolkit_link(fs, kLinkStore, inside, false);
     ASSERT_FALSE(plan.ok()) << inside;
     EXPECT_EQ(plan.error().code, ErrorCode::kUsage) << inside;
     EXPECT_NE(plan.error().message.find("inside the cudnnup store"), std::string::npos);
@@ -302,15 +302,15 @@ TEST(ToolkitLinkTransaction, RefusesTargetsInsideTheStore) {
 TEST(ToolkitLinkTransaction, KnowsWhichLinksWouldDangle) {
   MemoryFileSystem fs;
   make_machine(fs);
-  fs.add_file(kStore.version_dir("8.9.7.29+cuda12") + "/include/cudnn.h", "8.9");
+  fs.add_file(kLinkStore.version_dir("8.9.7.29+cuda12") + "/include/cudnn.h", "8.9");
   StoreState state;
-  auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
-  ASSERT_TRUE(link_toolkit(fs, kStore, state, *plan, "t").ok());
-  EXPECT_TRUE(links_that_would_dangle(fs, kStore, state, std::string("9.14.0.64+cuda13")).empty());
-  auto to_8 = links_that_would_dangle(fs, kStore, state, std::string("8.9.7.29+cuda12"));
+  auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
+  ASSERT_TRUE(link_toolkit(fs, kLinkStore, state, *plan, "t").ok());
+  EXPECT_TRUE(links_that_would_dangle(fs, kLinkStore, state, std::string("9.14.0.64+cuda13")).empty());
+  auto to_8 = links_that_would_dangle(fs, kLinkStore, state, std::string("8.9.7.29+cuda12"));
   ASSERT_EQ(to_8.size(), 2u) << "libcudnn.so and libcudnn.so.9; cudnn.h exists in 8.9 too";
   EXPECT_EQ(to_8[0], kCuda + "/lib64/libcudnn.so -> /store/current/lib/libcudnn.so");
-  EXPECT_EQ(links_that_would_dangle(fs, kStore, state, std::nullopt).size(), 3u);
+  EXPECT_EQ(links_that_would_dangle(fs, kLinkStore, state, std::nullopt).size(), 3u);
 }
 
 TEST(ToolkitLinkTransaction, APlantedLinkManifestIsNotActedOn) {
@@ -327,7 +327,7 @@ TEST(ToolkitLinkTransaction, APlantedLinkManifestIsNotActedOn) {
     make_machine(fs);
     fs.add_file("/home/u/precious", "precious");
     StoreState state;
-    auto plan = plan_toolkit_link(fs, kStore, kCuda, false);
+    auto plan = plan_toolkit_link(fs, kLinkStore, kCuda, false);
     ASSERT_TRUE(plan.ok());
     ASSERT_TRUE(apply_toolkit_link(fs, *plan, "t").ok());
     auto j = nlohmann::json::parse(fs.contents(link_manifest_path(kCuda)));

@@ -19,26 +19,26 @@ namespace {
 using testing::MemoryFileSystem;
 using testing::memory_tree;
 
-const StoreLayout kStore{"C:/Users/me/AppData/Local/cudnnup"};
+const StoreLayout kWindowsStore{"C:/Users/me/AppData/Local/cudnnup"};
 const std::string kSelected = "9.19.0.56+cuda13";
 const std::string kOther = "9.1.0.70+cuda12";
 
 MemoryFileSystem windows_machine() {
   MemoryFileSystem fs;
   fs.windows_names = true;
-  fs.add_file(kStore.version_dir(kSelected) + "/bin/cudnn64_9.dll", "selected");
-  fs.add_file(kStore.version_dir(kOther) + "/bin/cudnn64_9.dll", "other");
+  fs.add_file(kWindowsStore.version_dir(kSelected) + "/bin/cudnn64_9.dll", "selected");
+  fs.add_file(kWindowsStore.version_dir(kOther) + "/bin/cudnn64_9.dll", "other");
   fs.add_file("C:/Users/me/Documents/thesis.docx", "years of work");
   fs.add_file("C:/Windows/System32/drivers/etc/hosts", "hosts");
   // A junction inside versions/ that looks like a version and leads to the user's documents.
-  fs.add_symlink(kStore.versions_dir() + "/9.2.1.18+cuda12", "C:/Users/me/Documents");
+  fs.add_symlink(kWindowsStore.versions_dir() + "/9.2.1.18+cuda12", "C:/Users/me/Documents");
   return fs;
 }
 
 TEST(WindowsForms, OnlyNamesOfInstalledVersionsAreAccepted) {
   MemoryFileSystem fs = windows_machine();
   auto same_as = [&](const char* arg, const std::string& id) {
-    auto r = find_installed(fs, kStore, arg, /*windows=*/true);
+    auto r = find_installed(fs, kWindowsStore, arg, /*windows=*/true);
     ASSERT_TRUE(r.ok()) << arg << ": " << r.error().message;
     EXPECT_EQ(r->id, id) << arg;
   };
@@ -53,7 +53,7 @@ TEST(WindowsForms, OnlyNamesOfInstalledVersionsAreAccepted) {
                           "\\\\localhost\\C$\\Users\\me\\Documents", "\\\\.\\C:\\Users", "versions\\9.19.0.56+cuda13",
                           "9.19.0.56+cuda13.", "9.19.0.56+cuda13. ", "9.19.0.56+cuda13::$DATA", "9.19.0.56+cuda13:x",
                           "9.2.1.18+cuda12", "9.2.1.18+CUDA12", "..", ".", ""}) {
-    auto r = find_installed(fs, kStore, bad, /*windows=*/true);
+    auto r = find_installed(fs, kWindowsStore, bad, /*windows=*/true);
     EXPECT_FALSE(r.ok()) << "accepted " << bad << " as " << (r.ok() ? r->id : "");
   }
 }
@@ -71,7 +71,7 @@ TEST(WindowsForms, UninstallNeverRemovesTheSelectedVersionOrAnythingOutsideTheSt
     o.windows = true;
     o.txid = "tx-w";
     o.protected_ids = {kSelected};
-    auto r = run_uninstall(fs, kStore, o, sha256_hasher());
+    auto r = run_uninstall(fs, kWindowsStore, o, sha256_hasher());
     EXPECT_FALSE(r.ok()) << arg;
     EXPECT_EQ(memory_tree(fs, ""), before) << arg << ": something changed";
   }
@@ -82,10 +82,10 @@ TEST(WindowsForms, UninstallNeverRemovesTheSelectedVersionOrAnythingOutsideTheSt
   o.windows = true;
   o.txid = "tx-w";
   o.protected_ids = {kSelected};
-  auto r = run_uninstall(fs, kStore, o, sha256_hasher());
+  auto r = run_uninstall(fs, kWindowsStore, o, sha256_hasher());
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_FALSE(fs.exists(kStore.version_dir(kOther)));
-  EXPECT_TRUE(fs.exists(kStore.version_dir(kSelected)));
+  EXPECT_FALSE(fs.exists(kWindowsStore.version_dir(kOther)));
+  EXPECT_TRUE(fs.exists(kWindowsStore.version_dir(kSelected)));
   EXPECT_EQ(fs.contents("C:/Users/me/Documents/thesis.docx"), "years of work");
 }
 #endif

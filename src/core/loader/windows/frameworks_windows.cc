@@ -21,8 +21,6 @@ using framework::python_string;
 using framework::read_text;
 using framework::version_prefix;
 
-std::string native(const std::string& p) { return paths::to_native(p, true); }
-
 // The folder of the environment's python.exe: the application folder of its process.
 std::string python_dir(const PythonEnv& pe) { return pe.interpreter.empty() ? pe.prefix : paths::parent(pe.interpreter); }
 
@@ -71,7 +69,7 @@ WhichReport framework_which(const FrameworkReport& rep, const PythonEnv& pe, con
   WhichReport base;
   base.library = dll;
   base.target = rep.framework + " " + rep.version + (rep.variant.empty() ? "" : " (" + rep.variant + ")") + " in " +
-                native(pe.prefix);
+                paths::to_windows(pe.prefix);
   base.target_kind = "framework";
   base.how_requested = how;
   return base;
@@ -119,7 +117,7 @@ FrameworkReport torch_windows(const FileSystem& fs, const Environment& env, cons
     auto v = inspect_dll(fs, shim).file_version;
     bool versioned = v && (*v)[0] == major;
     rep.built_cudnn = versioned ? Version{(*v)[0], (*v)[1], (*v)[2]} : Version{major};
-    rep.built_cudnn_source = "bundled " + native(shim) + (versioned ? " (its file version)" : " (no file version: the major only)");
+    rep.built_cudnn_source = "bundled " + paths::to_windows(shim) + (versioned ? " (its file version)" : " (no file version: the major only)");
   }
   if (major == 0) major = rep.built_cudnn ? rep.built_cudnn->major() : 9;
   rep.loading_library = fs.exists(paths::join(lib, "torch_cuda.dll")) ? paths::join(lib, "torch_cuda.dll") : lib;
@@ -281,11 +279,11 @@ std::vector<FrameworkReport> onnxruntime_windows(const FileSystem& fs, const Env
       std::string from = ort_preload_folder(fs, site, rep.cuda_version);
       ctx.already_loaded = cudnn_dlls_in(fs, from, major);
       r.notes.push_back(ctx.already_loaded.empty()
-                            ? "preload_dlls() finds no cuDNN DLL in " + native(from) + ": the provider loads as without it"
+                            ? "preload_dlls() finds no cuDNN DLL in " + paths::to_windows(from) + ": the provider loads as without it"
                             : "preload_dlls() loads " + std::to_string(ctx.already_loaded.size()) + " cuDNN DLLs from " +
-                                  native(from) + " by path; the provider's import of " + dll + " binds them");
+                                  paths::to_windows(from) + " by path; the provider's import of " + dll + " binds them");
     }
-    r.load = which_windows_in(fs, ctx, framework_which(r, pe, dll, "import table of " + native(provider) +
+    r.load = which_windows_in(fs, ctx, framework_which(r, pe, dll, "import table of " + paths::to_windows(provider) +
                                                                        ", loaded by full path with LOAD_WITH_ALTERED_SEARCH_PATH "
                                                                        "(onnxruntime core/platform/windows/env.cc)"));
     set_loaded_version(fs, r);
