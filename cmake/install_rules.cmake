@@ -24,6 +24,12 @@ install(FILES ${PROJECT_SOURCE_DIR}/data/known_archives.json ${PROJECT_SOURCE_DI
               ${PROJECT_SOURCE_DIR}/data/error_catalogue.json ${PROJECT_SOURCE_DIR}/data/gpu_peaks.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/cudnnup/data)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The licenses of the libraries linked into a static build (scripts/build-portable.sh writes it
+# with packaging/third-party-notices.sh); a build against shared system libraries has none.
+set(CUDNNUP_THIRD_PARTY_NOTICES "" CACHE FILEPATH "THIRD_PARTY_NOTICES.txt to install beside LICENSE")
+if(CUDNNUP_THIRD_PARTY_NOTICES)
+  install(FILES ${CUDNNUP_THIRD_PARTY_NOTICES} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md" PATTERN "*.json" PATTERN "runs" EXCLUDE)
 

@@ -135,12 +135,28 @@ done
 commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || true)
 commit_date=$(TZ=UTC git -C "$repo" log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null || true)
 export COMMIT=$commit COMMIT_DATE=$commit_date
+# The licenses of everything linked in, for the tarball, the .deb and the wheel: the static
+# libraries' from their source trees and the Debian 11 root's packages, the header-only ones from
+# this machine's (they are compiled against its headers, above).
+root_version() { dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Version}' "$1"; }
+host_version() { dpkg-query -W -f='${Version}' "$1"; }
+"$repo/packaging/third-party-notices.sh" "$repo/build-portable/THIRD_PARTY_NOTICES.txt" \
+  "libarchive $archive_version|$deps/COPYING.libarchive" \
+  "curl $curl_version|$deps/COPYING.curl" \
+  "mimalloc $mimalloc_version|$deps/COPYING.mimalloc" \
+  "OpenSSL $(root_version libssl-dev)|$root/usr/share/doc/libssl-dev/copyright" \
+  "zlib $(root_version zlib1g-dev)|$root/usr/share/doc/zlib1g-dev/copyright" \
+  "xz-utils (liblzma) $(root_version liblzma-dev)|$root/usr/share/doc/liblzma-dev/copyright" \
+  "CLI11 $(host_version libcli11-dev)|/usr/share/doc/libcli11-dev/copyright" \
+  "JSON for Modern C++ $(host_version nlohmann-json3-dev)|/usr/share/doc/nlohmann-json3-dev/copyright" \
+  "fmt $(host_version libfmt-dev)|/usr/share/doc/libfmt-dev/copyright"
 echo "== cudnnup, portable, in the Debian 11 root (deps: $(tr '\n' ' ' <"$deps/VERSION"))" >&2
 in_root '
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DCUDNNUP_BUILD_TESTS=OFF -DCUDNNUP_BUILD_BENCH=OFF -DCUDNNUP_PORTABLE_DEPS=/deps -DCMAKE_EXE_LINKER_FLAGS=-s \
     -DCUDNNUP_THIRD_PARTY_INCLUDE=/build/third_party_headers \
+    -DCUDNNUP_THIRD_PARTY_NOTICES=/build/THIRD_PARTY_NOTICES.txt \
     -DCUDNNUP_COMMIT="$COMMIT" -DCUDNNUP_COMMIT_DATE="$COMMIT_DATE" >/build/configure.log
   ninja -C /build -j"$JOBS"
   # The .deb, made here so that dpkg-shlibdeps reads Debian 11 symbols files: its libc6 floor is

@@ -2,7 +2,8 @@
 # Proves the artifacts scripts/package.sh put in dist/ (docs/packaging.md), on systems they were
 # not built on:
 #   1. the portable binaries need no GLIBC symbol version above 2.31 and no shared library but
-#      glibc's own;
+#      glibc's own; every artifact carries THIRD_PARTY_NOTICES.txt with the license of each
+#      library linked into its binary;
 #   2. the tarball's cudnnup runs `doctor --json` in a clean Debian 11 root (debootstrap
 #      --variant=minbase: glibc 2.31, nothing else installed), and its output is a doctor report;
 #      with a stub cuDNN in that root's library folder, its probe child reports the stub's version;
@@ -72,6 +73,30 @@ if grep -qw 'T malloc' <<<"$(nm -D "$bin/cudnnup")"; then
   ok "cudnnup exports its malloc, so glibc's own allocations use it too"
 else
   fail "cudnnup does not export malloc: glibc would allocate with its own malloc and cudnnup's free could meet it"
+fi
+
+# The licenses of the statically linked libraries, in each artifact (packaging/third-party-notices.sh).
+check_notices() {
+  local what=$1 text=$2; shift 2
+  local missing=()
+  for component in "$@"; do grep -q "^==== $component " <<<"$text" || missing+=("$component"); done
+  if ((${#missing[@]} == 0)); then
+    ok "$what: THIRD_PARTY_NOTICES.txt has the license of $(printf '%s, ' "$@" | sed 's/, $//')"
+  else
+    fail "$what: THIRD_PARTY_NOTICES.txt lacks ${missing[*]} ($(wc -c <<<"$text") bytes)"
+  fi
+}
+portable_parts=(libarchive curl mimalloc OpenSSL zlib xz-utils CLI11 "JSON for Modern C++" fmt)
+check_notices tarball "$(tar -xzOf "$tarball" "cudnnup-$version-linux-x86_64/THIRD_PARTY_NOTICES.txt" 2>&1)" "${portable_parts[@]}"
+check_notices deb "$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/cudnnup/THIRD_PARTY_NOTICES.txt 2>&1)" "${portable_parts[@]}"
+wheel_file=$(ls dist/cudnnup-"$version"-py3-none-manylinux_*_x86_64.whl 2>/dev/null | head -1)
+if [[ -n $wheel_file ]]; then
+  notices_entry=$(unzip -Z1 "$wheel_file" | grep '\.dist-info/.*THIRD_PARTY_NOTICES\.txt$' || true)
+  check_notices wheel "$( [[ -n $notices_entry ]] && unzip -p "$wheel_file" "$notices_entry")" "${portable_parts[@]}"
+fi
+if ((windows)); then
+  check_notices "Windows zip" "$(unzip -p "dist/cudnnup-$version-windows-x86_64.zip" "cudnnup-$version-windows-x86_64/THIRD_PARTY_NOTICES.txt" 2>&1)" \
+    libarchive zlib mingw-w64 CLI11 "JSON for Modern C++" fmt
 fi
 
 # A fresh copy of the clean Debian 11 root per check: nothing one leaves behind helps another.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds every release artifact into dist/ (docs/packaging.md):
 #   cudnnup-V-linux-x86_64.tar.gz       the portable binary (glibc >= its floor, nothing else
-#                                       shared), its lean child, LICENSE, README.md, completions
+#                                       shared), its lean child, LICENSE, THIRD_PARTY_NOTICES.txt
+#                                       (the licenses of the libraries linked in), README.md,
+#                                       completions
 #   cudnnup_V_amd64.deb                 CPack, built in the Debian 11 root (Depends: libc6 (>= floor))
 #   cudnnup-V-py3-none-manylinux_2_N_x86_64.whl   the same two binaries on the venv's PATH
 #   cudnnup-V-windows-x86_64.zip        the mingw-w64 build
@@ -38,21 +40,33 @@ rm -f dist/cudnnup-"$version"-* dist/cudnnup_"$version"_*
 name=cudnnup-$version-linux-x86_64
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/completions"
-cp "$bin/cudnnup" "$bin/cudnnup-child" LICENSE README.md "$stage/$name/"
+cp "$bin/cudnnup" "$bin/cudnnup-child" LICENSE build-portable/THIRD_PARTY_NOTICES.txt README.md "$stage/$name/"
 cp build-portable/completions/cudnnup "$stage/$name/completions/cudnnup.bash"
 cp build-portable/completions/_cudnnup build-portable/completions/cudnnup.fish "$stage/$name/completions/"
 tar -C "$stage" --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner -cf - "$name" |
   gzip -n -9 >"dist/$name.tar.gz"
 
 cp build-portable/cudnnup_"$version"_amd64.deb dist/
-packaging/wheel/build-wheel.sh --binary "$bin/cudnnup" --child "$bin/cudnnup-child" --version "$version" \
+packaging/wheel/build-wheel.sh --binary "$bin/cudnnup" --child "$bin/cudnnup-child" \
+  --notices build-portable/THIRD_PARTY_NOTICES.txt --version "$version" \
   --out dist --glibc "$floor" >/dev/null
 
 if ((windows)); then
   scripts/build-windows-deps.sh >/dev/null
   cmake --preset windows >/dev/null
   cmake --build build-windows --target cudnnup >/dev/null
-  packaging/windows/build-zip.sh --exe build-windows/src/cudnnup.exe --version "$version" --out dist >/dev/null
+  # The Windows build links libarchive (scripts/build-windows-deps.sh), mingw-w64's zlib and its
+  # runtime (winpthreads) statically; CLI11, nlohmann-json and fmt are header-only.
+  host_version() { dpkg-query -W -f='${Version}' "$1"; }
+  packaging/third-party-notices.sh build-windows/THIRD_PARTY_NOTICES.txt \
+    "libarchive $(awk '{ print $NF }' build-windows-deps/prefix/VERSION 2>/dev/null)|build-windows-deps/prefix/COPYING.libarchive" \
+    "zlib $(host_version libz-mingw-w64-dev)|/usr/share/doc/libz-mingw-w64-dev/copyright" \
+    "mingw-w64 runtime and winpthreads $(host_version mingw-w64-x86-64-dev)|/usr/share/doc/mingw-w64-x86-64-dev/copyright" \
+    "CLI11 $(host_version libcli11-dev)|/usr/share/doc/libcli11-dev/copyright" \
+    "JSON for Modern C++ $(host_version nlohmann-json3-dev)|/usr/share/doc/nlohmann-json3-dev/copyright" \
+    "fmt $(host_version libfmt-dev)|/usr/share/doc/libfmt-dev/copyright"
+  packaging/windows/build-zip.sh --exe build-windows/src/cudnnup.exe --notices build-windows/THIRD_PARTY_NOTICES.txt \
+    --version "$version" --out dist >/dev/null
 fi
 echo "== dist/ (cudnnup $version, glibc >= $floor):"
 (cd dist && ls -l cudnnup-"$version"-* cudnnup_"$version"_* | awk '{ printf "   %10d  %s\n", $5, $9 }')

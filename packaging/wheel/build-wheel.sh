@@ -2,10 +2,12 @@
 # Builds the cudnnup wheel: the native binary and its lean child, installed onto the venv's PATH by
 # pip (as ruff's wheel does), tagged py3-none-manylinux_2_<N>_x86_64.
 #
-#   packaging/wheel/build-wheel.sh --binary B --child C --version V --out DIST [--glibc 2.31]
+#   packaging/wheel/build-wheel.sh --binary B --child C --notices N --version V --out DIST [--glibc 2.31]
 #
 #   --binary B   the cudnnup executable to ship (package.sh passes the portable build)
 #   --child C    the cudnnup-child executable that goes beside it
+#   --notices N  the licenses of the libraries linked into them (packaging/third-party-notices.sh);
+#                it goes into the wheel's .dist-info beside LICENSE
 #   --version V  the wheel's version (PEP 440, e.g. 0.1.0)
 #   --out DIST   the folder the .whl is written into (created if missing)
 #   --glibc G    the oldest glibc the binaries run on, 2.N (default 2.31: the portable build's
@@ -22,7 +24,7 @@ root=$(cd "$here/../.." && pwd)
 python=/usr/bin/python3
 
 usage() {
-  echo "usage: packaging/wheel/build-wheel.sh --binary B --child C --version V --out DIST [--glibc 2.31]" >&2
+  echo "usage: packaging/wheel/build-wheel.sh --binary B --child C --notices N --version V --out DIST [--glibc 2.31]" >&2
 }
 die_usage() {
   echo "build-wheel: $*" >&2
@@ -33,7 +35,7 @@ die_usage() {
 binary='' child='' version='' out='' glibc=2.31
 while (($#)); do
   case $1 in
-    --binary | --child | --version | --out | --glibc)
+    --binary | --child | --notices | --version | --out | --glibc)
       (($# >= 2)) || die_usage "$1 needs a value"
       declare "${1#--}=$2"
       shift 2
@@ -47,6 +49,8 @@ while (($#)); do
 done
 [[ -n $binary ]] || die_usage "--binary is missing (the cudnnup executable, e.g. build/src/cudnnup)"
 [[ -n $child ]] || die_usage "--child is missing (cudnnup-child, built beside cudnnup)"
+[[ -n $notices ]] || die_usage "--notices is missing (THIRD_PARTY_NOTICES.txt of the build, e.g. build-portable/THIRD_PARTY_NOTICES.txt)"
+[[ -s $notices ]] || die_usage "--notices '$notices' is not a non-empty file; scripts/build-portable.sh writes it"
 [[ -n $version ]] || die_usage "--version is missing (e.g. --version 0.1.0)"
 [[ -n $out ]] || die_usage "--out is missing (the folder for the wheel, e.g. dist)"
 
@@ -93,6 +97,7 @@ cp "$here/pyproject.toml" "$here/hatch_build.py" "$stage/"
 mkdir -p "$stage/cudnnup" "$stage/bin"
 cp "$here/cudnnup/__init__.py" "$here/cudnnup/__main__.py" "$stage/cudnnup/"
 cp "$root/README.md" "$root/LICENSE" "$stage/"
+cp "$notices" "$stage/THIRD_PARTY_NOTICES.txt"
 # install -m 755: the staged copies are executable whatever the umask or the source's mode.
 install -m 755 "$binary" "$stage/bin/cudnnup"
 install -m 755 "$child" "$stage/bin/cudnnup-child"

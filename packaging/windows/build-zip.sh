@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds the Windows release zip from the mingw-w64 cross build:
 #
-#   packaging/windows/build-zip.sh --exe E --version V --out DIST
+#   packaging/windows/build-zip.sh --exe E --notices N --version V --out DIST
 #
 #   --exe E      cudnnup.exe (build-windows/src/cudnnup.exe); a cudnnup-child.exe beside it goes
 #                in too (the Windows build makes none today: it links statically, starts fast)
+#   --notices N  the licenses of the libraries linked into it (packaging/third-party-notices.sh)
 #   --version V  the release version, in the zip's name (e.g. 0.1.0)
 #   --out DIST   the folder the zip is written into (created if missing)
 #
 # Writes DIST/cudnnup-V-windows-x86_64.zip holding one folder of the same name: cudnnup.exe,
-# LICENSE, README.md. The same inputs give the same bytes: fixed entry order, every timestamp set
+# LICENSE, THIRD_PARTY_NOTICES.txt, README.md. The same inputs give the same bytes: fixed entry order, every timestamp set
 # to SOURCE_DATE_EPOCH (default: the commit's time), no Unix extra fields. Prints the zip's path
 # on the last line. tests/packaging/windows_zip_test.sh is its proof.
 set -euo pipefail
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 usage() {
-  echo "usage: packaging/windows/build-zip.sh --exe E --version V --out DIST" >&2
+  echo "usage: packaging/windows/build-zip.sh --exe E --notices N --version V --out DIST" >&2
 }
 die_usage() {
   echo "build-zip: $*" >&2
@@ -26,10 +27,10 @@ die_usage() {
   exit 2
 }
 
-exe='' version='' out=''
+exe='' notices='' version='' out=''
 while (($#)); do
   case $1 in
-    --exe | --version | --out)
+    --exe | --notices | --version | --out)
       (($# >= 2)) || die_usage "$1 needs a value"
       declare "${1#--}=$2"
       shift 2
@@ -42,6 +43,8 @@ while (($#)); do
   esac
 done
 [[ -n $exe ]] || die_usage "--exe is missing (the Windows build's cudnnup.exe, e.g. build-windows/src/cudnnup.exe)"
+[[ -n $notices ]] || die_usage "--notices is missing (THIRD_PARTY_NOTICES.txt of the Windows build)"
+[[ -s $notices ]] || die_usage "--notices '$notices' is not a non-empty file; write it with packaging/third-party-notices.sh"
 [[ -n $version ]] || die_usage "--version is missing (e.g. --version 0.1.0)"
 [[ -n $out ]] || die_usage "--out is missing (the folder for the zip, e.g. dist)"
 command -v zip >/dev/null || { echo "build-zip: zip is missing; apt-get install zip" >&2; exit 2; }
@@ -66,7 +69,7 @@ if [[ -f $child ]]; then
   check_pe "cudnnup-child.exe beside --exe" "$child"
   files+=(cudnnup-child.exe)
 fi
-files+=(LICENSE README.md)
+files+=(LICENSE THIRD_PARTY_NOTICES.txt README.md)
 
 stage=$(mktemp -d -t cudnnup-zip.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
@@ -74,13 +77,14 @@ mkdir "$stage/$name"
 cp "$exe" "$stage/$name/cudnnup.exe"
 [[ ! -f $child ]] || cp "$child" "$stage/$name/cudnnup-child.exe"
 cp "$root/LICENSE" "$root/README.md" "$stage/$name/"
+cp "$notices" "$stage/$name/THIRD_PARTY_NOTICES.txt"
 
 # zip stores local DOS times: with TZ=UTC and every mtime at SOURCE_DATE_EPOCH, the bytes do not
 # depend on when or where this runs. Modes are normalised for the same reason (and unzip on
 # Linux then gives an executable .exe).
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || echo 1580601600)}
 chmod 755 "$stage/$name" "$stage/$name"/*.exe
-chmod 644 "$stage/$name/LICENSE" "$stage/$name/README.md"
+chmod 644 "$stage/$name/LICENSE" "$stage/$name/THIRD_PARTY_NOTICES.txt" "$stage/$name/README.md"
 touch -h -d "@$epoch" "$stage/$name" "$stage/$name"/*
 
 mkdir -p "$out"

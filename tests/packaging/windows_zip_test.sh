@@ -44,7 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- Layout: one folder named like the zip, holding cudnnup.exe, LICENSE, README.md (and
+# --- Layout: one folder named like the zip, holding cudnnup.exe, LICENSE, THIRD_PARTY_NOTICES.txt,
+# README.md (and
 # cudnnup-child.exe where the build has one), nothing else.
 name=$(basename "$zip" .zip)
 if [[ $name =~ ^cudnnup-(.+)-windows-x86_64$ ]]; then
@@ -57,8 +58,8 @@ fi
 unzip -q "$zip" -d "$work/unzipped"
 dir=$work/unzipped/$name
 entries=$(cd "$work/unzipped" && find . -mindepth 1 | sed 's|^\./||' | sort | paste -sd' ')
-expected="$name $name/LICENSE $name/README.md $name/cudnnup.exe"
-[[ ! -e $dir/cudnnup-child.exe ]] || expected="$name $name/LICENSE $name/README.md $name/cudnnup-child.exe $name/cudnnup.exe"
+expected="$name $name/LICENSE $name/README.md $name/THIRD_PARTY_NOTICES.txt $name/cudnnup.exe"
+[[ ! -e $dir/cudnnup-child.exe ]] || expected="$name $name/LICENSE $name/README.md $name/THIRD_PARTY_NOTICES.txt $name/cudnnup-child.exe $name/cudnnup.exe"
 if [[ $entries == "$expected" ]]; then
   ok "zip holds $name/ with: $(cd "$dir" && find . -mindepth 1 | sed "s|^\./||" | sort | paste -sd" ")"
 else
