@@ -518,6 +518,36 @@ TEST_F(MirrorCli, AMirrorThatDisagreesWithNvidiasPublishedHashIsRefused) {
   EXPECT_FALSE(stdfs::exists(store() + "/versions"));
 }
 
+// A browser's "cudnn (1).tar.xz" of a known archive is checked against the row its top folder
+// names (here the store's refreshed row for build 99): the real bytes install and say what they
+// matched; other bytes under that top folder are refused and leave no copy.
+TEST_F(MirrorCli, ARenamedKnownArchiveIsCheckedAgainstTheRowItsTopFolderNames) {
+  auto update = cudnnup({"archive-info", "--update-known", "--mirror", mirror()});
+  ASSERT_EQ(update.exit_code, 0) << update.out << update.err;
+  std::string top = testing::kUnpublishedLinuxTop;
+
+  std::string tampered = tmp / "downloads/cudnn (2).tar.xz";
+  testing::make_dirs(tmp / "downloads");
+  auto entries = testing::official_entries(OfficialLayout{top});
+  entries.push_back(testing::FakeEntry(top + "/include/extra.h", EntryKind::kFile, "// not NVIDIA's\n"));
+  testing::write_archive(tampered, entries, ArchiveFormat::kTarXz);
+  auto refused = cudnnup({"install", tampered});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("the store's refreshed known-archives row for " + top + ".tar.xz (the archive's top folder) is " + sha),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(stdfs::exists(store() + "/versions/9.19.0.99+cuda13")) << "a refused archive must leave no copy";
+
+  std::string renamed = tmp / "downloads/cudnn (1).tar.xz";
+  stdfs::copy_file(mirror() + "/" + archive_rel, renamed);
+  auto r = cudnnup({"--json", "install", renamed});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["archive"]["sha256"], sha);
+  EXPECT_TRUE(j["source"]["checked_against_known_hash"].get<bool>());
+  EXPECT_EQ(j["source"]["sha256_from"], "the store's refreshed known-archives row for " + top + ".tar.xz (the archive's top folder)");
+}
+
 TEST_F(MirrorCli, AMissingVersionSaysWhereItLooked) {
   std::string url = serve("");
   auto r = cudnnup({"install", "9.99.0", "--cuda", "13", "--mirror", url});

@@ -131,8 +131,8 @@ void print_install_json(const AppContext& ctx, const InstallOptions& o, const In
   out["already_installed"] = r.already_installed;
   out["archive"] = archive_identity_json(r.name, o.archive, r.scan.archive_bytes, r.archive_sha256);
   out["source"] = {{"url", source.url}, {"manifest", source.manifest_url}, {"downloaded", source.downloaded},
-                   {"from_cache", source.from_cache}, {"checked_against_known_hash", !source.expected_sha256.empty()},
-                   {"sha256_from", source.expected_from}, {"hashes", hashes_json(source)}};
+                   {"from_cache", source.from_cache}, {"checked_against_known_hash", !r.sha256_checked_against.empty()},
+                   {"sha256_from", r.sha256_checked_against}, {"hashes", hashes_json(source)}};
   out["request"] = request_json(notes);
   if (!r.already_installed) out["contents"] = contents_json(r.scan);
   nlohmann::json steps = nlohmann::json::array();
@@ -153,8 +153,8 @@ void print_install_json(const AppContext& ctx, const InstallOptions& o, const In
 
 // "sha256 4f2c...: NVIDIA's published sha256 (URL); the mirror's manifest (URL) agrees".
 std::string hash_sentence(const InstallOutcome& r, const ResolvedSource& source) {
-  if (r.archive_sha256.empty()) return "no published sha256 for this archive (give one with --sha256 to check it)";
-  std::string out = "sha256 " + r.archive_sha256.substr(0, 16) + "… matches " + source.expected_from;
+  if (r.sha256_checked_against.empty()) return "no published sha256 for this archive (give one with --sha256 to check it)";
+  std::string out = "sha256 " + r.archive_sha256.substr(0, 16) + "… matches " + r.sha256_checked_against;
   for (const auto& h : source.hashes) {
     if (!h.used) out += "; " + describe_hash_claim(h) + " agrees";
   }
@@ -223,6 +223,7 @@ Result<std::optional<InstallOutcome>> resolve_and_install(AppContext& ctx, const
   *source = std::move(*resolved);
   if (source->archive_path.empty()) return std::optional<InstallOutcome>();
   *o = install_options(ctx, args, *source);
+  o->published = std::move(*known);
   auto r = run_install(*ctx.fs, *ctx.fs, store, *o, services);
   if (!r) return r.error();
   return std::optional<InstallOutcome>(std::move(*r));

@@ -33,6 +33,10 @@ struct InstallRun {
   std::optional<ToolkitTarget> toolkit;
   std::optional<ArchiveName> identity;  // the file name's, or the top folder's
   std::string stage;
+  // What the archive's sha256 must be, and who says so: the options', or the known row the top
+  // folder names (verify) when the file name is not NVIDIA's.
+  std::string expected_sha256;
+  std::string expected_sha256_from;
 };
 
 // The one rollback guard. Armed once the staging journal is written: a failure before the commit
@@ -174,9 +178,10 @@ Status stage(InstallRun& run, RollbackGuard& guard) {
   scan_options.name = run.out.name;
   scan_options.limits = o.limits;
   // The archive's own digest is worth its CPU only when there is a published one to compare it
-  // with (known_archives.json, a redistrib manifest, --sha256). Every file's digest goes into
-  // the manifest either way.
-  scan_options.hash_archive = !o.expected_sha256.empty();
+  // with (known_archives.json, a redistrib manifest, --sha256), or may be once the top folder is
+  // read: a file name that is not NVIDIA's may hide a published archive. Every file's digest goes
+  // into the manifest either way.
+  scan_options.hash_archive = !o.expected_sha256.empty() || (!o.published.empty() && !run.out.name);
   // Computed while the checks and the writing to disk that follow run (check_archive_sha256).
   scan_options.defer_archive_hash = true;
   if (!o.dry_run) {
@@ -289,13 +294,29 @@ Status check_archive_sha256(InstallRun& run) {
   InstallOutcome& out = run.out;
   if (auto s = settle_archive_sha256(out.scan, run.services.progress); !s) return s;
   out.archive_sha256 = out.scan.archive_sha256;
-  if (!o.expected_sha256.empty() && out.archive_sha256 != o.expected_sha256) {
+  if (run.expected_sha256.empty()) return ok_status();
+  if (out.archive_sha256 != run.expected_sha256) {
     return make_error(ErrorCode::kCorrupt,
-                      o.archive + " has sha256 " + out.archive_sha256 + " but " + o.expected_sha256_from + " is " +
-                          o.expected_sha256 + "; the file is damaged or not the official archive — delete it and download it again",
+                      o.archive + " has sha256 " + out.archive_sha256 + " but " + run.expected_sha256_from + " is " +
+                          run.expected_sha256 + "; the file is damaged or not the official archive — delete it and download it again",
                       o.archive);
   }
+  out.sha256_checked_against = run.expected_sha256_from;
   return ok_status();
+}
+
+// With no sha256 to check and a file name that is not NVIDIA's, the known row whose archive the
+// top folder names, if any: the file may be a published archive saved under another name
+// ("cudnn (1).zip"). (stage() hashed the archive for this case.)
+void expect_published_hash_of_top(InstallRun& run) {
+  if (!run.expected_sha256.empty() || run.out.name || run.out.scan.top_dir.empty()) return;
+  for (const auto& k : run.o.published) {
+    if (k.file_name != run.out.scan.top_dir + ".tar.xz" && k.file_name != run.out.scan.top_dir + ".zip") continue;
+    run.expected_sha256 = k.sha256;
+    run.expected_sha256_from = std::string(k.refreshed ? "the store's refreshed known-archives row" : "NVIDIA's published sha256") +
+                               " for " + k.file_name + " (the archive's top folder)";
+    return;
+  }
 }
 
 Status verify(InstallRun& run) {
@@ -304,6 +325,7 @@ Status verify(InstallRun& run) {
   const ContentReport& report = out.scan.report;
   if (!report.ok()) return make_error(ErrorCode::kCorrupt, "refusing " + o.archive + ":" + bullet_lines(report.errors), o.archive);
   for (const auto& w : report.warnings) out.warnings.push_back(w);
+  expect_published_hash_of_top(run);
   if (!run.identity) {
     if (auto from_top = parse_archive_name(out.scan.top_dir + ".tar.xz")) run.identity = *from_top;
     if (!run.identity) {
@@ -395,7 +417,7 @@ Status commit(InstallRun& run, RollbackGuard& guard) {
 
 Result<InstallOutcome> run_install(FileSystem& fs, const FileSystem& source, const StoreLayout& store,
                                    const InstallOptions& o, const InstallServices& services) {
-  InstallRun run{fs, source, store, o, services, {}, 0, std::nullopt, std::nullopt, {}};
+  InstallRun run{fs, source, store, o, services, {}, 0, std::nullopt, std::nullopt, {}, o.expected_sha256, o.expected_sha256_from};
   run.out.dry_run = o.dry_run;
   if (auto s = validate(run); !s) return s.error();
   if (run.out.already_installed) return run.out;

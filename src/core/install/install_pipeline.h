@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/filesystem.h"
+#include "facts/known_archives.h"
 #include "install/archive_scan.h"
 #include "install/install_plan.h"
 #include "store/store_layout.h"
@@ -39,6 +40,10 @@ struct InstallOptions {
   std::string expected_sha256;        // from the known-archives table, a redistrib manifest or --sha256
   std::string expected_sha256_from = "NVIDIA's published sha256";  // named in the mismatch message
   uint64_t expected_size = 0;
+  // The known-archives table (built in, and the store's refreshed rows). With no expected_sha256,
+  // an archive whose top folder names a row is checked against that row: a published archive
+  // saved under another name ("cudnn (1).zip") is still checked.
+  std::vector<KnownArchive> published;
   ExtractionLimits limits;            // archive_bytes 0: taken from the file
   std::string txid;                   // unique id; the caller makes it (time + pid)
   std::string now_iso;                // "2026-11-30T01:02:03Z"
@@ -50,6 +55,7 @@ struct InstallOutcome {
   ScanResult scan;
   std::optional<ArchiveName> name;
   std::string archive_sha256;
+  std::string sha256_checked_against;  // the claim archive_sha256 matched; empty when none was known
   bool already_installed = false;
   bool dry_run = false;
   std::vector<std::string> warnings;

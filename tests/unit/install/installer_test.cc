@@ -282,6 +282,45 @@ TEST_F(Installer, WrongExpectedHashIsRefusedBeforeAnythingIsWritten) {
   EXPECT_FALSE(stdfs::exists(store.root));
 }
 
+// A published archive saved under another name (a browser's "cudnn (1).tar.xz") is identified by
+// its top folder, and so is checked against the published sha256 of the archive that folder names:
+// a tampered copy is refused before anything is written, the real one installs and says what it
+// matched. A name that is not in the table is not hashed in vain.
+TEST_F(Installer, ARenamedPublishedArchiveIsCheckedAgainstItsTopFoldersPublishedHash) {
+  std::string real = official_archive();
+  auto digest = sha256_file(*disk, real);
+  ASSERT_TRUE(digest.ok());
+  std::string renamed = tmp / "cudnn (1).tar.xz";
+  stdfs::copy_file(real, renamed);
+
+  StoreLayout tampered_store{tmp / "store-tampered"};
+  InstallOptions tampered = options(renamed);
+  tampered.published = {KnownArchive{kTop + ".tar.xz", std::string(64, 'a'), 0, "https://example.invalid/manifest.json"}};
+  auto refused = run_install(*disk, *disk, tampered_store, tampered, install_services(nullptr));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(refused.error().message.find(kTop + ".tar.xz (the archive's top folder)"), std::string::npos) << refused.error().message;
+  EXPECT_FALSE(stdfs::exists(tampered_store.root)) << "nothing written";
+
+  StoreLayout store{tmp / "store"};
+  InstallOptions o = options(renamed);
+  o.published = {KnownArchive{"cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz", std::string(64, 'b'), 0, "x"},
+                 KnownArchive{kTop + ".tar.xz", *digest, 0, "https://example.invalid/manifest.json"}};
+  auto r = run_install(*disk, *disk, store, o, install_services(nullptr));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->archive_sha256, *digest);
+  EXPECT_EQ(r->sha256_checked_against, "NVIDIA's published sha256 for " + kTop + ".tar.xz (the archive's top folder)");
+
+  // NVIDIA's own file name that the table lacks (an unpublished build): no hash to compare, none computed.
+  StoreLayout other{tmp / "store-unlisted"};
+  InstallOptions unlisted = options(real);
+  unlisted.published = {KnownArchive{"cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz", std::string(64, 'b'), 0, "x"}};
+  auto plain = run_install(*disk, *disk, other, unlisted, install_services(nullptr));
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_TRUE(plain->sha256_checked_against.empty());
+  EXPECT_TRUE(plain->archive_sha256.empty());
+}
+
 TEST_F(Installer, DryRunPlansEveryFileAndWritesNothing) {
   StoreLayout store{tmp / "store"};
   std::string cuda = make_toolkit();
