@@ -111,17 +111,20 @@ check "procedure 1: archive-info of \"cudnn (1).zip\" reads the version from the
 j = json.loads(out); c = j["contents"]
 assert c["header_version"] == "9.1.0" and c["top_dir"] == "cudnn-windows-x86_64-9.1.0.70_cuda12-archive", c' \
   -- --json archive-info --no-machine "$dl_win\\cudnn (1).zip"
-# Under the browser's name the file name says nothing: install warns and takes the version from the
-# top folder. The same bytes under NVIDIA's name are refused (their size is not NVIDIA's: see the
-# install section); renamed, they are not held against NVIDIA's published size and sha256.
-check "procedure 1: install \"cudnn (1).zip\" --dry-run warns about the name and takes 9.1.0.70 from the top folder" 0 '
-assert "is not a cuDNN archive name" in err and "identifying it from its contents" in err, err
-assert "9.1.0.70" in out and "Nothing was changed" in out, out' \
+# Under the browser's name the file name says nothing: install takes the version from the top
+# folder and, where that folder names a published archive (9.1.0.70), holds the file to NVIDIA's
+# published sha256 of it, which the stub's bytes fail; a renamed copy of an unpublished build
+# (9.1.0.98) installs with a warning about the name. The same bytes under NVIDIA's name are
+# refused too (their size is not NVIDIA's: see the install section).
+check "procedure 1: install \"cudnn (1).zip\" is held to NVIDIA's sha256 of the archive its top folder names (the stub is refused)" 2 '
+assert "cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip (the archive'"'"'s top folder)" in err and "download it again" in err, err' \
   -- install "$dl_win\\cudnn (1).zip" --dry-run
+check "procedure 1: install \"cudnn (2).zip\" --dry-run warns about the name and takes 9.1.0.98 from the top folder" 0 '
+assert "is not a cuDNN archive name" in err and "identifying it from its contents" in err, err
+assert "9.1.0.98" in out and "Nothing was changed" in out, out' \
+  -- install "$dl_win\\cudnn (2).zip" --dry-run
 check "procedure 1: the same bytes under NVIDIA's name are refused (not NVIDIA's size)" 2 '
 assert "download again" in err, err' -- install "$dl_win\\cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip" --dry-run
-echo "  known procedure 1: a renamed copy of a published archive (top folder 9.1.0.70) is not checked against NVIDIA's published size and sha256 (data/known_archives.json): only the file name selects that check"
-skipped=$((skipped + 1))
 
 # --- 2. nvcc and the driver; the merge into CUDA\v12.4 (no nvcc in this toolkit). --------------
 cuda=$P/CUDA/v12.4
