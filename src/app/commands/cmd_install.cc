@@ -75,10 +75,16 @@ std::string host_platform_key(const AppContext& ctx) {
 
 // Each statement of the archive's sha256, with where it came from (a mirror's manifest
 // never overrides NVIDIA's published hash; core/install/archive_source.h decides).
-nlohmann::json hashes_json(const ResolvedSource& source) {
+// An archive under a name that is not NVIDIA's was checked against the row its top folder names
+// (install_pipeline.h), which then is the claim used.
+nlohmann::json hashes_json(const ResolvedSource& source, const std::optional<KnownArchive>& top_folder_row = std::nullopt) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& h : source.hashes) {
-    out.push_back({{"source", h.source}, {"where", h.where}, {"sha256", h.sha256}, {"used", h.used}});
+    out.push_back({{"source", h.source}, {"where", h.where}, {"sha256", h.sha256}, {"used", h.used && !top_folder_row}});
+  }
+  if (top_folder_row) {
+    out.push_back({{"source", top_folder_row->refreshed ? "refreshed-known-archives" : "known-archives"},
+                   {"where", top_folder_row->source}, {"sha256", top_folder_row->sha256}, {"used", true}});
   }
   return out;
 }
@@ -132,7 +138,7 @@ void print_install_json(const AppContext& ctx, const InstallOptions& o, const In
   out["archive"] = archive_identity_json(r.name, o.archive, r.scan.archive_bytes, r.archive_sha256);
   out["source"] = {{"url", source.url}, {"manifest", source.manifest_url}, {"downloaded", source.downloaded},
                    {"from_cache", source.from_cache}, {"checked_against_known_hash", !r.sha256_checked_against.empty()},
-                   {"sha256_from", r.sha256_checked_against}, {"hashes", hashes_json(source)}};
+                   {"sha256_from", r.sha256_checked_against}, {"hashes", hashes_json(source, r.top_folder_row)}};
   out["request"] = request_json(notes);
   if (!r.already_installed) out["contents"] = contents_json(r.scan);
   nlohmann::json steps = nlohmann::json::array();
@@ -156,7 +162,7 @@ std::string hash_sentence(const InstallOutcome& r, const ResolvedSource& source)
   if (r.sha256_checked_against.empty()) return "no published sha256 for this archive (give one with --sha256 to check it)";
   std::string out = "sha256 " + r.archive_sha256.substr(0, 16) + "… matches " + r.sha256_checked_against;
   for (const auto& h : source.hashes) {
-    if (!h.used) out += "; " + describe_hash_claim(h) + " agrees";
+    if (!h.used || r.top_folder_row) out += "; " + describe_hash_claim(h) + " agrees";
   }
   return out;
 }

@@ -305,27 +305,46 @@ Status check_archive_sha256(InstallRun& run) {
   return ok_status();
 }
 
-// With no sha256 to check and a file name that is not NVIDIA's, the known row whose archive the
-// top folder names, if any: the file may be a published archive saved under another name
-// ("cudnn (1).zip"). (stage() hashed the archive for this case.)
-void expect_published_hash_of_top(InstallRun& run) {
-  if (!run.expected_sha256.empty() || run.out.name || run.out.scan.top_dir.empty()) return;
-  for (const auto& k : run.o.published) {
-    if (k.file_name != run.out.scan.top_dir + ".tar.xz" && k.file_name != run.out.scan.top_dir + ".zip") continue;
-    run.expected_sha256 = k.sha256;
-    run.expected_sha256_from = std::string(k.refreshed ? "the store's refreshed known-archives row" : "NVIDIA's published sha256") +
-                               " for " + k.file_name + " (the archive's top folder)";
-    return;
+// A file name that is not NVIDIA's may hide a published archive ("cudnn (1).zip"): the known row
+// the top folder names (on its canonical name, as the file name is looked up) is the sha256 the
+// archive must have, whatever else claims one. NVIDIA's published hash always wins, and a claim
+// that disagrees with it (--sha256, a mirror's) is an error naming both. stage() hashed the
+// archive for this case.
+Status hold_to_published_hash_of_top(InstallRun& run) {
+  const std::string& top = run.out.scan.top_dir;
+  if (run.out.name || top.empty()) return ok_status();
+  const KnownArchive* row = nullptr;
+  for (const char* extension : {".tar.xz", ".zip"}) {
+    auto id = parse_archive_name(top + extension);
+    if (!id) continue;
+    for (const auto& k : run.o.published) {
+      if (!row && k.file_name == id->canonical_name) row = &k;
+    }
   }
+  if (!row) return ok_status();
+  std::string from = std::string(row->refreshed ? "the store's refreshed known-archives row" : "NVIDIA's published sha256") +
+                     " for " + row->file_name + " (the archive's top folder)";
+  std::string other_claim = run.expected_sha256, other_from = run.expected_sha256_from;
+  run.expected_sha256 = row->sha256;  // what check_archive_sha256 holds the bytes to, either way
+  run.expected_sha256_from = from;
+  run.out.top_folder_row = *row;
+  if (!other_claim.empty() && other_claim != row->sha256) {
+    return make_error(ErrorCode::kCorrupt,
+                      "the sha256 of " + run.o.archive + " is not agreed on: " + from + " is " + row->sha256 + ", but " +
+                          other_from + " is " + other_claim + "; check where that value came from. Nothing was installed.",
+                      run.o.archive);
+  }
+  return ok_status();
 }
 
 Status verify(InstallRun& run) {
   const InstallOptions& o = run.o;
   InstallOutcome& out = run.out;
   const ContentReport& report = out.scan.report;
+  // First: a wrong sha256 outranks what else is wrong with the contents (run_install).
+  if (auto s = hold_to_published_hash_of_top(run); !s) return s;
   if (!report.ok()) return make_error(ErrorCode::kCorrupt, "refusing " + o.archive + ":" + bullet_lines(report.errors), o.archive);
   for (const auto& w : report.warnings) out.warnings.push_back(w);
-  expect_published_hash_of_top(run);
   if (!run.identity) {
     if (auto from_top = parse_archive_name(out.scan.top_dir + ".tar.xz")) run.identity = *from_top;
     if (!run.identity) {

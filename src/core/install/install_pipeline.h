@@ -56,6 +56,9 @@ struct InstallOutcome {
   std::optional<ArchiveName> name;
   std::string archive_sha256;
   std::string sha256_checked_against;  // the claim archive_sha256 matched; empty when none was known
+  // The known row the top folder named, when the file name is not NVIDIA's and that row decided
+  // the sha256 (InstallOptions::published).
+  std::optional<KnownArchive> top_folder_row;
   bool already_installed = false;
   bool dry_run = false;
   std::vector<std::string> warnings;

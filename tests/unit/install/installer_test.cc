@@ -311,6 +311,33 @@ TEST_F(Installer, ARenamedPublishedArchiveIsCheckedAgainstItsTopFoldersPublished
   EXPECT_EQ(r->archive_sha256, *digest);
   EXPECT_EQ(r->sha256_checked_against, "NVIDIA's published sha256 for " + kTop + ".tar.xz (the archive's top folder)");
 
+  // --sha256 (or a mirror) cannot vouch for other bytes: the published row wins, and the two
+  // claims disagreeing is an error naming both.
+  StoreLayout vouched_store{tmp / "store-vouched"};
+  InstallOptions vouched = options(renamed);
+  vouched.expected_sha256 = std::string(64, 'c');
+  vouched.expected_sha256_from = "the sha256 given with --sha256";
+  vouched.published = o.published;
+  auto disagreed = run_install(*disk, *disk, vouched_store, vouched, install_services(nullptr));
+  ASSERT_FALSE(disagreed.ok());
+  EXPECT_NE(disagreed.error().message.find("is not agreed on: NVIDIA's published sha256 for " + kTop + ".tar.xz (the archive's top folder) is " +
+                                           *digest + ", but the sha256 given with --sha256 is " + std::string(64, 'c')),
+            std::string::npos)
+      << disagreed.error().message;
+  EXPECT_FALSE(stdfs::exists(vouched_store.root)) << "nothing written";
+
+  // The top folder is read as the file name would be (case, a missing "-archive"): a folder in
+  // another spelling still finds its row.
+  const std::string spelled = "cudnn-linux-x86_64-9.19.0.56_CUDA13-archive";
+  std::string respelled = make_archive("cudnn (3).tar.xz", testing::official_entries(OfficialLayout{spelled}));
+  StoreLayout respelled_store{tmp / "store-respelled"};
+  InstallOptions r3 = options(respelled);
+  r3.published = tampered.published;  // the 'a...' row: these bytes do not match it
+  auto respelled_refused = run_install(*disk, *disk, respelled_store, r3, install_services(nullptr));
+  ASSERT_FALSE(respelled_refused.ok());
+  EXPECT_NE(respelled_refused.error().message.find(kTop + ".tar.xz (the archive's top folder)"), std::string::npos)
+      << respelled_refused.error().message;
+
   // NVIDIA's own file name that the table lacks (an unpublished build): no hash to compare, none computed.
   StoreLayout other{tmp / "store-unlisted"};
   InstallOptions unlisted = options(real);
