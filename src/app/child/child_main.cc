@@ -20,7 +20,7 @@ using namespace cudnnup;
 
 namespace {
 
-int run(int argc, char** argv) {
+int run_child(int argc, char** argv) {
   const std::vector<std::string> args = command_line_arguments(argc, argv);  // UTF-8 on every OS
   if (args.size() != 3 || args[1] != kChildEntryPoint) {
     std::cerr << "cudnnup-child: only cudnnup starts this program, as: cudnnup-child " << kChildEntryPoint
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   // As in cudnnup's main(): an exception that escapes a task is a bug, reported with the
   // documented exit code instead of a signal. The parent reads it as a failed run.
   try {
-    return run(argc, argv);
+    return run_child(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "cudnnup-child: internal error (" << e.what() << ")\n";
   } catch (...) {

@@ -138,7 +138,7 @@ std::string driver_problems(const JsonValue& j) {
   return problems;
 }
 
-DriverInfo driver_answer(const ChildRun& run) {
+DriverInfo driver_from_child(const ChildRun& run) {
   DriverInfo info;
   auto out = probe_answer(run, nullptr);
   if (!out) {
@@ -178,7 +178,7 @@ DriverInfo ChildProber::probe_driver(const std::string& libcuda_path, const std:
 std::function<DriverInfo()> ChildProber::start_driver_probe(const std::string& libcuda_path, const std::string& nvml_path) {
   auto child = std::make_shared<StartedChild>(start_child(
       "probe-driver", json{{"cuda", libcuda_path}, {"nvml", nvml_path}}, probe_options(timeout_ms_, std::nullopt)));
-  return [child] { return driver_answer(finish_child(std::move(*child))); };
+  return [child] { return driver_from_child(finish_child(std::move(*child))); };
 }
 
 }  // namespace cudnnup

@@ -21,7 +21,7 @@ std::string program_and(const CLI::App* command) {
   return "cudnnup" + (path.empty() ? "" : " " + path);
 }
 
-std::vector<std::string> option_names(const CLI::App& app) {
+std::vector<std::string> app_option_names(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options()) {
     for (const auto& n : o->get_lnames()) names.push_back("--" + n);
@@ -41,7 +41,7 @@ bool known_option(const CLI::App& app, const std::string& word) {
   return true;
 }
 
-bool takes_value(const CLI::App& app, const std::string& word) {
+bool option_takes_value(const CLI::App& app, const std::string& word) {
   const CLI::Option* o = app.get_option_no_throw(word);
   return o && o->get_items_expected_max() > 0;
 }
@@ -70,11 +70,11 @@ UsageProblem explain_parse_error(const CLI::App& app, const std::vector<std::str
       std::string name = w.substr(0, w.find('='));
       if (!known_option(*at, name)) {
         UsageProblem p{make_error(ErrorCode::kUsage, "`" + program_and(at) + "` has no option " + name + hint(at)),
-                       suggest(name, option_names(*at)), command_path(at)};
+                       suggest(name, app_option_names(*at)), command_path(at)};
         return p;
       }
       bool separate_value = name == w && (name.rfind("--", 0) == 0 || name.size() == 2);
-      if (separate_value && takes_value(*at, name)) ++i;
+      if (separate_value && option_takes_value(*at, name)) ++i;
       continue;
     }
     if (positional_seen && at->get_positionals_at_end()) break;

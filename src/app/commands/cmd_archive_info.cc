@@ -36,7 +36,7 @@ std::string unread_sentence(const Error& e) {
   return "Reading the archive stopped: " + m + ".";
 }
 
-const char* mark(const Style& st, const std::string& status) {
+const char* status_mark(const Style& st, const std::string& status) {
   static std::string s;
   s = status == "ok" ? st.ok() : status == "error" ? st.bad() : status == "warning" ? st.warn() : st.info();
   return s.c_str();
@@ -135,7 +135,7 @@ int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   }
   if (!suits.empty()) {
     std::cout << st.bold("This machine") << (report ? "" : " (not inspected: --no-machine)") << "\n";
-    for (const auto& s : suits) std::cout << "  " << mark(st, s.status) << " " << s.message << "\n";
+    for (const auto& s : suits) std::cout << "  " << status_mark(st, s.status) << " " << s.message << "\n";
   }
   if (archive_ok) {
     std::cout << "Install: cudnnup install " << args.file << (suits_ok ? "" : "   (see the problems above first)") << "\n";

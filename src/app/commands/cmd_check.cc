@@ -188,7 +188,7 @@ std::string loads_compared(const CheckOutcome& out) {
          " of its environment load";
 }
 
-void print_text(const AppContext& ctx, const CheckOutcome& out) {
+void print_check_text(const AppContext& ctx, const CheckOutcome& out) {
   const bool store = out.lock.form == kLockFormStore;
   std::cout << shown_path(ctx, out.lock_path) << ": cuDNN " << out.lock.id
             << (store ? "" : " (" + out.lock.form + " copy" + (out.copy_root.empty() ? "" : " in " + out.copy_root) + ")") << "\n";
@@ -233,7 +233,7 @@ int run_check(AppContext& ctx, const CheckOptions& opt) {
   if (ctx.options.json) {
     std::cout << dump_json(check_json(out, fix_shell(ctx)), 2) << std::endl;
   } else {
-    print_text(ctx, out);
+    print_check_text(ctx, out);
   }
   return out.drift.empty() ? kExitOk : kExitProblems;
 }

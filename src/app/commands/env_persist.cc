@@ -15,8 +15,6 @@
 namespace cudnnup {
 namespace {
 
-using ordered_json = nlohmann::ordered_json;
-
 constexpr const char* kKey = "Environment";
 constexpr const char* kValue = "Path";
 
@@ -156,19 +154,19 @@ int run_env_persist(AppContext& ctx, const PersistOptions& opt) {
                                        "); Explorer picks the change up at the next sign-in");
 
   if (ctx.options.json) {
-    ordered_json out = {{"schema", "cudnnup.env-persist/1"},
+    nlohmann::ordered_json out = {{"schema", "cudnnup.env-persist/1"},
                 {"action", opt.persist ? "persist" : "unpersist"},
-                {"version", opt.persist && !version_id.empty() ? ordered_json(version_id) : ordered_json(nullptr)},
+                {"version", opt.persist && !version_id.empty() ? nlohmann::ordered_json(version_id) : nlohmann::ordered_json(nullptr)},
                 {"registry", "HKCU\\Environment\\Path"},
                 {"type", "REG_EXPAND_SZ"},
                 {"old_value", plan.old_value},
                 {"new_value", plan.new_value},
-                {"added", plan.added.empty() ? ordered_json(nullptr) : ordered_json(plan.added)},
+                {"added", plan.added.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.added)},
                 {"removed", plan.removed},
                 {"changed", plan.changed},
                 {"dry_run", opt.dry_run},
                 {"written", written},
-                {"broadcast", written ? ordered_json(!broadcast_error) : ordered_json(nullptr)},
+                {"broadcast", written ? nlohmann::ordered_json(!broadcast_error) : nlohmann::ordered_json(nullptr)},
                 {"notes", notes}};
     std::cout << dump_json(out, 2) << std::endl;
     return kExitOk;

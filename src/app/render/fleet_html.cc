@@ -32,7 +32,7 @@ std::string lock_name(const FleetLockTarget& lock) {
   return html_text(lock.file) + " (cuDNN " + html_text(lock.cudnn_version) + " for CUDA " + std::to_string(lock.cuda_major) + ")";
 }
 
-std::string checklist(const FleetSummary& f) {
+std::string fleet_checklist(const FleetSummary& f) {
   std::string out = "<section id=\"checklist\"><h2>Checklist</h2><ul class=\"checklist\">\n";
   size_t differing = f.differing().size(), errors = f.with_errors().size();
   std::string loads = f.groups.empty()          ? "no host was counted"
@@ -156,7 +156,7 @@ std::string render_fleet_html(const FleetSummary& f, const std::string& generate
   std::string body = "<header><h1>cuDNN on " + plural(f.hosts.size(), "host") + "</h1><p>cudnnup fleet: " +
                      plural(f.reports, "report") + ", " + plural(f.groups.size(), "group") +
                      (generated.empty() ? "" : ", " + html_text(generated)) + "</p></header>\n<main>\n";
-  body += checklist(f) + groups_section(f) + differing_section(f) + errors_section(f) + problems_section(f);
+  body += fleet_checklist(f) + groups_section(f) + differing_section(f) + errors_section(f) + problems_section(f);
   body += "</main>\n";
   return html_document("cuDNN on " + plural(f.hosts.size(), "host") + " (cudnnup fleet)", body);
 }

@@ -10,7 +10,7 @@ namespace cudnnup {
 
 namespace {
 
-std::string mark(StageStatus status, bool color) {
+std::string stage_mark(StageStatus status, bool color) {
   switch (status) {
     case StageStatus::kPass: return paint("PASS", "32", color);
     case StageStatus::kFail: return paint("FAIL", "31;1", color);
@@ -38,13 +38,13 @@ std::string render_verify_text(const VerifyReport& r, bool color, bool quiet, Sh
       ++run;
     }
     if (run >= 3) {
-      std::snprintf(line, sizeof line, "  %s  %s ... %s (%zu stages)  %s\n", mark(s.status, color).c_str(), s.id.c_str(),
+      std::snprintf(line, sizeof line, "  %s  %s ... %s (%zu stages)  %s\n", stage_mark(s.status, color).c_str(), s.id.c_str(),
                     r.stages[i + run - 1].id.c_str(), run, s.summary.c_str());
       out += line;
       i += run - 1;
       continue;
     }
-    std::snprintf(line, sizeof line, "  %s  %-26s %s", mark(s.status, color).c_str(), s.id.c_str(), s.summary.c_str());
+    std::snprintf(line, sizeof line, "  %s  %-26s %s", stage_mark(s.status, color).c_str(), s.id.c_str(), s.summary.c_str());
     out += line;
     if (s.seconds >= 0.0005) {
       std::snprintf(line, sizeof line, "  (%.3f s)", s.seconds);

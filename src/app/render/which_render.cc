@@ -12,7 +12,7 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 std::string version_or_unknown(const std::optional<Version>& v) { return v ? v->str() : "unknown"; }
-ordered_json version_or_null(const std::optional<Version>& v) { return v ? ordered_json(v->str()) : ordered_json(nullptr); }
+ordered_json optional_version_or_null(const std::optional<Version>& v) { return v ? ordered_json(v->str()) : ordered_json(nullptr); }
 
 // Paths as the OS writes them: Windows answers keep '/' inside and show '\'.
 struct PathStyle {
@@ -64,23 +64,23 @@ ordered_json resolution_json(const Resolution& r, const PathStyle& p) {
 
 ordered_json cudnn_json(const CudnnLoad& c, const PathStyle& p) {
   ordered_json j;
-  j["version"] = version_or_null(c.shim_version);
+  j["version"] = optional_version_or_null(c.shim_version);
   j["version_source"] = c.version_source;
   j["mixed_copies"] = c.mixed;
   j["binding_mixed"] = c.binding_mixed;
   j["version_check"] = cudnn_check_name(c.check);
   j["version_check_detail"] = c.check_detail;
-  j["reported_version"] = version_or_null(c.reported_version);
+  j["reported_version"] = optional_version_or_null(c.reported_version);
   ordered_json subs = ordered_json::array();
   for (const CudnnSubLibrary& s : c.sub_libraries) {
     ordered_json bindings = ordered_json::array();
     for (const CudnnBinding& b : s.bindings) {
       bindings.push_back({{"dependency", b.dependency}, {"file", b.file.empty() ? ordered_json(nullptr) : ordered_json(p(b.file))},
-                          {"version", version_or_null(b.version)}, {"checked", b.checked},
+                          {"version", optional_version_or_null(b.version)}, {"checked", b.checked},
                           {"from_other_copy", b.from_other_copy}, {"how", b.how}});
     }
     subs.push_back({{"component", s.component}, {"requested_by", p(s.requested_by)}, {"names_tried", s.names_tried},
-                    {"from_other_copy", s.from_other_copy}, {"version", version_or_null(s.version)},
+                    {"from_other_copy", s.from_other_copy}, {"version", optional_version_or_null(s.version)},
                     {"version_source", s.version_source}, {"bindings", bindings},
                     {"resolution", resolution_json(s.resolution, p)}});
   }
@@ -175,10 +175,10 @@ ordered_json framework_report_to_json(const FrameworkReport& f) {
   j["interpreter"] = f.interpreter;
   j["site_packages"] = f.site_packages;
   j["cuda_version"] = f.cuda_version;
-  j["built_cudnn"] = version_or_null(f.built_cudnn);
+  j["built_cudnn"] = optional_version_or_null(f.built_cudnn);
   j["built_cudnn_source"] = f.built_cudnn_source;
   j["loading_library"] = f.loading_library;
-  j["loaded_cudnn"] = version_or_null(f.loaded_cudnn);
+  j["loaded_cudnn"] = optional_version_or_null(f.loaded_cudnn);
   j["load"] = f.load ? which_report_to_json(*f.load) : ordered_json(nullptr);
   j["rule"] = f.rule;
   j["rule_source"] = f.rule_source;

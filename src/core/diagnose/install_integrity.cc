@@ -112,7 +112,7 @@ IntegrityReport check_install_integrity(const FileSystem& fs, const ManifestRef&
 namespace {
 
 // Uninstall, then install the same release again: two commands, run one after the other.
-std::vector<FixStep> reinstall_steps(const IntegrityReport& r, const std::string& shown_root) {
+std::vector<FixStep> integrity_reinstall_steps(const IntegrityReport& r, const std::string& shown_root) {
   std::string version = r.id.substr(0, r.id.find('+'));
   size_t cuda_at = r.id.find("+cuda");
   int cuda = 0;
@@ -141,7 +141,7 @@ std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& repo
       f.subject = r.ref.root;
       f.title = "The install manifest " + paths::to_native(r.ref.manifest_path, windows) + " cannot be read";
       f.detail = "cudnnup cannot tell whether files of this install vanished or changed: " + r.error;
-      std::vector<FixStep> steps = reinstall_steps(r, shown_root);  // {uninstall, install}
+      std::vector<FixStep> steps = integrity_reinstall_steps(r, shown_root);  // {uninstall, install}
       f.fix = {fix::step("Install it again (that rewrites the manifest):"), steps[1], fix::step("or remove it:"), steps[0]};
       out.push_back(f);
       continue;
@@ -179,7 +179,7 @@ std::vector<Finding> integrity_findings(const std::vector<IntegrityReport>& repo
     } else {
       f.fix = {fix::step("Put the files back:")};
     }
-    for (auto& step : reinstall_steps(r, shown_root)) f.fix.push_back(std::move(step));
+    for (auto& step : integrity_reinstall_steps(r, shown_root)) f.fix.push_back(std::move(step));
     out.push_back(f);
   }
   return out;

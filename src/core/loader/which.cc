@@ -9,8 +9,6 @@
 namespace cudnnup {
 namespace {
 
-const uint16_t kHostMachine = host_machine().elf;
-
 bool is_cudnn_file(const std::string& path) {
   auto name = parse_cudnn_file_name(paths::basename(path));
   return name && !name->windows && (name->kind == CudnnFileKind::kRuntime || name->kind == CudnnFileKind::kDevLink);
@@ -106,11 +104,11 @@ WhichReport which_plain_program(const FileSystem& fs, const Environment& env, co
   WhichReport report;
   report.target = "a plain program linked with -l" + name.substr(3, name.find(".so") - 3) + " (no RPATH/RUNPATH)";
   report.target_kind = "plain";
-  LoaderSystem sys = loader_system_from(fs, env, true, kHostMachine, &report.problems);
+  LoaderSystem sys = loader_system_from(fs, env, true, host_machine().elf, &report.problems);
   LoaderSimulation sim(fs, sys);
   ElfInfo program;
   program.is_64bit = true;
-  program.machine = kHostMachine;
+  program.machine = host_machine().elf;
   program.needed = {name};
   sim.start_synthetic("(plain program)", program, env.cwd.empty() ? "/" : env.cwd);
   return finish_which(fs, sim, name, 0, std::move(report));

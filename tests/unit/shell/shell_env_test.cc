@@ -9,7 +9,7 @@ namespace {
 
 using testing::MemoryFileSystem;
 
-std::string value_of(const EnvPlan& plan, const std::string& name) {
+std::string env_value_of(const EnvPlan& plan, const std::string& name) {
   for (const auto& c : plan.changes) {
     if (c.name == name) return c.value.value_or("<unset>");
   }
@@ -32,11 +32,11 @@ TEST(ShellEnv, SelectedFirstOtherCopiesGoneMixedDirsKept) {
   env.vars["CPATH"] = "/s/versions/B/include";
   EnvInputs in{"/s/versions/A", {"/s/versions/B", "/s/current"}, {}};
   EnvPlan plan = plan_environment(fs, env, in);
-  EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "/s/versions/A/lib:/opt/other/lib:/usr/local/cuda/lib64:");
-  EXPECT_EQ(value_of(plan, "CPATH"), "/s/versions/A/include");
-  EXPECT_EQ(value_of(plan, "LIBRARY_PATH"), "/s/versions/A/lib");
-  EXPECT_EQ(value_of(plan, "CUDNN_PATH"), "/s/versions/A");
-  EXPECT_EQ(value_of(plan, "CUDNN_HOME"), "/s/versions/A");
+  EXPECT_EQ(env_value_of(plan, "LD_LIBRARY_PATH"), "/s/versions/A/lib:/opt/other/lib:/usr/local/cuda/lib64:");
+  EXPECT_EQ(env_value_of(plan, "CPATH"), "/s/versions/A/include");
+  EXPECT_EQ(env_value_of(plan, "LIBRARY_PATH"), "/s/versions/A/lib");
+  EXPECT_EQ(env_value_of(plan, "CUDNN_PATH"), "/s/versions/A");
+  EXPECT_EQ(env_value_of(plan, "CUDNN_HOME"), "/s/versions/A");
   ASSERT_EQ(plan.notes.size(), 1u);
   EXPECT_NE(plan.notes[0].find("/usr/local/cuda/lib64"), std::string::npos);
   EXPECT_EQ(plan.removed.size(), 4u);  // B/lib, /opt/cudnn8/lib, current/lib (LD) and B/include (CPATH)
@@ -49,7 +49,7 @@ TEST(ShellEnv, CurrentAliasOfTheSelectedVersionIsNotRemovedTwice) {
   Environment env;
   env.vars["LD_LIBRARY_PATH"] = "/s/current/lib:/x";
   EnvPlan plan = plan_environment(fs, env, EnvInputs{"/s/versions/A", {"/s/current"}, {}});
-  EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "/s/versions/A/lib:/x");
+  EXPECT_EQ(env_value_of(plan, "LD_LIBRARY_PATH"), "/s/versions/A/lib:/x");
   EXPECT_TRUE(plan.removed.empty());
 }
 
@@ -62,12 +62,12 @@ TEST(ShellEnv, WindowsUsesPathAndBin) {
   env.os = OsKind::kWindows;
   env.vars["PATH"] = "C:/Windows/System32;C:/s/versions/B/bin";
   EnvPlan plan = plan_environment(fs, env, EnvInputs{"C:/s/versions/A", {"C:/s/versions/B"}, {}});
-  EXPECT_EQ(value_of(plan, "PATH"), "C:/s/versions/A/bin;C:/Windows/System32");
-  EXPECT_EQ(value_of(plan, "LIB"), "C:/s/versions/A/lib/x64") << "MSVC's link reads LIB";
-  EXPECT_EQ(value_of(plan, "INCLUDE"), "C:/s/versions/A/include") << "MSVC's cl reads INCLUDE";
-  EXPECT_EQ(value_of(plan, "LIBRARY_PATH"), "<absent>") << "what MSVC ignores is not set";
-  EXPECT_EQ(value_of(plan, "CPATH"), "<absent>");
-  EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "<absent>");
+  EXPECT_EQ(env_value_of(plan, "PATH"), "C:/s/versions/A/bin;C:/Windows/System32");
+  EXPECT_EQ(env_value_of(plan, "LIB"), "C:/s/versions/A/lib/x64") << "MSVC's link reads LIB";
+  EXPECT_EQ(env_value_of(plan, "INCLUDE"), "C:/s/versions/A/include") << "MSVC's cl reads INCLUDE";
+  EXPECT_EQ(env_value_of(plan, "LIBRARY_PATH"), "<absent>") << "what MSVC ignores is not set";
+  EXPECT_EQ(env_value_of(plan, "CPATH"), "<absent>");
+  EXPECT_EQ(env_value_of(plan, "LD_LIBRARY_PATH"), "<absent>");
 }
 
 TEST(ShellEnv, WindowsKeepsMsvcsOwnIncludeAndLibFoldersAfterTheSelectedOnes) {
@@ -80,8 +80,8 @@ TEST(ShellEnv, WindowsKeepsMsvcsOwnIncludeAndLibFoldersAfterTheSelectedOnes) {
   env.vars["LIB"] = "C:/s/versions/B/lib/x64;C:/VS/VC/lib/x64";
   env.vars["INCLUDE"] = "C:/VS/VC/include";
   EnvPlan plan = plan_environment(fs, env, EnvInputs{"C:/s/versions/A", {"C:/s/versions/B"}, {}});
-  EXPECT_EQ(value_of(plan, "LIB"), "C:/s/versions/A/lib/x64;C:/VS/VC/lib/x64") << "another version's folder goes, MSVC's stays";
-  EXPECT_EQ(value_of(plan, "INCLUDE"), "C:/s/versions/A/include;C:/VS/VC/include");
+  EXPECT_EQ(env_value_of(plan, "LIB"), "C:/s/versions/A/lib/x64;C:/VS/VC/lib/x64") << "another version's folder goes, MSVC's stays";
+  EXPECT_EQ(env_value_of(plan, "INCLUDE"), "C:/s/versions/A/include;C:/VS/VC/include");
   EXPECT_EQ(environment_variable_names(true)[1], "LIB");
   EXPECT_EQ(environment_variable_names(true)[2], "INCLUDE");
   EXPECT_EQ(environment_variable_names(false)[2], "CPATH");
@@ -102,11 +102,11 @@ TEST(ShellEnv, SystemTakesOutOnlyTheStore) {
   env.vars["CUDNN_HOME"] = "/opt/cudnn8";
   EnvInputs in{"", {"/s/versions/A", "/s/versions/B", "/s/current"}, {}};
   EnvPlan plan = plan_system_environment(fs, env, in);
-  EXPECT_EQ(value_of(plan, "LD_LIBRARY_PATH"), "/opt/cudnn8/lib::/x y");
-  EXPECT_EQ(value_of(plan, "CPATH"), "<absent>") << "nothing of the store in it: left alone";
-  EXPECT_EQ(value_of(plan, "LIBRARY_PATH"), "<absent>") << "unset stays unset";
-  EXPECT_EQ(value_of(plan, "CUDNN_PATH"), "<unset>");
-  EXPECT_EQ(value_of(plan, "CUDNN_HOME"), "<absent>");
+  EXPECT_EQ(env_value_of(plan, "LD_LIBRARY_PATH"), "/opt/cudnn8/lib::/x y");
+  EXPECT_EQ(env_value_of(plan, "CPATH"), "<absent>") << "nothing of the store in it: left alone";
+  EXPECT_EQ(env_value_of(plan, "LIBRARY_PATH"), "<absent>") << "unset stays unset";
+  EXPECT_EQ(env_value_of(plan, "CUDNN_PATH"), "<unset>");
+  EXPECT_EQ(env_value_of(plan, "CUDNN_HOME"), "<absent>");
   EXPECT_EQ(plan.removed.size(), 3u);  // A/lib, current/lib, CUDNN_PATH
 }
 
