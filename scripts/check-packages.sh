@@ -89,10 +89,12 @@ check_notices() {
 portable_parts=(libarchive curl mimalloc OpenSSL zlib xz-utils CLI11 "JSON for Modern C++" fmt)
 check_notices tarball "$(tar -xzOf "$tarball" "cudnnup-$version-linux-x86_64/THIRD_PARTY_NOTICES.txt" 2>&1)" "${portable_parts[@]}"
 check_notices deb "$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/cudnnup/THIRD_PARTY_NOTICES.txt 2>&1)" "${portable_parts[@]}"
-wheel_file=$(ls dist/cudnnup-"$version"-py3-none-manylinux_*_x86_64.whl 2>/dev/null | head -1)
+wheel_file=$(ls dist/cudnnup-"$version"-py3-none-manylinux_*_x86_64.whl 2>/dev/null | head -1 || true)
 if [[ -n $wheel_file ]]; then
   notices_entry=$(unzip -Z1 "$wheel_file" | grep '\.dist-info/.*THIRD_PARTY_NOTICES\.txt$' || true)
   check_notices wheel "$( [[ -n $notices_entry ]] && unzip -p "$wheel_file" "$notices_entry")" "${portable_parts[@]}"
+else
+  fail "no wheel for $version in dist/"
 fi
 if ((windows)); then
   check_notices "Windows zip" "$(unzip -p "dist/cudnnup-$version-windows-x86_64.zip" "cudnnup-$version-windows-x86_64/THIRD_PARTY_NOTICES.txt" 2>&1)" \
@@ -183,7 +185,7 @@ if [[ $floor_dep == "$floor" ]]; then ok "deb: Depends libc6 (>= $floor_dep) is 
 rm -rf "$work/root"
 
 # --- 4.-6. The wheel, the Windows zip, HTTPS: their own proofs.
-wheel=$(ls dist/cudnnup-"$version"-py3-none-manylinux_*_x86_64.whl 2>/dev/null | head -1)
+wheel=$(ls dist/cudnnup-"$version"-py3-none-manylinux_*_x86_64.whl 2>/dev/null | head -1 || true)
 if [[ -n $wheel ]]; then tests/packaging/wheel_test.sh "$wheel" || failed=1; else fail "no wheel for $version in dist/"; fi
 if ((windows)); then
   zip=dist/cudnnup-$version-windows-x86_64.zip

@@ -57,14 +57,21 @@ if ((windows)); then
   cmake --build build-windows --target cudnnup >/dev/null
   # The Windows build links libarchive (scripts/build-windows-deps.sh), mingw-w64's zlib and its
   # runtime (winpthreads) statically; CLI11, nlohmann-json and fmt are header-only.
-  host_version() { dpkg-query -W -f='${Version}' "$1"; }
+  versions=()
+  for package in libz-mingw-w64-dev mingw-w64-x86-64-dev libcli11-dev nlohmann-json3-dev libfmt-dev; do
+    versions+=("$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || true)")
+  done
+  versions+=("$(awk '{ print $NF }' build-windows-deps/prefix/VERSION 2>/dev/null || true)")
+  for v in "${versions[@]}"; do
+    [[ -n $v ]] || { echo "package: a version for the Windows notices is missing (${versions[*]}); run scripts/install-deps.sh --windows" >&2; exit 2; }
+  done
   packaging/third-party-notices.sh build-windows/THIRD_PARTY_NOTICES.txt \
-    "libarchive $(awk '{ print $NF }' build-windows-deps/prefix/VERSION 2>/dev/null)|build-windows-deps/prefix/COPYING.libarchive" \
-    "zlib $(host_version libz-mingw-w64-dev)|/usr/share/doc/libz-mingw-w64-dev/copyright" \
-    "mingw-w64 runtime and winpthreads $(host_version mingw-w64-x86-64-dev)|/usr/share/doc/mingw-w64-x86-64-dev/copyright" \
-    "CLI11 $(host_version libcli11-dev)|/usr/share/doc/libcli11-dev/copyright" \
-    "JSON for Modern C++ $(host_version nlohmann-json3-dev)|/usr/share/doc/nlohmann-json3-dev/copyright" \
-    "fmt $(host_version libfmt-dev)|/usr/share/doc/libfmt-dev/copyright"
+    "libarchive ${versions[5]}|build-windows-deps/prefix/COPYING.libarchive" \
+    "zlib ${versions[0]}|/usr/share/doc/libz-mingw-w64-dev/copyright" \
+    "mingw-w64 runtime and winpthreads ${versions[1]}|/usr/share/doc/mingw-w64-x86-64-dev/copyright" \
+    "CLI11 ${versions[2]}|/usr/share/doc/libcli11-dev/copyright" \
+    "JSON for Modern C++ ${versions[3]}|/usr/share/doc/nlohmann-json3-dev/copyright" \
+    "fmt ${versions[4]}|/usr/share/doc/libfmt-dev/copyright"
   packaging/windows/build-zip.sh --exe build-windows/src/cudnnup.exe --notices build-windows/THIRD_PARTY_NOTICES.txt \
     --version "$version" --out dist >/dev/null
 fi

@@ -19,10 +19,6 @@ if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
   # The targets use precompiled headers, which ccache caches only with this sloppiness.
   export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
-  # Paths inside the clone are hashed relative to it, and the build folder is not hashed: a clone
-  # in another folder (each CI run's may differ) still hits the cache. The price: debug info names
-  # the source folder of the build that filled the cache.
-  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 fi
 
 case "$mode" in

@@ -32,7 +32,7 @@ die_usage() {
   exit 2
 }
 
-binary='' child='' version='' out='' glibc=2.31
+binary='' child='' notices='' version='' out='' glibc=2.31
 while (($#)); do
   case $1 in
     --binary | --child | --notices | --version | --out | --glibc)
