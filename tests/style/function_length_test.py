@@ -6,27 +6,21 @@ named steps. Function extents come from Universal Ctags (--fields=+ne gives each
 first and last line), so lambdas inside a function count towards it, as a reader sees them.
 Usage: function_length_test.py SRC_DIR [--limit N]
 """
-import json
-import shutil
-import subprocess
 import sys
+
+from ctags_tags import cxx_tags
 
 
 def main(argv):
     src = argv[1]
     limit = int(argv[argv.index("--limit") + 1]) if "--limit" in argv else 120
-    if not shutil.which("ctags"):
-        print("function_length: ctags is missing; run scripts/install-deps.sh (universal-ctags)", file=sys.stderr)
+    tags = cxx_tags("function_length", ["-R", "--kinds-C++=f", "--fields=+ne"], [src])
+    if tags is None:
         return 2
-    out = subprocess.run(
-        ["ctags", "-R", "--languages=C++", "--kinds-C++=f", "--fields=+ne", "--output-format=json",
-         "-f", "-", src],
-        check=True, capture_output=True, text=True).stdout
     long_ones = []
     functions = 0
-    for line in out.splitlines():
-        tag = json.loads(line)
-        if tag.get("_type") != "tag" or "end" not in tag:
+    for tag in tags:
+        if "end" not in tag:
             continue
         functions += 1
         length = tag["end"] - tag["line"] + 1

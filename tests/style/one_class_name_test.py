@@ -9,24 +9,19 @@ valid"). Types in an anonymous namespace or inside a class are not shared, so th
 Extents come from Universal Ctags. Usage: one_class_name_test.py SRC_DIR
 """
 import collections
-import json
-import shutil
-import subprocess
 import sys
+
+from ctags_tags import cxx_tags
 
 
 def main(argv):
     src = argv[1]
-    if not shutil.which("ctags"):
-        print("one_class_name: ctags is missing; run scripts/install-deps.sh (universal-ctags)", file=sys.stderr)
+    tags = cxx_tags("one_class_name", ["-R", "--kinds-C++=cs", "--fields=+nZ"], [src])
+    if tags is None:
         return 2
-    out = subprocess.run(
-        ["ctags", "-R", "--languages=C++", "--kinds-C++=cs", "--fields=+nZ", "--output-format=json", "-f", "-", src],
-        check=True, capture_output=True, text=True).stdout
     places = collections.defaultdict(set)
-    for line in out.splitlines():
-        tag = json.loads(line)
-        if tag.get("_type") != "tag" or tag.get("scopeKind") != "namespace":
+    for tag in tags:
+        if tag.get("scopeKind") != "namespace":
             continue
         scope = tag.get("scope", "")
         if "__anon" in scope:

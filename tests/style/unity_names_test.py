@@ -12,11 +12,10 @@ Windows-only files count too. Definitions come from Universal Ctags.
 Usage: unity_names_test.py REPO_DIR
 """
 import collections
-import json
 import os
-import shutil
-import subprocess
 import sys
+
+from ctags_tags import cxx_tags
 
 ROOTS = ["src", "tests", "fuzz", "bench"]
 IGNORED = {"main", "TEST", "TEST_F", "TEST_P", "INSTANTIATE_TEST_SUITE_P", "LLVMFuzzerTestOneInput"}
@@ -41,9 +40,6 @@ def file_local(tag):
 
 def main(argv):
     repo = argv[1]
-    if not shutil.which("ctags"):
-        print("unity_names: ctags is missing; run scripts/install-deps.sh (universal-ctags)", file=sys.stderr)
-        return 2
     files = []
     for root in ROOTS:
         for dirpath, _, names in os.walk(os.path.join(repo, root)):
@@ -54,13 +50,12 @@ def main(argv):
     if not files:
         print(f"unity_names: no C++ files under {repo}", file=sys.stderr)
         return 2
-    out = subprocess.run(
-        ["ctags", "--languages=C++", "--kinds-C++=+p-m", "--fields=+nKZSf", "--extras=-q", "--output-format=json", "-f", "-"]
-        + sorted(files), check=True, capture_output=True, text=True).stdout
+    tags = cxx_tags("unity_names", ["--kinds-C++=+p-m", "--fields=+nKZSf", "--extras=-q"], sorted(files))
+    if tags is None:
+        return 2
     places = collections.defaultdict(set)
-    for line in out.splitlines():
-        tag = json.loads(line)
-        if tag.get("_type") != "tag" or tag["name"] in IGNORED or tag["name"].startswith("__anon") or not file_local(tag):
+    for tag in tags:
+        if tag["name"] in IGNORED or tag["name"].startswith("__anon") or not file_local(tag):
             continue
         path = os.path.relpath(tag["path"], repo).replace(os.sep, "/")
         places[(target_of(path), tag["name"])].add(path)
