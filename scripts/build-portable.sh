@@ -138,19 +138,11 @@ export COMMIT=$commit COMMIT_DATE=$commit_date
 # The licenses of everything linked in, for the tarball, the .deb and the wheel: the static
 # libraries' from their source trees and the Debian 11 root's packages, the header-only ones from
 # this machine's (they are compiled against its headers, above).
-# A version that cannot be read stops the build here rather than leave a title without one.
-package_version() {  # ADMINDIR PACKAGE (the dpkg database: the root's or this machine's)
-  local v
-  v=$(dpkg-query --admindir="$1" -W -f='${Version}' "$2" 2>/dev/null) && [[ -n $v ]] ||
-    { echo "build-portable: $2 has no version in $1 (is the package installed?)" >&2; exit 2; }
-  echo "$v"
-}
+. "$repo/scripts/lib/notices.sh"
 ssl_version=$(package_version "$root/var/lib/dpkg" libssl-dev)
 zlib_version=$(package_version "$root/var/lib/dpkg" zlib1g-dev)
 lzma_version=$(package_version "$root/var/lib/dpkg" liblzma-dev)
-cli11_version=$(package_version /var/lib/dpkg libcli11-dev)
-json_version=$(package_version /var/lib/dpkg nlohmann-json3-dev)
-fmt_version=$(package_version /var/lib/dpkg libfmt-dev)
+header_only_notices
 "$repo/packaging/third-party-notices.sh" "$repo/build-portable/THIRD_PARTY_NOTICES.txt" \
   "libarchive $archive_version|$deps/COPYING.libarchive" \
   "curl $curl_version|$deps/COPYING.curl" \
@@ -158,9 +150,7 @@ fmt_version=$(package_version /var/lib/dpkg libfmt-dev)
   "OpenSSL $ssl_version|$root/usr/share/doc/libssl-dev/copyright" \
   "zlib $zlib_version|$root/usr/share/doc/zlib1g-dev/copyright" \
   "xz-utils (liblzma) $lzma_version|$root/usr/share/doc/liblzma-dev/copyright" \
-  "CLI11 $cli11_version|/usr/share/doc/libcli11-dev/copyright" \
-  "JSON for Modern C++ $json_version|/usr/share/doc/nlohmann-json3-dev/copyright" \
-  "fmt $fmt_version|/usr/share/doc/libfmt-dev/copyright"
+  "${header_only[@]}"
 echo "== cudnnup, portable, in the Debian 11 root (deps: $(tr '\n' ' ' <"$deps/VERSION"))" >&2
 in_root '
   cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -57,21 +57,17 @@ if ((windows)); then
   cmake --build build-windows --target cudnnup >/dev/null
   # The Windows build links libarchive (scripts/build-windows-deps.sh), mingw-w64's zlib and its
   # runtime (winpthreads) statically; CLI11, nlohmann-json and fmt are header-only.
-  versions=()
-  for package in libz-mingw-w64-dev mingw-w64-x86-64-dev libcli11-dev nlohmann-json3-dev libfmt-dev; do
-    versions+=("$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || true)")
-  done
-  versions+=("$(awk '{ print $NF }' build-windows-deps/prefix/VERSION 2>/dev/null || true)")
-  for v in "${versions[@]}"; do
-    [[ -n $v ]] || { echo "package: a version for the Windows notices is missing (${versions[*]}); run scripts/install-deps.sh --windows" >&2; exit 2; }
-  done
+  . scripts/lib/notices.sh
+  archive_version=$(awk '{ print $NF }' build-windows-deps/prefix/VERSION)
+  [[ -n $archive_version ]] || { echo "package: build-windows-deps/prefix/VERSION names no libarchive version" >&2; exit 2; }
+  zlib_version=$(package_version /var/lib/dpkg libz-mingw-w64-dev)
+  mingw_version=$(package_version /var/lib/dpkg mingw-w64-x86-64-dev)
+  header_only_notices
   packaging/third-party-notices.sh build-windows/THIRD_PARTY_NOTICES.txt \
-    "libarchive ${versions[5]}|build-windows-deps/prefix/COPYING.libarchive" \
-    "zlib ${versions[0]}|/usr/share/doc/libz-mingw-w64-dev/copyright" \
-    "mingw-w64 runtime and winpthreads ${versions[1]}|/usr/share/doc/mingw-w64-x86-64-dev/copyright" \
-    "CLI11 ${versions[2]}|/usr/share/doc/libcli11-dev/copyright" \
-    "JSON for Modern C++ ${versions[3]}|/usr/share/doc/nlohmann-json3-dev/copyright" \
-    "fmt ${versions[4]}|/usr/share/doc/libfmt-dev/copyright"
+    "libarchive $archive_version|build-windows-deps/prefix/COPYING.libarchive" \
+    "zlib $zlib_version|/usr/share/doc/libz-mingw-w64-dev/copyright" \
+    "mingw-w64 runtime and winpthreads $mingw_version|/usr/share/doc/mingw-w64-x86-64-dev/copyright" \
+    "${header_only[@]}"
   packaging/windows/build-zip.sh --exe build-windows/src/cudnnup.exe --notices build-windows/THIRD_PARTY_NOTICES.txt \
     --version "$version" --out dist >/dev/null
 fi
