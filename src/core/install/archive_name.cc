@@ -124,4 +124,13 @@ Result<ArchiveName> parse_archive_name(std::string_view path) {
   return out;
 }
 
+const KnownArchive* find_known_archive(const std::vector<KnownArchive>& known, std::string_view file_name) {
+  auto name = parse_archive_name(file_name);
+  if (!name) return nullptr;
+  for (const auto& k : known) {
+    if (k.file_name == name->canonical_name) return &k;
+  }
+  return nullptr;
+}
+
 }  // namespace cudnnup

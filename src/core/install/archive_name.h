@@ -5,9 +5,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "base/version.h"
+#include "facts/known_archives.h"
 #include "facts/machines.h"  // ArchivePlatform, ArchiveArch and their names
 
 namespace cudnnup {
@@ -41,6 +43,10 @@ struct ArchiveName {
 // kUnsupported when it is some other NVIDIA archive (samples, JIT), kUsage when it is not a cuDNN
 // archive name at all; both messages say which forms are understood.
 Result<ArchiveName> parse_archive_name(std::string_view file_name);
+
+// The row of `known` for the archive `file_name` names, in any spelling parse_archive_name reads
+// (case, a browser's " (1)", a missing "-archive"); nullptr when it names none.
+const KnownArchive* find_known_archive(const std::vector<KnownArchive>& known, std::string_view file_name);
 
 // Splits a known archive extension off: "x.tar.xz" -> {"x", ".tar.xz"}; {name, ""} when none.
 std::pair<std::string, std::string> split_archive_extension(std::string_view file_name);

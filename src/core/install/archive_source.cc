@@ -16,15 +16,6 @@
 namespace cudnnup {
 namespace {
 
-const KnownArchive* find_known(const std::vector<KnownArchive>& known, const std::string& file_name) {
-  auto name = parse_archive_name(file_name);
-  if (!name) return nullptr;
-  for (const auto& k : known) {
-    if (k.file_name == name->canonical_name) return &k;
-  }
-  return nullptr;
-}
-
 // Decides which claim the archive is checked against: NVIDIA's published one, else the mirror's,
 // else --sha256. Any claim that disagrees with the one used is an error naming both.
 Status settle_hashes(ResolvedSource& out, const std::string& file_name) {
@@ -207,7 +198,7 @@ Result<ResolvedSource> resolve_source(FileSystem& fs, const StoreLayout& store, 
                                       const InstallServices& services) {
   ResolvedSource out;
   auto claim_known = [&](const std::string& file_name) {
-    if (const KnownArchive* k = find_known(known, file_name)) {
+    if (const KnownArchive* k = find_known_archive(known, file_name)) {
       out.hashes.push_back({k->refreshed ? "refreshed-known-archives" : "known-archives", k->source, k->sha256, false});
       out.known_file = true;
       if (k->size) out.expected_size = k->size;

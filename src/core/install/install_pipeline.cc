@@ -84,7 +84,6 @@ class RollbackGuard {
   State state_ = kIdle;
 };
 
-
 // The CUDA checks an identity must pass; run once, for the file name when it is recognised
 // (before anything is read) and otherwise for the top folder (after the pass).
 Status check_cuda(const InstallRun& run, const ArchiveName& id) {
@@ -313,14 +312,8 @@ Status check_archive_sha256(InstallRun& run) {
 Status hold_to_published_hash_of_top(InstallRun& run) {
   const std::string& top = run.out.scan.top_dir;
   if (run.out.name || top.empty()) return ok_status();
-  const KnownArchive* row = nullptr;
-  for (const char* extension : {".tar.xz", ".zip"}) {
-    auto id = parse_archive_name(top + extension);
-    if (!id) continue;
-    for (const auto& k : run.o.published) {
-      if (!row && k.file_name == id->canonical_name) row = &k;
-    }
-  }
+  const KnownArchive* row = find_known_archive(run.o.published, top + ".tar.xz");
+  if (!row) row = find_known_archive(run.o.published, top + ".zip");
   if (!row) return ok_status();
   std::string from = std::string(row->refreshed ? "the store's refreshed known-archives row" : "NVIDIA's published sha256") +
                      " for " + row->file_name + " (the archive's top folder)";
