@@ -37,6 +37,9 @@ FileInfo info_of(const struct stat& st) {
   info.type = type_of(st.st_mode);
   info.size = static_cast<uint64_t>(st.st_size);
   info.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  info.device = static_cast<uint64_t>(st.st_dev);
+  info.inode = static_cast<uint64_t>(st.st_ino);
+  info.change_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   static const uid_t self = ::geteuid();  // cudnnup never changes its user: asked once
   info.other_owner = st.st_uid != self;
   info.others_may_write = !S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;  // a link's own mode means nothing

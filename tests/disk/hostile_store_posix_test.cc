@@ -82,7 +82,9 @@ class HostileStore : public ::testing::Test {
     }
     return out;
   }
-  std::map<std::string, std::string> outside() const { return tree_without({"home/store"}); }
+  // Outside the store, but for doctor's probe cache in HOME/.cache (documented: the one file a
+  // reading command may write).
+  std::map<std::string, std::string> outside() const { return testing::without_probe_cache(tree_without({"home/store"})); }
   std::map<std::string, std::string> state() const { return disk_tree(store()); }
 
   void plant_journal(const nlohmann::json& j, const std::string& name = "tx-1.json", mode_t mode = 0600) {

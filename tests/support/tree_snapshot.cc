@@ -53,4 +53,14 @@ std::map<std::string, std::string> memory_tree(const MemoryFileSystem& fs, const
   return out;
 }
 
+std::map<std::string, std::string> without_probe_cache(std::map<std::string, std::string> tree) {
+  std::erase_if(tree, [](const auto& entry) {
+    const std::string& path = entry.first;
+    const std::string slashed = "/" + path;
+    return slashed.ends_with("/.cache") || slashed.ends_with("/.cache/cudnnup") ||
+           slashed.find("/.cache/cudnnup/") != std::string::npos;
+  });
+  return tree;
+}
+
 }  // namespace cudnnup::testing

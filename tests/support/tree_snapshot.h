@@ -13,6 +13,11 @@ namespace cudnnup::testing {
 // "file:<bytes>". Empty when `root` does not exist.
 std::map<std::string, std::string> disk_tree(const std::string& root);
 
+// The snapshot without doctor's probe cache (.cache/cudnnup/ and the .cache folder holding it,
+// core/diagnose/probe_cache.h): the one file a command that only reads may write. Tests that
+// check "nothing changed" compare the rest.
+std::map<std::string, std::string> without_probe_cache(std::map<std::string, std::string> tree);
+
 // What differs between two snapshots, one path a line ("added: x", "removed: x", "changed: x"),
 // "" when they are equal: an assertion names the paths instead of printing two whole trees.
 std::string tree_changes(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after);

@@ -29,6 +29,7 @@ struct DoctorOptions {
   bool probe_frameworks = false;
   int probe_timeout_s = 120;
   bool deep = false;
+  bool fresh = false;      // --fresh: no answer from the probe cache
   std::string for_target;  // --for PATH|FRAMEWORK
   // --format html only:
   std::vector<std::string> from;  // saved doctor/verify/bench JSON to show
@@ -166,7 +167,7 @@ int run_doctor_command(AppContext& ctx, const DoctorOptions& opts) {
     if (auto st = add_saved_report(ctx, file, &saved_doctor, saved); !st) return report_error(ctx, st.error());
   }
   if (html && saved_doctor) return print_html(ctx, opts, std::move(saved));
-  auto outcome = collect_outcome(ctx, opts.deep, *for_target);
+  auto outcome = collect_outcome(ctx, opts.deep, *for_target, opts.fresh);
   if (!outcome) return report_error(ctx, outcome.error());
   Report& report = outcome->report;
   std::vector<FrameworkProbe> probes;
@@ -242,7 +243,10 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
       "-lcudnn gets and the copy each framework gets (cudnnup which explains each in detail), and with --for\n"
       "what that program gets. What LD_LIBRARY_PATH and LD_PRELOAD change there, and any mix of copies, are\n"
       "findings of their own, with the variable and entry to change; each copy is judged by a probe that\n"
-      "runs without them (only the copy's own directory to search) and names every file it mapped.\n\n"
+      "runs without them (only the copy's own directory to search) and names every file it mapped. A probe's\n"
+      "answer is kept in the store's cache folder and reused while none of the files it depended on changed\n"
+      "(same inode, size and change time); --fresh (or --deep) probes every copy again, and\n"
+      "`cudnnup cache clean` forgets them.\n\n"
       "--format prometheus writes metrics for node_exporter's textfile collector, --format nfd node labels for\n"
       "Node Feature Discovery's features.d (docs/commands/doctor.md has a systemd timer and a DaemonSet).\n"
       "--format html writes one self-contained page to share (no script, nothing fetched): the checklist, the\n"
@@ -258,6 +262,9 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
                 "which cuDNN it really loaded, and compare with the prediction (takes seconds per framework)");
   cmd->add_flag("--deep", opts->deep,
                 "Also compare the sha256 of every file cudnnup installed with its install manifest (slow: reads them all)");
+  cmd->add_flag("--fresh", opts->fresh,
+                "Probe every copy again in a child process instead of reusing the answers kept from earlier runs "
+                "for files that have not changed");
   cmd->add_option("--for", opts->for_target,
                   "Also report what this program or shared object (or framework: torch, tensorflow, jax, onnxruntime, "
                   "paddle) loads under this environment");

@@ -3,9 +3,15 @@
 #if CUDNNUP_HAVE_INSTALL
 #include "platform/sha256.h"
 #endif
+#include <chrono>
+
 #include "app/child/child_prober.h"
+#include "app/child/child_runner.h"
+#include "app/commands/store_access.h"
 #include "base/caching_filesystem.h"
+#include "diagnose/cached_prober.h"
 #include "diagnose/doctor.h"
+#include "platform/process.h"
 
 namespace cudnnup {
 
@@ -19,11 +25,40 @@ Result<Rules> load_rules(const AppContext& ctx) {
   return parse_rules(*text, ctx.options.db_path);
 }
 
-Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target) {
+namespace {
+
+// What every cached probe answer depends on besides the copy's own files: the program that
+// probes, and the loader's system-wide files (an /etc/ld.so.preload that appears is loaded into
+// every probe). nullopt where a file cannot be identified (Windows): nothing is cached there.
+std::optional<std::vector<FileIdentity>> probe_context(const FileSystem& fs) {
+  std::vector<FileIdentity> out;
+  for (const auto& [path, follow] : {std::pair{child_program(fs, self_executable_path()), true},
+                                     std::pair{std::string("/etc/ld.so.cache"), true},
+                                     std::pair{std::string("/etc/ld.so.preload"), true}}) {
+    auto id = identify(fs, path, follow);
+    if (!id) return std::nullopt;
+    out.push_back(std::move(*id));
+  }
+  return out;
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target, bool fresh) {
   auto rules = load_rules(ctx);
   if (!rules) return rules.error();
-  ChildProber prober(ctx.env);
-  CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads
+  CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads (but for the probe cache)
+  ChildProber child_prober(ctx.env);
+  const std::string cache_path = probe_cache_path(ctx.env);
+  auto context = cache_path.empty() ? std::nullopt : probe_context(fs);
+  ProbeCache cache(CUDNNUP_VERSION, context.value_or(std::vector<FileIdentity>{}));
+  if (context && !fresh && !deep) cache.load(fs, cache_path);
+  CachedProber cached_prober(child_prober, cache, fs, ctx.env.windows(), utc_now_iso(), now_ns(), !context || fresh || deep);
+  Prober& prober = context ? static_cast<Prober&>(cached_prober) : child_prober;
 #if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& root, const std::string& rel) { return sha256_file_below(*ctx.fs, root, rel); };
 #else
@@ -36,7 +71,11 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   FileHasher hasher;
 #endif
   DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr, for_target};
-  return run_doctor_full(inputs);
+  DoctorOutcome outcome = run_doctor_full(inputs);
+  // A cache that cannot be written (a read-only home, another user's store) only costs the next
+  // run its probes: doctor's answer does not depend on it.
+  if (context && cache.changed()) (void)cache.save(*ctx.fs, cache_path);
+  return outcome;
 }
 
 Result<Report> collect_report(AppContext& ctx) {

@@ -12,6 +12,9 @@ namespace cudnnup {
 Result<Rules> load_rules(const AppContext& ctx);
 Result<Report> collect_report(AppContext& ctx);
 // The Report plus the loader model's answers (plain program, frameworks, `--for` target), for `doctor`.
-Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep = false, const std::string& for_target = {});
+// `fresh`: probe every copy again instead of reusing the probe cache's answers (doctor --fresh;
+// --deep implies it).
+Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep = false, const std::string& for_target = {},
+                                      bool fresh = false);
 
 }  // namespace cudnnup

@@ -52,7 +52,8 @@ ordered_json copy_to_json(const CudnnCopy& c) {
              {"max_device_version", c.probe.max_device_version},
              {"mapped_files", c.probe.mapped_files},
              {"isolated", c.probe.isolated},
-             {"isolation_problem", c.probe.isolation_problem}};
+             {"isolation_problem", c.probe.isolation_problem},
+             {"cached_from", c.probe.cached_from.empty() ? ordered_json(nullptr) : ordered_json(c.probe.cached_from)}};
   }
   return {{"root", c.root},
           {"lib_dir", c.lib_dir},

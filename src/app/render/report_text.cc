@@ -104,6 +104,8 @@ std::string render_report_text(const Report& r, const Style& s, bool windows, bo
     std::string lib = c.library_version.known() ? c.library_version.str() + " (" + c.library_version_source + ")" : "unknown";
     o << "      header " << header << ", library " << lib;
     if (c.probe.version_number) o << s.dim(", cudnnGetVersion() = " + std::to_string(c.probe.version_number));
+    // A reused answer says when its child ran (the probe cache; --fresh probes again).
+    if (!c.probe.cached_from.empty()) o << s.dim(" (probed " + c.probe.cached_from + ", files unchanged since)");
     o << "\n";
     o << "      " << s.dim("found via " + join(c.found_via, ", ")) << "\n";
     if (!already) print_findings(o, s, fs, shell.shell);

@@ -29,6 +29,13 @@ struct FileInfo {
   // are not modelled, so both stay false there.
   bool other_owner = false;
   bool others_may_write = false;
+  // Which file this is, for caches that must notice any replacement or rewrite (the probe cache,
+  // core/diagnose/probe_cache.h): device and inode, and the inode's change time, which every
+  // write, rename, chmod or relink moves and which no user can set back (unlike mtime). POSIX
+  // only; all zero where unknown (Windows, the in-memory test filesystem).
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  int64_t change_ns = 0;
 };
 
 // A whole file and what its open handle said about it, so checks made on `info` hold for the

@@ -87,6 +87,9 @@ struct LibraryProbe {
   // are another copy's) and isolation_problem says which file came from where.
   bool isolated = true;
   std::string isolation_problem;
+  // Set when the answer came from the probe cache (core/diagnose/probe_cache.h): when the child
+  // that gave it ran (UTC, ISO 8601). Empty when a child ran in this run.
+  std::string cached_from;
 };
 
 struct CudnnCopy {
