@@ -147,8 +147,9 @@ LoaderDirs loader_dirs(const FileSystem& fs, const Environment& env) {
     if (std::find(v.begin(), v.end(), d) == v.end()) v.push_back(d);
   };
   const DriverLibraryNames driver = driver_library_names(false);
-  if (auto cache = read_ld_so_cache(fs)) {
-    for (const auto& e : cache->entries) {
+  // The parse the loader model makes too (read_ld_so_cache_shared keeps it): ~1 M instructions.
+  if (auto cache = read_ld_so_cache_shared(fs)) {
+    for (const auto& e : (*cache)->entries) {
       if (parse_cudnn_library_name(e.name) || e.name == driver.cuda || e.name == driver.nvml) {
         add(out.cache, paths::parent(e.path));
       }
