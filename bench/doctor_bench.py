@@ -11,7 +11,14 @@ measured in the same run, on:
 and, in the real scenario, `cudnnup --version` (start-up and exit with next to no work). Each
 binary's size (and its cudnnup-child's) is printed first.
 
+Doctor keeps its probe answers between runs (docs/commands/doctor.md, "The probe cache"), in the
+scenario's HOME/.cache. Each scenario waits until its files are older than the cache's 2-second
+settle window, and a warm-up run fills the cache; `doctor --json` is then timed with the answers
+reused, and `doctor --json --fresh` with every copy probed again (a binary without --fresh, an
+older build, has no cache: its plain run is the fresh one).
+
 Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--before OTHER_BINARY] [--runs 15]
+                             [--fixtures build/tests/fixtures]
 With --before, both binaries run interleaved with python3 in the same run (before/after figures).
 Prints a Markdown table (median wall time of the runs, and the ratio to python3 -c pass)."""
 import argparse
@@ -73,12 +80,16 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "src", "cudnnup"))
     ap.add_argument("--before", help="another cudnnup binary (e.g. an older build) to time in the same run")
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--fixtures", default=os.path.join(ROOT, "build", "tests", "fixtures"),
+                    help="the stub libraries' folder of a test build (default: build/tests/fixtures)")
     args = ap.parse_args()
     binaries = ([("before", args.before)] if args.before else []) + [("after" if args.before else "", args.binary)]
-    stub_dir = os.path.join(ROOT, "build", "tests", "fixtures", "v9.19.0")
+    stub_dir = os.path.join(args.fixtures, "v9.19.0")
     if not os.path.isdir(stub_dir):
         sys.exit("build the tests first (cmake --build --preset default): fixture stubs are missing")
     python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    fresh_supported = {b: "--fresh" in subprocess.run([b, "doctor", "--help"], capture_output=True, text=True).stdout
+                       for _, b in binaries}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         scenarios = [("real", 0, 0, False), ("envs-50", 50, 0, False), ("envs-100", 100, 0, False),
@@ -95,20 +106,23 @@ def main():
             if llp:
                 lib = os.path.join(home, "stub914", "lib")
                 os.makedirs(lib)
-                src = os.path.join(ROOT, "build", "tests", "fixtures", "v9.14.0")
+                src = os.path.join(args.fixtures, "v9.14.0")
                 for f in os.listdir(src):
                     shutil.copy(os.path.join(src, f), os.path.join(lib, f))
                 env["LD_LIBRARY_PATH"] = lib
+            time.sleep(2.2)  # past the probe cache's settle window for the files just made
             # Warm the page cache once, then interleave python3 and each binary so all see the
             # same machine load.
             # A doctor that does not run (a missing shared library, a crash) would be timed as a
             # fast one: its exit code must be doctor's own (0 healthy, 1 findings).
+            subprocess.run([python, "-c", "pass"], env=env, check=False)  # python3's files cached too
             for _, binary in binaries:
                 warm = subprocess.run([binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, text=True)
                 if warm.returncode not in (0, 1):
                     sys.exit(f"{binary} doctor --json exited with {warm.returncode}: {warm.stderr.strip()[:500]}")
-            commands = [("", ["doctor", "--json"])] + ([("--version", ["--version"])] if name == "real" else [])
+            commands = ([("", ["doctor", "--json"]), ("--fresh", ["doctor", "--json", "--fresh"])] +
+                        ([("--version", ["--version"])] if name == "real" else []))
             py_w, py_c = [], []
             doc_w = {(b, c): [] for _, b in binaries for c, _ in commands}
             doc_c = {(b, c): [] for _, b in binaries for c, _ in commands}
@@ -118,15 +132,19 @@ def main():
                 py_c.append(c)
                 for _, binary in binaries:
                     for command, argv in commands:
+                        if command == "--fresh" and not fresh_supported[binary]:
+                            continue
                         w, c = time_command([binary] + argv, env, 1)
                         doc_w[(binary, command)].append(w)
                         doc_c[(binary, command)].append(c)
             py = (statistics.median(py_w), statistics.median(py_c))
             for command, _ in commands:
                 for label, binary in binaries:
+                    if not doc_w[(binary, command)]:
+                        continue
                     doc = (statistics.median(doc_w[(binary, command)]), statistics.median(doc_c[(binary, command)]))
                     out = subprocess.run([binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
-                    copies = "-" if command else out.count('"lib_dir"')
+                    copies = "-" if command == "--version" else out.count('"lib_dir"')
                     shown = f"{name}: `{command}`" if command else name
                     rows.append((shown + (f" [{label}]" if label else ""), doc, py, copies))
     for label, binary in binaries:
