@@ -91,13 +91,31 @@ const CachingFileSystem::Block* CachingFileSystem::block_for(const std::string& 
   if (it == blocks_.end()) return nullptr;
   for (const Block& b : it->second) {
     uint64_t end = b.offset + b.bytes.size();
-    if (offset >= b.offset && (offset + n <= end || (b.to_end && offset <= end))) return &b;
+    // A block that reached the end of the file answers every offset past its start (with "" past the end).
+    if (offset >= b.offset && (offset + n <= end || b.to_end)) return &b;
   }
   return nullptr;
 }
 
 Result<std::string> CachingFileSystem::read_range(const std::string& path, uint64_t offset, size_t max_bytes) const {
-  if (max_bytes > kMaxCachedRead) return inner_.read_range(path, offset, max_bytes);
+  if (max_bytes > kMaxCachedRead) {
+    // A large read of a small file (read_file(header, 1 MiB): the loader model reads a copy's
+    // cudnn_version.h for every framework and search it models) is kept like a small one when
+    // the file ended within kMaxCachedRead; a large body is never kept.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (const Block* b = block_for(path, offset, max_bytes); b && b->to_end) {
+        uint64_t from = offset - b->offset;
+        return from >= b->bytes.size() ? std::string() : b->bytes.substr(from);
+      }
+    }
+    auto bytes = inner_.read_range(path, offset, max_bytes);
+    if (bytes && bytes->size() < kMaxCachedRead) {
+      std::lock_guard<std::mutex> lock(mu_);
+      blocks_[path].push_back(Block{offset, *bytes, true});
+    }
+    return bytes;
+  }
   auto answer = [&](const Block& b) {
     uint64_t from = offset - b.offset;
     return from >= b.bytes.size() ? std::string() : b.bytes.substr(from, max_bytes);

@@ -65,6 +65,28 @@ TEST(CachingFileSystem, SmallReadsAreAnsweredFromBlocksWithTheSameBytes) {
   EXPECT_EQ(mem.reads, before + 1);
 }
 
+// read_file(header, 1 MiB) of a 3 KB header, over and over (the loader model reads a copy's
+// cudnn_version.h for each search it models): one read behind the cache, the same bytes from any
+// offset; a large file's body read in full is never kept.
+TEST(CachingFileSystem, ALargeReadOfASmallFileIsKeptAndALargeFileIsNot) {
+  CountingReads mem;
+  const std::string header(3000, 'h');
+  mem.add_file("/cuda/include/cudnn_version.h", header);
+  CachingFileSystem cache(mem);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(*cache.read_file("/cuda/include/cudnn_version.h", 1 << 20), header);
+  EXPECT_EQ(mem.reads, 1);
+  EXPECT_EQ(*cache.read_range("/cuda/include/cudnn_version.h", 2990, 1 << 20), header.substr(2990));
+  EXPECT_EQ(*cache.read_range("/cuda/include/cudnn_version.h", 5000, 1 << 20), "");
+  EXPECT_EQ(*cache.read_range("/cuda/include/cudnn_version.h", 100, 50), header.substr(100, 50));
+  EXPECT_EQ(mem.reads, 1);
+
+  const std::string body(600 << 10, 'b');  // larger than what the cache keeps
+  mem.add_file("/lib/libbig.so", body);
+  EXPECT_EQ(*cache.read_file("/lib/libbig.so", 1 << 20), body);
+  EXPECT_EQ(*cache.read_file("/lib/libbig.so", 1 << 20), body);
+  EXPECT_EQ(mem.reads, 3) << "read through each time";
+}
+
 // Paths are resolved one component at a time from the cached answers: the same result as the
 // file system's own canonical (tests/disk/caching_canonical_posix_test.cc compares with realpath).
 TEST(CachingFileSystem, CanonicalResolvesLinksComponentByComponent) {
