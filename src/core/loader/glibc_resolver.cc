@@ -153,8 +153,12 @@ LoaderSimulation::LoaderSimulation(const FileSystem& fs, LoaderSystem system) : 
 Result<ElfInfo> LoaderSimulation::elf_of(const std::string& path) const {
   auto it = elf_cache_.find(path);
   if (it != elf_cache_.end()) return it->second;
-  auto info = fs_.stat(path);
-  Result<ElfInfo> parsed = info ? parse_elf([&](uint64_t offset, size_t n) { return fs_.read_range(path, offset, n); },
+  // Read through the real path: /lib/x86_64-linux-gnu/libc.so.6 and /usr/lib/x86_64-linux-gnu/
+  // libc.so.6 are one file on a merged-/usr system, and a caching filesystem keeps reads by path.
+  auto real = fs_.canonical(path);
+  const std::string& file = real ? *real : path;
+  auto info = fs_.stat(file);
+  Result<ElfInfo> parsed = info ? parse_elf([&](uint64_t offset, size_t n) { return fs_.read_range(file, offset, n); },
                                             info->size)
                                 : Result<ElfInfo>(info.error());
   elf_cache_.emplace(path, parsed);
