@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_checks.h"
+#include "explain/prefix_search.h"
 #include "base/json_reader.h"
 #include "base/strings.h"
 
@@ -238,7 +239,8 @@ Result<CompiledPattern> translate_pattern(const std::string& source) {
     }
     translated += c;
   }
-  out.regex = LazyRegex(translated, out.group_names.size());
+  out.literal_prefix = literal_prefix(translated);
+  out.regex = LazyRegex(std::move(translated), out.group_names.size());
   return out;
 }
 

@@ -3,8 +3,10 @@
 #include <regex>
 
 #include "base/numbers.h"
+#include "base/strings.h"
 #include "base/version.h"
 #include "explain/placeholders.h"
+#include "explain/prefix_search.h"
 #include "facts/rules.h"
 
 namespace cudnnup {
@@ -21,16 +23,18 @@ std::string record_window(const LogLines& lines, int line) {
 }
 
 bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<int>& candidates, LogFacts& facts) {
-  if (candidates.empty()) return false;  // no needle on any line: its regex is never compiled
-  const std::regex* re = spec.pattern.regex.get();
-  if (!re) return false;
+  // The first line whose record matches gives the fact (its regex is compiled only when needed).
   for (int line : candidates) {
-    std::string window = record_window(lines, line);
-    std::smatch m;
-    if (!std::regex_search(window, m, *re)) continue;
-    for (size_t g = 1; g < spec.pattern.group_names.size() && g < m.size(); ++g) {
-      if (!spec.pattern.group_names[g].empty() && m[g].matched) facts.emplace(spec.pattern.group_names[g], m[g].str());
-    }
+    const std::string window = record_window(lines, line);
+    bool found = false;
+    for_each_match(spec.pattern, window, ascii_lower(window), std::string::npos, [&](const std::smatch& m) {
+      for (size_t g = 1; g < spec.pattern.group_names.size() && g < m.size(); ++g) {
+        if (!spec.pattern.group_names[g].empty() && m[g].matched) facts.emplace(spec.pattern.group_names[g], m[g].str());
+      }
+      found = true;
+      return false;
+    });
+    if (!found) continue;
     for (const auto& [k, v] : spec.set) facts.emplace(k, v);
     return true;
   }

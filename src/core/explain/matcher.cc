@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "base/strings.h"
+#include "explain/prefix_search.h"
 
 namespace cudnnup {
 namespace {
@@ -124,12 +125,14 @@ class Matcher {
     }
   }
 
-  Occurrence occurrence(const CatalogueEntry& entry, const CompiledPattern& pattern, const std::smatch& m, int line,
-                        const std::vector<int>& more, size_t first_len, const std::string& joiner) const {
+  // m's positions are from the start of `window` (prefix_search.h).
+  Occurrence occurrence(const CatalogueEntry& entry, const CompiledPattern& pattern, const std::string& window,
+                        const std::smatch& m, int line, const std::vector<int>& more, size_t first_len,
+                        const std::string& joiner) const {
     Occurrence occ;
     occ.entry = &entry;
     occ.first = occ.last = line;
-    size_t end_pos = size_t(m.position(0) + m.length(0));
+    size_t end_pos = size_t(m[0].second - window.begin());
     size_t covered = first_len;
     for (int k : more) {
       if (end_pos <= covered) break;
@@ -153,16 +156,14 @@ class Matcher {
   bool search(const CatalogueEntry& entry, int line, const std::string& window, const std::vector<int>& more,
               size_t first_len, const std::string& joiner, std::vector<Occurrence>& out) {
     bool found = false;
+    const std::string lower_window = ascii_lower(window);
     for (const auto& pattern : entry.patterns) {
-      const std::regex* re = pattern.regex.get();
-      if (!re) continue;
-      for (std::sregex_iterator it(window.begin(), window.end(), *re), end; it != end; ++it) {
-        const std::smatch& m = *it;
-        if (size_t(m.position(0)) >= first_len) break;  // starts on a later line: found from there
-        out.push_back(occurrence(entry, pattern, m, line, more, first_len, joiner));
+      // A match that starts on a later line is found from that line.
+      for_each_match(pattern, window, lower_window, first_len, [&](const std::smatch& m) {
+        out.push_back(occurrence(entry, pattern, window, m, line, more, first_len, joiner));
         found = true;
-        if (m.length(0) == 0) break;
-      }
+        return true;
+      });
     }
     return found;
   }
