@@ -95,9 +95,9 @@ std::vector<FixStep> fill_steps(const std::vector<CatalogueStep>& steps, const V
   return out;
 }
 
-// The framework the log comes from, by the names in it (counted in one pass, at most 1000 each);
-// "" when nothing says.
-std::string guess_framework(const std::string& lower_text) {
+// The framework the log comes from, by the names in it (counted in one pass over the lines joined
+// by spaces, at most 1000 each); "" when nothing says.
+std::string guess_framework(const std::vector<std::string>& lines) {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> hints = {
       {"tensorflow", {"tensorflow", "local_xla", "tf-trt"}},
       {"pytorch", {"torch/", "torch\\", "import torch", "pytorch"}},
@@ -118,7 +118,8 @@ std::string guess_framework(const std::string& lower_text) {
     return std::pair{NeedleScanner(words), owner};
   }();
   std::vector<size_t> count(hints.size(), 0);
-  scanner.scan(lower_text, [&](int word, size_t) {
+  scanner.scan_lines(lines, [&](int word, bool tight, size_t) {
+    if (tight) return;
     size_t& c = count[framework_of[word]];
     c = std::min<size_t>(c + 1, 1000);
   });
@@ -352,12 +353,11 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
   ExplainReport report;
   LogLines lines = normalise_log(text);
   report.lines_read = int(lines.size());
-  const LineIndex spaced(lines.text, " "), tight(lines.text, "");
-  NeedleHits hits = find_needles(catalogue, lines, spaced, tight);
+  NeedleHits hits = find_needles(catalogue, lines);
   std::vector<Group> groups = group_occurrences(find_messages(catalogue, lines, hits));
   report.facts = read_log_facts(lines, hits.facts, catalogue);
 
-  const std::string framework = groups.empty() ? std::string() : guess_framework(spaced.text());
+  const std::string framework = groups.empty() ? std::string() : guess_framework(lines.text);
   for (auto& g : groups) {
     Variables& vars = g.first.vars;
     derive_variables(vars, catalogue);

@@ -151,27 +151,19 @@ LogLines normalise_log(std::string_view text) {
   return out;
 }
 
-LineIndex::LineIndex(const std::vector<std::string>& lines, std::string_view joiner) {
+JoinedLines::JoinedLines(const std::vector<std::string>& lines, size_t joiner_size) {
   starts_.reserve(lines.size() + 1);
   lengths_.reserve(lines.size());
-  size_t total = 0;
-  for (const auto& l : lines) total += l.size() + joiner.size();
-  text_.reserve(total);
+  size_t at = 0;
   for (const auto& l : lines) {
-    starts_.push_back(text_.size());
+    starts_.push_back(at);
     lengths_.push_back(l.size());
-    size_t from = text_.size();
-    text_ += l;
-    for (size_t i = from; i < text_.size(); ++i) {
-      char c = text_[i];
-      if (c >= 'A' && c <= 'Z') text_[i] = char(c - 'A' + 'a');  // ascii_lower, inline: 2 MB a run
-    }
-    text_ += joiner;
+    at += l.size() + joiner_size;
   }
-  starts_.push_back(text_.size());
+  starts_.push_back(at);
 }
 
-std::pair<int, size_t> LineIndex::locate(size_t pos) const {
+std::pair<int, size_t> JoinedLines::locate(size_t pos) const {
   int line = int(std::upper_bound(starts_.begin(), starts_.end(), pos) - starts_.begin()) - 1;
   line = std::clamp(line, 0, int(lengths_.size()) - 1);
   return {line, std::min(pos - starts_[line], lengths_[line])};

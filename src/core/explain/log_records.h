@@ -25,19 +25,18 @@ struct LogLines {
 // printed over several lines).
 LogLines normalise_log(std::string_view text);
 
-// The lines lower-cased and joined (by a space: a message soft-wrapped at a space; or by nothing:
-// a terminal that cut a word, "no CUDA-" / "capable"), to find needles fast.
-class LineIndex {
+// Where each line starts in the lines joined into one text (by a space, joiner_size 1, or by
+// nothing, 0; NeedleScanner::scan_lines reads them so without building the text), to tell the
+// line of an offset in it.
+class JoinedLines {
  public:
-  LineIndex(const std::vector<std::string>& lines, std::string_view joiner);
-  const std::string& text() const { return text_; }
-  // The line an offset of text() is on, and the offset within that line (capped to the line's
-  // length: with the "" joiner a needle may start in one line and end in the next).
+  JoinedLines(const std::vector<std::string>& lines, size_t joiner_size);
+  // The line an offset is on, and the offset within that line (capped to the line's length:
+  // with no joiner a needle may start in one line and end in the next).
   std::pair<int, size_t> locate(size_t pos) const;
 
  private:
-  std::string text_;
-  std::vector<size_t> starts_;  // offset of each line in text_, plus the end
+  std::vector<size_t> starts_;  // offset of each line, plus the end
   std::vector<size_t> lengths_;
 };
 

@@ -237,27 +237,30 @@ std::vector<Occurrence> drop_superseded(std::vector<Occurrence> all) {
 
 }  // namespace
 
-NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines, const LineIndex& spaced,
-                        const LineIndex& tight) {
+NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines) {
   NeedleHits hits;
   hits.entries.resize(catalogue.entries.size());
   hits.facts.resize(catalogue.facts.size());
   if (!catalogue.scanner || lines.size() == 0) return hits;
-  for (const LineIndex* index : {&spaced, &tight}) {
-    catalogue.scanner->scan(index->text(), [&](int needle, size_t pos) {
-      auto [line, at] = index->locate(pos);
-      for (const NeedleOwner& owner : catalogue.needle_owners[needle]) {
-        if (owner.fact) {
-          auto& f = hits.facts[owner.index];
-          if (index == &spaced && (f.empty() || f.back() != line)) f.push_back(line);
-          continue;
-        }
-        auto& e = hits.entries[owner.index];
-        const bool cut = index == &tight;
-        if (line > 0 && !lines.starts_record[line]) e.push_back(NeedleCandidate{line - 1, 0, cut});
-        e.push_back(NeedleCandidate{line, at, cut});
+  const JoinedLines spaced(lines.text, 1), tight(lines.text, 0);
+  // The tight text's candidates come after all of the spaced text's, as if each text were
+  // scanned in turn: the first one found on a line keeps its offset.
+  std::vector<std::vector<NeedleCandidate>> tight_entries(catalogue.entries.size());
+  catalogue.scanner->scan_lines(lines.text, [&](int needle, bool cut, size_t pos) {
+    auto [line, at] = (cut ? tight : spaced).locate(pos);
+    for (const NeedleOwner& owner : catalogue.needle_owners[needle]) {
+      if (owner.fact) {
+        auto& f = hits.facts[owner.index];
+        if (!cut && (f.empty() || f.back() != line)) f.push_back(line);
+        continue;
       }
-    });
+      auto& e = (cut ? tight_entries : hits.entries)[owner.index];
+      if (line > 0 && !lines.starts_record[line]) e.push_back(NeedleCandidate{line - 1, 0, cut});
+      e.push_back(NeedleCandidate{line, at, cut});
+    }
+  });
+  for (size_t i = 0; i < hits.entries.size(); ++i) {
+    hits.entries[i].insert(hits.entries[i].end(), tight_entries[i].begin(), tight_entries[i].end());
   }
   // One candidate per line: the first found keeps its offset (as a map's emplace would, without a
   // node per hit), and is marked cut when any needle on that line was found only in the tight join.

@@ -25,7 +25,7 @@ struct Occurrence {
   std::vector<std::pair<const CatalogueEntry*, int>> folded;
 };
 
-// Where the catalogue's needles are, from one pass of its scanner over each way of joining the
+// Where the catalogue's needles are, from one pass of its scanner over both ways of joining the
 // lines: for each entry, the lines a message may start on (a needle's line, and the line before
 // when the needle's line continues it) with the needle's offset in the line; for each log fact,
 // the lines its needles are on, in order.
@@ -40,8 +40,7 @@ struct NeedleHits {
   std::vector<std::vector<NeedleCandidate>> entries;  // sorted by line, one per line
   std::vector<std::vector<int>> facts;
 };
-NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines, const LineIndex& spaced,
-                        const LineIndex& tight);
+NeedleHits find_needles(const ErrorCatalogue& catalogue, const LogLines& lines);
 
 // Every match of every entry, sorted by first line, with the superseded ones dropped.
 std::vector<Occurrence> find_messages(const ErrorCatalogue& catalogue, const LogLines& lines, const NeedleHits& hits);

@@ -2,6 +2,8 @@
 
 #include <queue>
 
+#include "base/strings.h"
+
 namespace cudnnup {
 namespace {
 
@@ -9,12 +11,16 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 }  // namespace
 
-NeedleScanner::NeedleScanner(const std::vector<std::string>& needles) {
+NeedleScanner::NeedleScanner(const std::vector<std::string>& given) {
+  std::vector<std::string> needles;
+  needles.reserve(given.size());
+  for (const auto& n : given) needles.push_back(ascii_lower(n));
   for (const auto& n : needles) {
     for (unsigned char c : n) {
       if (class_of_[c] == 0 && classes_ < 255) class_of_[c] = uint8_t(classes_++);
     }
   }
+  for (char c = 'A'; c <= 'Z'; ++c) class_of_[static_cast<unsigned char>(c)] = class_of_[static_cast<unsigned char>(ascii_lower(c))];
   // The trie, with kNone for "no edge" until the failure links fill the table.
   size_t most_states = 1;
   for (const auto& n : needles) most_states += n.size();

@@ -2,7 +2,8 @@
 // lower-cased needles, as a full table over the bytes that occur in needles (every other byte is
 // one class), so a step is two lookups in tables that fit the cache. A 1 MB log is scanned in a
 // few milliseconds, where searching each of ~140 needles separately read it ~140 times
-// (bench/explain_bench.py).
+// (bench/explain_bench.py). ASCII upper case in the text reads as lower case (the table maps 'A'
+// to the class of 'a'), so a log is searched as it is, without a lower-cased copy.
 #pragma once
 
 #include <array>
@@ -16,7 +17,7 @@ namespace cudnnup {
 class NeedleScanner {
  public:
   NeedleScanner() = default;
-  explicit NeedleScanner(const std::vector<std::string>& needles);  // not empty each
+  explicit NeedleScanner(const std::vector<std::string>& needles);  // not empty each; read in lower case
 
   // Calls on_hit(needle index, offset where it starts) for every occurrence, in text order.
   template <typename OnHit>
@@ -27,6 +28,42 @@ class NeedleScanner {
       state = next_[state * classes_ + class_of_[static_cast<unsigned char>(text[i])]];
       if (!has_output_[state]) continue;
       for (int n : outputs_[state]) on_hit(n, i + 1 - lengths_[n]);
+    }
+  }
+  // The needles of `lines` read as two texts at once, without building either: "spaced", each
+  // line followed by a space (a message soft-wrapped at a space), and "tight", the lines with
+  // nothing between them (a word a terminal's wrap cut in two, "no CUDA-" / "capable"). Calls
+  // on_hit(needle index, tight, offset where it starts in that text), each text's hits in text
+  // order. The two automaton states differ only for a few bytes after a line's end, so the lines
+  // are read once, with one step per byte where the states agree.
+  template <typename OnHit>
+  void scan_lines(const std::vector<std::string>& lines, OnHit&& on_hit) const {
+    if (lengths_.empty()) return;
+    auto report = [&](uint32_t state, bool tight, size_t end) {
+      for (int n : outputs_[state]) on_hit(n, tight, end + 1 - lengths_[n]);
+    };
+    const uint32_t space = class_of_[static_cast<unsigned char>(' ')];
+    uint32_t spaced = 0, tight = 0;
+    size_t spaced_start = 0, tight_start = 0;  // where the line starts in each text
+    for (const std::string& line : lines) {
+      for (size_t i = 0; i < line.size(); ++i) {
+        const uint32_t c = class_of_[static_cast<unsigned char>(line[i])];
+        if (spaced == tight) {
+          spaced = tight = next_[spaced * classes_ + c];
+          if (!has_output_[spaced]) continue;
+          report(spaced, false, spaced_start + i);
+          report(tight, true, tight_start + i);
+        } else {
+          spaced = next_[spaced * classes_ + c];
+          tight = next_[tight * classes_ + c];
+          if (has_output_[spaced]) report(spaced, false, spaced_start + i);
+          if (has_output_[tight]) report(tight, true, tight_start + i);
+        }
+      }
+      spaced = next_[spaced * classes_ + space];
+      if (has_output_[spaced]) report(spaced, false, spaced_start + line.size());
+      spaced_start += line.size() + 1;
+      tight_start += line.size();
     }
   }
   size_t size() const { return lengths_.size(); }

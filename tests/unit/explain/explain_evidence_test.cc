@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
 #include "explain/explain.h"
 #include "explain/log_records.h"
 #include "explain/needle_scanner.h"
@@ -145,6 +146,51 @@ TEST(NeedleScanner, FindsEveryNeedleOnceAtEachPlaceIncludingOverlaps) {
   EXPECT_EQ(hits, (std::vector<std::pair<int, size_t>>{{1, 1}, {0, 2}, {3, 2}, {2, 7}}));
   NeedleScanner none(std::vector<std::string>{});
   none.scan("anything", [](int, size_t) { ADD_FAILURE() << "no needle, no hit"; });
+  none.scan_lines({"anything"}, [](int, bool, size_t) { ADD_FAILURE() << "no needle, no hit"; });
+}
+
+// scan_lines reads the lines as the two joined, lower-cased texts explain searched before it
+// (built and scanned one after the other): the same hits, in the same order within each text.
+TEST(NeedleScanner, LinesReadAsBothJoinedTextsWithoutBuildingThem) {
+  NeedleScanner s({"load library", "cuda-capable", "no cuda", "he", "she", "hers", "a b", "x"});
+  const std::vector<std::vector<std::string>> logs = {
+      {"Could not LOAD", "library x.so", "no CUDA-", "capable device"},
+      {"", "ushE", "rs a", "b", "", "x"},
+      {"no cu", "", "da", "load library load library"},
+      {"x"},
+  };
+  for (const auto& lines : logs) {
+    using Hit = std::pair<int, size_t>;
+    std::vector<Hit> spaced, tight, want_spaced, want_tight;
+    s.scan_lines(lines, [&](int n, bool cut, size_t at) { (cut ? tight : spaced).emplace_back(n, at); });
+    std::string spaced_text, tight_text;
+    for (const auto& l : lines) {
+      spaced_text += ascii_lower(l) + " ";
+      tight_text += ascii_lower(l);
+    }
+    s.scan(spaced_text, [&](int n, size_t at) { want_spaced.emplace_back(n, at); });
+    s.scan(tight_text, [&](int n, size_t at) { want_tight.emplace_back(n, at); });
+    EXPECT_EQ(spaced, want_spaced) << spaced_text;
+    EXPECT_EQ(tight, want_tight) << tight_text;
+    EXPECT_FALSE(want_tight.empty()) << "each log has a hit";
+  }
+  // Upper case in the text reads as lower case; the needles are read in lower case too.
+  NeedleScanner upper({"CuDNN"});
+  int hits = 0;
+  upper.scan("libCUDNN cudnn", [&hits](int, size_t) { ++hits; });
+  EXPECT_EQ(hits, 2);
+}
+
+TEST(ExplainRecords, JoinedLinesTellTheLineOfAnOffset) {
+  const std::vector<std::string> lines = {"ab", "", "cde"};
+  const JoinedLines spaced(lines, 1), tight(lines, 0);
+  // spaced: "ab c" ... = "ab" ' ' "" ' ' "cde" ' '; tight: "abcde"
+  EXPECT_EQ(spaced.locate(0), (std::pair<int, size_t>{0, 0}));
+  EXPECT_EQ(spaced.locate(2), (std::pair<int, size_t>{0, 2})) << "the space after a line is the end of that line";
+  EXPECT_EQ(spaced.locate(3), (std::pair<int, size_t>{1, 0}));
+  EXPECT_EQ(spaced.locate(5), (std::pair<int, size_t>{2, 1}));
+  EXPECT_EQ(tight.locate(2), (std::pair<int, size_t>{2, 0})) << "an empty line takes no place";
+  EXPECT_EQ(tight.locate(4), (std::pair<int, size_t>{2, 2}));
 }
 
 // --- facts and evidence -------------------------------------------------------------------------
