@@ -196,7 +196,7 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
     m["occurrences"] = e.occurrences;
     ordered_json also = ordered_json::array();
     for (const auto& [entry, line] : e.folded) also.push_back({{"id", entry->id}, {"title", entry->title}, {"line", line}});
-    m["also_recognised"] = also;
+    m["also_recognised"] = std::move(also);
     m["variables"] = ordered_json::object();
     for (const auto& [k, v] : e.variables) m["variables"][k] = v;
     m["meaning"] = e.meaning;
@@ -211,11 +211,11 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
                         {"verdict", c.verdict == Verdict::kHolds ? "holds"
                                     : c.verdict == Verdict::kUnknown ? "unknown" : "ruled_out"},
                         {"evidence", c.evidence},
-                        {"log_evidence", notes},
+                        {"log_evidence", std::move(notes)},
                         {"reason", c.reason},
                         {"score", c.score}});
     }
-    m["causes"] = causes;
+    m["causes"] = std::move(causes);
     ordered_json fixes = ordered_json::array();
     for (const auto& f : e.fixes) {
       fixes.push_back({{"text", f.text},
@@ -224,11 +224,11 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
                        {"linux_commands", fix_commands(f.linux_steps)},
                        {"windows_commands", fix_commands(f.windows_steps)}});
     }
-    m["fixes"] = fixes;
+    m["fixes"] = std::move(fixes);
     m["sources"] = e.entry->sources;
-    matches.push_back(m);
+    matches.push_back(std::move(m));  // moved, as the arrays above: a log's matches make a large document
   }
-  out["matches"] = matches;
+  out["matches"] = std::move(matches);
   out["log_facts"] = ordered_json::object();
   for (const auto& [k, v] : rep.facts) out["log_facts"][k] = v;
   out["ranked_by"] = machine && rep.machine_set_aside.empty() ? "log_and_machine" : "log";
