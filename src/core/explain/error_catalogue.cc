@@ -239,7 +239,7 @@ Result<CompiledPattern> translate_pattern(const std::string& source) {
     }
     translated += c;
   }
-  out.literal_prefix = literal_prefix(translated);
+  out.literal_prefixes = literal_prefixes(translated);
   out.regex = LazyRegex(std::move(translated), out.group_names.size());
   return out;
 }

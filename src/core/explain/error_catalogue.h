@@ -49,7 +49,7 @@ struct CompiledPattern {
   std::string source;                      // as written in the catalogue
   LazyRegex regex;                         // the translation
   std::vector<std::string> group_names;    // index = group number; "" for unnamed groups
-  std::string literal_prefix;              // lower case; what every match starts with (prefix_search.h), or ""
+  std::vector<std::string> literal_prefixes;  // lower case; one starts every match (prefix_search.h); none: unknown
 };
 
 // Translates (without compiling); the error names a bad or unbalanced group name.

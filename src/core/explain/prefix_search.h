@@ -2,29 +2,34 @@
 // the pattern at every position of the text, at several hundred instructions a position, and
 // most of explain's time on a log full of messages went there (a window of a few thousand bytes
 // per candidate line, per entry). Most patterns start with plain text ("Could not load library
-// "); every match starts with that text, so the search tries only the places where it occurs
-// (found with std::string::find in the lower-cased window) and gives the same matches.
+// ", or one of a few: "(?:failed to|cannot) load"); every match starts with one of them, so the
+// search tries only the places where one occurs (found with std::string::find in the
+// lower-cased window) and gives the same matches.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <regex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "explain/error_catalogue.h"
 
 namespace cudnnup {
 
-// The plain text every match of an ECMAScript regex (std::regex's syntax, as translate_pattern
-// writes it) starts with, lower-cased for a case-insensitive search; "" when it cannot be told
-// simply (the pattern starts with a group, a class, an anchor or an escape such as \d, or has a
-// top-level alternative). A character followed by a quantifier is not part of it.
-std::string literal_prefix(std::string_view ecmascript);
+// The plain texts one of which every match of an ECMAScript regex (std::regex's syntax, as
+// translate_pattern writes it) starts with, lower-cased for a case-insensitive search; none when
+// that cannot be told simply. Read from the start: plain characters (a quantified one ends the
+// text), \b and ^ (they take no place), a group's alternatives, and what follows an optional
+// group as further alternatives; anything else (a class, \d, a lookahead, .) ends the text, and
+// an alternative that would start with it makes the answer none.
+std::vector<std::string> literal_prefixes(std::string_view ecmascript);
 
 // Calls on_match(m) for each successive match of `pattern` in `window` (as std::sregex_iterator
 // would give them) that starts before `limit`, until on_match returns false. `lower_window` is
 // ascii_lower(window). Positions in m are from window.begin(): m[0].first - window.begin(). A
-// pattern that does not compile matches nothing; it is compiled only when its prefix occurs.
+// pattern that does not compile matches nothing; it is compiled only when a prefix occurs.
 template <typename OnMatch>
 void for_each_match(const CompiledPattern& pattern, const std::string& window, const std::string& lower_window,
                     size_t limit, OnMatch&& on_match);
@@ -37,8 +42,8 @@ bool match_at(const std::regex& re, const std::string& window, size_t at, std::s
 template <typename OnMatch>
 void for_each_match(const CompiledPattern& pattern, const std::string& window, const std::string& lower_window,
                     size_t limit, OnMatch&& on_match) {
-  const std::string& prefix = pattern.literal_prefix;
-  if (prefix.empty()) {  // no prefix known: the regex's own search, every position
+  const std::vector<std::string>& prefixes = pattern.literal_prefixes;
+  if (prefixes.empty()) {  // no prefix known: the regex's own search, every position
     const std::regex* re = pattern.regex.get();
     if (!re) return;
     for (std::sregex_iterator it(window.begin(), window.end(), *re), end; it != end; ++it) {
@@ -47,9 +52,14 @@ void for_each_match(const CompiledPattern& pattern, const std::string& window, c
     }
     return;
   }
+  auto next_place = [&](size_t from) {
+    size_t first = std::string::npos;
+    for (const std::string& p : prefixes) first = std::min(first, lower_window.find(p, from));
+    return first;
+  };
   const std::regex* re = nullptr;
   std::smatch m;
-  for (size_t at = lower_window.find(prefix); at < limit && at != std::string::npos; at = lower_window.find(prefix, at)) {
+  for (size_t at = next_place(0); at < limit && at != std::string::npos; at = next_place(at)) {
     if (!re && !(re = pattern.regex.get())) return;
     if (!prefix_search_detail::match_at(*re, window, at, m)) {
       ++at;

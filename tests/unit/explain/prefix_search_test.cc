@@ -13,34 +13,54 @@
 namespace cudnnup {
 namespace {
 
-TEST(LiteralPrefix, PlainTextUpToTheFirstRegexSyntax) {
-  EXPECT_EQ(literal_prefix("Could not load library (cudnn[a-z_]*)"), "could not load library ");
-  EXPECT_EQ(literal_prefix("Unable to load cuDNN\\. Is it installed\\?"), "unable to load cudnn. is it installed?");
-  EXPECT_EQ(literal_prefix("cuDNN error: (CUDNN_STATUS_\\w+)"), "cudnn error: ");
-  EXPECT_EQ(literal_prefix("Library \\[x\\] \\d+"), "library [x] ");
-  EXPECT_EQ(literal_prefix("CUDA out of memory"), "cuda out of memory");
+using Texts = std::vector<std::string>;
+
+TEST(LiteralPrefixes, PlainTextUpToTheFirstRegexSyntax) {
+  EXPECT_EQ(literal_prefixes("Could not load library (cudnn[a-z_]*)"), Texts{"could not load library "});
+  EXPECT_EQ(literal_prefixes("Unable to load cuDNN\\. Is it installed\\?"), Texts{"unable to load cudnn. is it installed?"});
+  EXPECT_EQ(literal_prefixes("cuDNN error: (CUDNN_STATUS_\\w+)"), Texts{"cudnn error: "});
+  EXPECT_EQ(literal_prefixes("Library \\[x\\] \\d+"), Texts{"library [x] "});
+  EXPECT_EQ(literal_prefixes("CUDA out of memory"), Texts{"cuda out of memory"});
 }
 
-TEST(LiteralPrefix, AQuantifiedCharacterIsNotPartOfIt) {
-  EXPECT_EQ(literal_prefix("Could not load library\\.? *Error"), "could not load library");
-  EXPECT_EQ(literal_prefix("ab*c"), "a");
-  EXPECT_EQ(literal_prefix("ab+c"), "a");
-  EXPECT_EQ(literal_prefix("ab{2}c"), "a");
-  EXPECT_EQ(literal_prefix("a\\.?b"), "a");
+TEST(LiteralPrefixes, AQuantifiedCharacterEndsTheText) {
+  EXPECT_EQ(literal_prefixes("Could not load library\\.? *Error"), Texts{"could not load library"});
+  EXPECT_EQ(literal_prefixes("ab*c"), Texts{"a"});
+  EXPECT_EQ(literal_prefixes("ab+c"), Texts{"ab"}) << "at least one b";
+  EXPECT_EQ(literal_prefixes("ab{2}c"), Texts{"a"});
+  EXPECT_EQ(literal_prefixes("a\\.?b"), Texts{"a"});
 }
 
-TEST(LiteralPrefix, NoneWhereTheStartIsNotPlainText) {
-  EXPECT_EQ(literal_prefix("[Cc]ould not create"), "");
-  EXPECT_EQ(literal_prefix("(?:GET|FIND) was unable"), "");
-  EXPECT_EQ(literal_prefix("(libcudnn): cannot"), "");
-  EXPECT_EQ(literal_prefix("\\bCUDNN_STATUS"), "");
-  EXPECT_EQ(literal_prefix("\\d+ bytes"), "");
-  EXPECT_EQ(literal_prefix("^\\d+ Create"), "");
-  EXPECT_EQ(literal_prefix(".*x"), "");
-  EXPECT_EQ(literal_prefix("out of memory|OOM when allocating"), "") << "a top-level alternative";
-  EXPECT_EQ(literal_prefix("a[|]b|c"), "") << "the second | is outside the class";
-  EXPECT_EQ(literal_prefix("load (?:a|b) now"), "load ") << "an alternative inside a group is after the prefix";
-  EXPECT_EQ(literal_prefix("x[|]y"), "x");
+TEST(LiteralPrefixes, GroupsAlternativesAndAssertions) {
+  EXPECT_EQ(literal_prefixes("(libcudnn[a-z_]*\\.so): cannot"), Texts{"libcudnn"});
+  EXPECT_EQ(literal_prefixes("\\b(CUDNN_STATUS_(?!SUCCESS\\b)[A-Z_]+)\\b"), Texts{"cudnn_status_"});
+  EXPECT_EQ(literal_prefixes("(?:failed to|Could not) load"), (Texts{"failed to", "could not"}));
+  EXPECT_EQ(literal_prefixes("out of memory|OOM when|x(y)"), (Texts{"out of memory", "oom when", "x"}));
+  EXPECT_EQ(literal_prefixes("(?:(Could not load )lib\\S*? )?(lib(?:cudart|cublas))"), (Texts{"could not load ", "lib"}))
+      << "an optional group, then what follows it";
+  EXPECT_EQ(literal_prefixes("(?:ab)*?cd"), (Texts{"ab", "cd"}));
+  EXPECT_EQ(literal_prefixes("(ab)+cd"), Texts{"ab"});
+  EXPECT_EQ(literal_prefixes("^abc"), Texts{"abc"});
+  EXPECT_EQ(literal_prefixes("load (?:a|b) now"), Texts{"load "}) << "a group after the text ends it";
+  EXPECT_EQ(literal_prefixes("x[|]y"), Texts{"x"});
+}
+
+TEST(LiteralPrefixes, NoneWhereAMatchMayStartWithAnything) {
+  EXPECT_EQ(literal_prefixes("[Cc]ould not create"), Texts{});
+  EXPECT_EQ(literal_prefixes("(?:GET|[F]IND) was unable"), Texts{}) << "one alternative unknown";
+  EXPECT_EQ(literal_prefixes("(?:\"?([^\"]*?\\.dll))?is not a valid"), Texts{}) << "the optional group starts with \"?";
+  EXPECT_EQ(literal_prefixes("\\d+ bytes"), Texts{});
+  EXPECT_EQ(literal_prefixes("^\\d+ Create"), Texts{});
+  EXPECT_EQ(literal_prefixes(".*x"), Texts{});
+  EXPECT_EQ(literal_prefixes("a|\\w"), Texts{});
+  EXPECT_EQ(literal_prefixes("a[|]b|[c]"), Texts{}) << "the second | is outside the class";
+  EXPECT_EQ(literal_prefixes("(?=ab)ab"), Texts{});
+  EXPECT_EQ(literal_prefixes("(ab){2}"), Texts{});
+  EXPECT_EQ(literal_prefixes("(?:)ab"), Texts{});
+  EXPECT_EQ(literal_prefixes(""), Texts{});
+  EXPECT_EQ(literal_prefixes("(ab"), Texts{}) << "unbalanced";
+  EXPECT_EQ(literal_prefixes("a|b[c"), Texts{}) << "an open class";
+  EXPECT_EQ(literal_prefixes("a|b\\"), Texts{}) << "a trailing backslash";
 }
 
 using MatchList = std::vector<std::tuple<long, long, std::vector<std::string>>>;  // start, length, groups
@@ -75,6 +95,9 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "cuDNN error: (?<status>CUDNN_STATUS_\\w+)",
       "load(?<what> library| dll)?\\b",
       "ab*c",
+      "(?:ab|abc)+x|c",
+      "(?:(?<loader>Could not )load )?(?<lib>lib(?:cudnn|cublas))",
+      "\\b(?<status>CUDNN_STATUS_(?!SUCCESS\\b)[A-Z_]+)\\b",
       "[Cc]ould not",  // no prefix: the regex's own search
   };
   const std::vector<std::string> windows = {
@@ -82,7 +105,9 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "could not load library cudnn_ops64_9.dll. no code here; Could not load library cudnn_adv64_9.dll. Error code 5",
       "cuDNN error: CUDNN_STATUS_BAD_PARAM cudnn ERROR: CUDNN_STATUS_NOT_SUPPORTED cuDNN error: none",
       "loader loads; load library x; reload dll; loaded",
-      "ac abc abbbc xab c Could not could not",
+      "ac abc abbbc xab c Could not could not abx ababcx",
+      "could not load libcudnn libcublas LIBCUDNN could not load lib could not load libcublas_x CUDNN_STATUS_SUCCESS",
+      "XCUDNN_STATUS_BAD CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_SUCCESS_X",
       "",
       "nothing to see",
   };
@@ -107,9 +132,9 @@ TEST(PrefixSearch, StopsWhenAskedAndSkipsABadRegex) {
   for_each_match(*p, "abc abc abc", "abc abc abc", std::string::npos, [&](const std::smatch&) { return ++calls < 2; });
   EXPECT_EQ(calls, 2);
 
-  auto bad = translate_pattern("abc(");
+  auto bad = translate_pattern("abc(?)");  // "(?)" is no group std::regex knows
   ASSERT_TRUE(bad);
-  EXPECT_EQ(bad->literal_prefix, "abc");
+  EXPECT_EQ(bad->literal_prefixes, Texts{"abc"});
   calls = 0;
   for_each_match(*bad, "abc", "abc", std::string::npos, [&](const std::smatch&) { return ++calls > 0; });
   EXPECT_EQ(calls, 0);
