@@ -1,6 +1,7 @@
 #include "explain/log_records.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "base/strings.h"
@@ -54,7 +55,7 @@ bool bare_glog_position(const std::string& line, size_t end) {
 bool strip_log_prefix(std::string& line) {
   bool stripped = false;
   for (int round = 0; round < 2 && line.size() > 2; ++round) {
-    bool level = std::string("IWEF").find(line[0]) != std::string::npos;
+    bool level = std::string_view("IWEF").find(line[0]) != std::string_view::npos;
     bool looks_like_prefix = is_ascii_digit(line[0]) || (level && is_ascii_digit(line[1])) || (line[0] == '[' && is_ascii_digit(line[1])) ||
                              (level && line[1] == ' ');
     if (!looks_like_prefix) break;
@@ -122,7 +123,11 @@ LogLines normalise_log(std::string_view text) {
   const std::string without_ansi = ansi ? strip_ansi(text) : std::string();
   std::string_view plain = ansi ? std::string_view(without_ansi) : text;
   LogLines out;
-  size_t estimate = size_t(std::count(plain.begin(), plain.end(), '\n')) + 1;
+  size_t estimate = 1;  // lines: counted with memchr, several bytes a step, where std::count took one
+  for (const char* at = plain.data(); const void* nl = std::memchr(at, '\n', size_t(plain.data() + plain.size() - at));) {
+    ++estimate;
+    at = static_cast<const char*>(nl) + 1;
+  }
   out.text.reserve(estimate);
   out.starts_record.reserve(estimate);
   auto push = [&out](std::string_view raw) {

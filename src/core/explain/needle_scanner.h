@@ -39,29 +39,35 @@ class NeedleScanner {
   template <typename OnHit>
   void scan_lines(const std::vector<std::string>& lines, OnHit&& on_hit) const {
     if (lengths_.empty()) return;
+    // Local copies: on_hit may write anywhere, so the compiler would reload members each byte.
+    const uint32_t* next = next_.data();
+    const uint8_t* has_output = has_output_.data();
+    const uint8_t* class_of = class_of_.data();
+    const size_t classes = classes_;
     auto report = [&](uint32_t state, bool tight, size_t end) {
       for (int n : outputs_[state]) on_hit(n, tight, end + 1 - lengths_[n]);
     };
-    const uint32_t space = class_of_[static_cast<unsigned char>(' ')];
     uint32_t spaced = 0, tight = 0;
     size_t spaced_start = 0, tight_start = 0;  // where the line starts in each text
     for (const std::string& line : lines) {
-      for (size_t i = 0; i < line.size(); ++i) {
-        const uint32_t c = class_of_[static_cast<unsigned char>(line[i])];
-        if (spaced == tight) {
-          spaced = tight = next_[spaced * classes_ + c];
-          if (!has_output_[spaced]) continue;
-          report(spaced, false, spaced_start + i);
-          report(tight, true, tight_start + i);
-        } else {
-          spaced = next_[spaced * classes_ + c];
-          tight = next_[tight * classes_ + c];
-          if (has_output_[spaced]) report(spaced, false, spaced_start + i);
-          if (has_output_[tight]) report(tight, true, tight_start + i);
-        }
+      const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
+      size_t i = 0;
+      for (; i < line.size() && spaced != tight; ++i) {  // just after a line's end: two states
+        spaced = next[spaced * classes + class_of[bytes[i]]];
+        tight = next[tight * classes + class_of[bytes[i]]];
+        if (has_output[spaced]) report(spaced, false, spaced_start + i);
+        if (has_output[tight]) report(tight, true, tight_start + i);
       }
-      spaced = next_[spaced * classes_ + space];
-      if (has_output_[spaced]) report(spaced, false, spaced_start + line.size());
+      const bool agree = spaced == tight;
+      for (; i < line.size(); ++i) {  // the states agree: one step for both texts
+        spaced = next[spaced * classes + class_of[bytes[i]]];
+        if (!has_output[spaced]) continue;
+        report(spaced, false, spaced_start + i);
+        report(spaced, true, tight_start + i);
+      }
+      if (agree) tight = spaced;
+      spaced = next[spaced * classes + class_of[static_cast<unsigned char>(' ')]];
+      if (has_output[spaced]) report(spaced, false, spaced_start + line.size());
       spaced_start += line.size() + 1;
       tight_start += line.size();
     }
