@@ -39,6 +39,9 @@ ALLOW = [
     ("src/core/install/archive_name.cc", "cudnn",
      "the grammar of NVIDIA's archive file names (cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz), "
      "not library names; install, archive-info and the known-archives table use it"),
+    ("src/core/explain/catalogue_regex.h", "tolower(",
+     "std::regex_traits<char>'s case folding through the regex's locale facet, which a case-insensitive "
+     "std::regex must keep doing exactly as libstdc++ does (not ASCII lowering of a name)"),
     ("src/core/base/environment.h", '"x86_64"',
      "the default arch of an Environment built by a test; the running machine's comes from uname "
      "(platform/), and core/base may not see core/facts"),

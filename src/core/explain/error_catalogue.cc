@@ -174,12 +174,12 @@ LazyRegex::LazyRegex(std::string source, size_t groups) {
   state_->groups = groups;
 }
 
-const std::regex* LazyRegex::get() const {
+const CatalogueRegex* LazyRegex::get() const {
   State& st = *state_;
   if (!st.tried) {
     st.tried = true;
     try {
-      auto re = std::make_unique<std::regex>(st.source, kRegexFlags);
+      auto re = std::make_unique<CatalogueRegex>(st.source, kRegexFlags);
       if (st.groups == std::string::npos || re->mark_count() + 1 == st.groups) st.compiled = std::move(re);
     } catch (const std::regex_error&) {
       // left null: a pattern that does not compile matches nothing (the tests compile them all)
@@ -248,7 +248,7 @@ Result<CompiledPattern> compile_pattern(const std::string& source) {
   auto out = translate_pattern(source);
   if (!out) return out;
   try {
-    std::regex re(out->regex.source(), kRegexFlags);
+    CatalogueRegex re(out->regex.source(), kRegexFlags);
     if (re.mark_count() + 1 != out->group_names.size()) {
       return make_error(ErrorCode::kInternal, "group count mismatch after translating: " + source);
     }

@@ -15,6 +15,7 @@
 
 #include "base/fix.h"
 #include "base/result.h"
+#include "explain/catalogue_regex.h"
 #include "explain/needle_scanner.h"
 
 namespace cudnnup {
@@ -30,7 +31,7 @@ class LazyRegex {
  public:
   LazyRegex() = default;
   LazyRegex(std::string source, size_t groups);  // groups: the capture groups it must have, or npos
-  const std::regex* get() const;
+  const CatalogueRegex* get() const;
   const std::string& source() const { return state_->source; }
 
  private:
@@ -38,7 +39,7 @@ class LazyRegex {
     std::string source;
     size_t groups = 0;
     bool tried = false;
-    std::unique_ptr<std::regex> compiled;
+    std::unique_ptr<CatalogueRegex> compiled;
   };
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };

@@ -25,7 +25,7 @@ bool condition_holds(const Condition& c, const Variables& vars, const LogFacts& 
   std::string value = lookup(vars, facts, c.name);
   if (value.empty()) return false;
   if (c.op == Condition::Op::kRegex) {
-    const std::regex* re = c.regex.get();
+    const CatalogueRegex* re = c.regex.get();
     return re && std::regex_search(value, *re);
   }
   double v = 0;

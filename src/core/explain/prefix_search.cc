@@ -122,7 +122,7 @@ std::vector<std::string> literal_prefixes(std::string_view re) {
 
 namespace prefix_search_detail {
 
-bool match_at(const std::regex& re, const std::string& window, size_t at, std::smatch& m) {
+bool match_at(const CatalogueRegex& re, const std::string& window, size_t at, std::smatch& m) {
   auto flags = std::regex_constants::match_continuous;
   if (at > 0) flags |= std::regex_constants::match_prev_avail;
   return std::regex_search(window.begin() + std::ptrdiff_t(at), window.end(), m, re, flags);

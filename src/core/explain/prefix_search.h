@@ -36,7 +36,7 @@ void for_each_match(const CompiledPattern& pattern, const std::string& window, c
 
 namespace prefix_search_detail {
 // The match starting exactly at `at`, with what precedes `at` visible to \b and ^.
-bool match_at(const std::regex& re, const std::string& window, size_t at, std::smatch& m);
+bool match_at(const CatalogueRegex& re, const std::string& window, size_t at, std::smatch& m);
 }  // namespace prefix_search_detail
 
 template <typename OnMatch>
@@ -44,9 +44,9 @@ void for_each_match(const CompiledPattern& pattern, const std::string& window, c
                     size_t limit, OnMatch&& on_match) {
   const std::vector<std::string>& prefixes = pattern.literal_prefixes;
   if (prefixes.empty()) {  // no prefix known: the regex's own search, every position
-    const std::regex* re = pattern.regex.get();
+    const CatalogueRegex* re = pattern.regex.get();
     if (!re) return;
-    for (std::sregex_iterator it(window.begin(), window.end(), *re), end; it != end; ++it) {
+    for (CatalogueRegexIterator it(window.begin(), window.end(), *re), end; it != end; ++it) {
       const std::smatch& m = *it;
       if (size_t(m[0].first - window.begin()) >= limit || !on_match(m) || m.length(0) == 0) break;
     }
@@ -57,7 +57,7 @@ void for_each_match(const CompiledPattern& pattern, const std::string& window, c
     for (const std::string& p : prefixes) first = std::min(first, lower_window.find(p, from));
     return first;
   };
-  const std::regex* re = nullptr;
+  const CatalogueRegex* re = nullptr;
   std::smatch m;
   for (size_t at = next_place(0); at < limit && at != std::string::npos; at = next_place(at)) {
     if (!re && !(re = pattern.regex.get())) return;

@@ -1,5 +1,6 @@
-// explain/prefix_search.h: the plain text a regex's matches start with, and the search that tries
-// the regex only there, which must give exactly what std::sregex_iterator gives.
+// explain/prefix_search.h: the plain texts a regex's matches start with, and the search that tries
+// the regex only there, which must give exactly what std::sregex_iterator gives with a plain
+// std::regex (so the catalogue's regex type, catalogue_regex.h, is checked too).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -99,6 +100,8 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "(?:(?<loader>Could not )load )?(?<lib>lib(?:cudnn|cublas))",
       "\\b(?<status>CUDNN_STATUS_(?!SUCCESS\\b)[A-Z_]+)\\b",
       "[Cc]ould not",  // no prefix: the regex's own search
+      "(?<w>[A-Z_]+\\d)[^\\w\\s]\\s*(?<rest>\\S+)",  // classes under icase
+      "CUDNN_STATUS_[A-Z_]+\\b",
   };
   const std::vector<std::string> windows = {
       "Could not load library cudnn_ops64_9.dll. Error code 126 and COULD NOT LOAD LIBRARY cudnn_cnn64_9.dll Error code 193",
@@ -108,17 +111,18 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "ac abc abbbc xab c Could not could not abx ababcx",
       "could not load libcudnn libcublas LIBCUDNN could not load lib could not load libcublas_x CUDNN_STATUS_SUCCESS",
       "XCUDNN_STATUS_BAD CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_SUCCESS_X",
+      "abc_D9; Rest of_it x9:\tY mixed_Case7! END cudnn_status_not_supported",
       "",
       "nothing to see",
   };
   for (const auto& source : patterns) {
     auto p = translate_pattern(source);
     ASSERT_TRUE(p) << source;
-    const std::regex* re = p->regex.get();
-    ASSERT_NE(re, nullptr) << source;
+    ASSERT_NE(p->regex.get(), nullptr) << source;
+    const std::regex plain(p->regex.source(), std::regex::ECMAScript | std::regex::icase);
     for (const auto& window : windows) {
       for (size_t limit : {std::string::npos, size_t(40), size_t(0)}) {
-        EXPECT_EQ(with_prefix(*p, window, limit), with_iterator(*re, window, limit))
+        EXPECT_EQ(with_prefix(*p, window, limit), with_iterator(plain, window, limit))
             << source << " in \"" << window << "\", limit " << limit;
       }
     }
