@@ -69,11 +69,20 @@ if grep -q '^mimalloc: ' <<<"$mimalloc_says"; then
 else
   fail "cudnnup does not allocate through mimalloc (MIMALLOC_VERBOSE=1 printed nothing)"
 fi
-# Its large-OS-pages default (src/portable/mimalloc_options.cc): a quarter of doctor's start-up.
-if grep -q "^mimalloc: option 'large_os_pages': 1" <<<"$mimalloc_says"; then
-  ok "mimalloc asks for large OS pages by default"
+# Its large-OS-pages default (src/portable/mimalloc_options.cc): on only where the kernel has no
+# reserved huge-page pool (then mimalloc falls back to transparent huge pages).
+if [[ $(cat /proc/sys/vm/nr_hugepages 2>/dev/null) == 0 && $(cat /proc/sys/vm/nr_overcommit_hugepages 2>/dev/null) == 0 ]]; then
+  if grep -q "^mimalloc: option 'large_os_pages': 1" <<<"$mimalloc_says"; then
+    ok "mimalloc asks for large OS pages by default (no huge-page pool here: transparent huge pages)"
+  else
+    fail "mimalloc's large_os_pages default is not on (src/portable/mimalloc_options.cc not linked, or the option's number changed)"
+  fi
 else
-  fail "mimalloc's large_os_pages default is not on (src/portable/mimalloc_options.cc not linked, or the option's number changed)"
+  if grep -q "^mimalloc: option 'large_os_pages': 0" <<<"$mimalloc_says"; then
+    ok "mimalloc leaves large OS pages off on a machine with a reserved huge-page pool"
+  else
+    fail "mimalloc's large_os_pages is on although this machine reserves huge pages (MAP_HUGETLB could SIGBUS in a container)"
+  fi
 fi
 if grep -qw 'T malloc' <<<"$(nm -D "$bin/cudnnup")"; then
   ok "cudnnup exports its malloc, so glibc's own allocations use it too"

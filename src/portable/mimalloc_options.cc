@@ -1,24 +1,45 @@
 // mimalloc's defaults for the portable cudnnup (linked only with mimalloc: src/CMakeLists.txt,
-// cmake/portable_deps.cmake). Large OS pages: mimalloc asks the kernel for transparent huge pages
-// on its segments (madvise), so the heap is faulted in 2 MiB at a time instead of 4 KiB. On the
-// build machine a page fault costs ~20 us (a virtual machine), and doctor's heap faults were half
-// of its ~920: with huge pages it takes 578 and a quarter less wall time (docs/benchmarks.md,
-// 2026-12-07). Where THP is "never" this changes nothing; MIMALLOC_LARGE_OS_PAGES=0 still turns
-// it off (a default, not a setting).
+// cmake/portable_deps.cmake).
+//
+// Large OS pages: with the option on, mimalloc first asks for 2 MiB pages from the kernel's
+// reserved huge-page pool (mmap MAP_HUGETLB) and, when there is none, marks its segments for
+// transparent huge pages (madvise MADV_HUGEPAGE). The second is what helps: the heap is faulted
+// in 2 MiB at a time instead of 4 KiB, and on the build machine (a virtual machine, ~20 us a page
+// fault) doctor took ~550 faults instead of ~920 and an eighth less wall time (docs/benchmarks.md,
+// 2026-12-07). The first is a hazard: on a host that reserved huge pages, a container without a
+// hugetlb allowance gets the mapping and then SIGBUS on first touch (mimalloc#682, the same trap
+// as postgres in Kubernetes), and outside containers it would take pages other services reserved.
+// So the default is turned on only where no pool exists (vm.nr_hugepages and
+// vm.nr_overcommit_hugepages both 0), where MAP_HUGETLB cannot succeed and mimalloc falls back
+// to transparent huge pages. MIMALLOC_LARGE_OS_PAGES=0 or 1 still decides when set (a default,
+// not a setting). Cost: two small reads of /proc before main.
 
-#include <cstdbool>
+#include <cstdio>
 
-// From mimalloc.h (2.0.x): the option enum's values are kept stable across versions ("kept for
-// binary backward compatibility"); Debian's package ships no header for the static object.
+// From mimalloc.h (2.0.x, Debian's 2.0.9 here): option 6 is mi_option_large_os_pages. Debian's
+// package ships no header for the static object; the option's number is checked by
+// scripts/check-packages.sh (MIMALLOC_VERBOSE=1 must name 'large_os_pages' as on), and mimalloc
+// 2.1 renumbered it, so a new mimalloc fails that check rather than set another option silently.
 extern "C" void mi_option_set_enabled_default(int option, bool enable);
 
 namespace {
 
 constexpr int kMimallocOptionLargeOsPages = 6;  // mi_option_large_os_pages
 
+// The number in a /proc/sys file; -1 when it cannot be read (then huge pages stay off).
+long proc_number(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return -1;
+  long value = -1;
+  if (std::fscanf(f, "%ld", &value) != 1) value = -1;
+  std::fclose(f);
+  return value;
+}
+
 // Before mimalloc's own start-up (its constructor has the default priority), so its first
-// segment already gets huge pages; setting a default touches no memory.
-__attribute__((constructor(101))) void prefer_large_os_pages() {
+// segment already follows the default; setting a default touches no memory.
+__attribute__((constructor(101))) void prefer_transparent_huge_pages() {
+  if (proc_number("/proc/sys/vm/nr_hugepages") != 0 || proc_number("/proc/sys/vm/nr_overcommit_hugepages") != 0) return;
   mi_option_set_enabled_default(kMimallocOptionLargeOsPages, true);
 }
 

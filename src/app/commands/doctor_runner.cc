@@ -27,17 +27,35 @@ Result<Rules> load_rules(const AppContext& ctx) {
 
 namespace {
 
-// What every cached probe answer depends on besides the copy's own files: the program that
-// probes, and the loader's system-wide files (an /etc/ld.so.preload that appears is loaded into
-// every probe). nullopt where a file cannot be identified (Windows): nothing is cached there.
+// What every cached probe answer depends on besides the copy's own files: cudnnup, which reads
+// the answer, the program that probes, and the loader's system-wide files (an /etc/ld.so.preload
+// that appears is loaded into every probe). nullopt where a file cannot be identified (Windows):
+// nothing is cached there.
 std::optional<std::vector<FileIdentity>> probe_context(const FileSystem& fs) {
   std::vector<FileIdentity> out;
-  for (const auto& [path, follow] : {std::pair{child_program(fs, self_executable_path()), true},
+  const std::string self = self_executable_path();
+  for (const auto& [path, follow] : {std::pair{self, true}, std::pair{child_program(fs, self), true},
                                      std::pair{std::string("/etc/ld.so.cache"), true},
                                      std::pair{std::string("/etc/ld.so.preload"), true}}) {
     auto id = identify(fs, path, follow);
     if (!id) return std::nullopt;
     out.push_back(std::move(*id));
+  }
+  return out;
+}
+
+// The inherited variables that change how the probe child loads and what cuDNN answers: the
+// loader's own (LD_BIND_NOW, LD_ASSUME_KERNEL, ...; LD_PRELOAD, LD_AUDIT and LD_LIBRARY_PATH are
+// replaced for the child but kept here, harmlessly), glibc's tunables, and cuDNN's and CUDA's.
+std::string probe_setting(const Environment& env) {
+  std::string out;
+  for (const auto& [name, value] : env.vars) {  // a std::map: sorted
+    for (const char* prefix : {"LD_", "GLIBC_", "CUDNN_", "CUDA_", "NVIDIA_"}) {
+      if (name.starts_with(prefix)) {
+        out += name + "=" + value + "\n";
+        break;
+      }
+    }
   }
   return out;
 }
@@ -55,9 +73,12 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   ChildProber child_prober(ctx.env);
   const std::string cache_path = probe_cache_path(ctx.env);
   auto context = cache_path.empty() ? std::nullopt : probe_context(fs);
-  ProbeCache cache(CUDNNUP_VERSION, context.value_or(std::vector<FileIdentity>{}));
-  if (context && !fresh && !deep) cache.load(fs, cache_path);
-  CachedProber cached_prober(child_prober, cache, fs, ctx.env.windows(), utc_now_iso(), now_ns(), !context || fresh || deep);
+  const int64_t started_ns = now_ns();
+  ProbeCache cache(CUDNNUP_VERSION, context.value_or(std::vector<FileIdentity>{}), probe_setting(ctx.env),
+                   started_ns / 1'000'000'000);
+  // Loaded with --fresh too: its answers for copies this run does not see are kept.
+  if (context) cache.load(fs, cache_path);
+  CachedProber cached_prober(child_prober, cache, fs, ctx.env.windows(), utc_now_iso(), started_ns, fresh || deep);
   Prober& prober = context ? static_cast<Prober&>(cached_prober) : child_prober;
 #if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& root, const std::string& rel) { return sha256_file_below(*ctx.fs, root, rel); };

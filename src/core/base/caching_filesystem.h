@@ -23,6 +23,13 @@ class CachingFileSystem final : public FileSystem {
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override;
   Result<std::string> read_link(const std::string& path) const override;
   Result<std::string> read_range(const std::string& path, uint64_t offset, size_t max_bytes) const override;
+  // Not cached, and the inner filesystem's own: its checks (a regular file, not a link, whose
+  // owner and mode allow trusting it) must hold for the very bytes read, which the POSIX one
+  // ensures with O_NOFOLLOW and fstat on one descriptor. The generic version (lstat, then a
+  // second open) would leave a window to swap the file.
+  Result<FileContents> read_regular(const std::string& path, size_t max_bytes, bool follow_link) const override {
+    return inner_.read_regular(path, max_bytes, follow_link);
+  }
   Result<std::string> canonical(const std::string& path) const override;
 
   Status make_dir(const std::string& path) override;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "base/json_reader.h"
 #include "base/json_text.h"
@@ -84,7 +85,11 @@ std::optional<std::vector<FileIdentity>> dependencies_now(const FileSystem& fs, 
     out.push_back(std::move(*id));
     return true;
   };
-  if (!add(request.library_path, false) || !add(request.lib_dir, true)) return std::nullopt;
+  // The shim both as a link and followed: a link through another folder (/etc/alternatives)
+  // can be retargeted without any change in the copy's own folder.
+  if (!add(request.library_path, false) || !add(request.library_path, true) || !add(request.lib_dir, true)) {
+    return std::nullopt;
+  }
   for (const auto& f : mapped) {
     if (!add(f, true)) return std::nullopt;
   }
@@ -146,7 +151,9 @@ void ProbeCache::load(const FileSystem& fs, const std::string& path) {
 void ProbeCache::parse(std::string_view text, const std::string& origin) {
   JsonReader reader(origin);
   JsonValue doc = reader.parse_object(text);
-  if (doc.string("schema") != kCacheSchema || doc.string("cudnnup") != version_) return;
+  if (doc.string("schema") != kCacheSchema || doc.string("cudnnup") != version_ || doc.string("setting") != setting_) {
+    return;
+  }
   if (identities_from(doc.array("context")) != context_) return;
   std::vector<CachedProbe> entries;
   for (const auto& e : doc.array("entries")) {
@@ -156,6 +163,12 @@ void ProbeCache::parse(std::string_view text, const std::string& origin) {
     c.depends_on = identities_from(e.array("depends_on"));
     c.answer = answer_from(e.object("answer"));
     c.probed_at = e.string("probed_at");
+    c.probed_at_seconds = e.integer("probed_at_seconds", 0, 0, LLONG_MAX);
+    // Too old, or from the future (a clock set back): probed again.
+    if (now_ - c.probed_at_seconds > kMaxAgeSeconds || c.probed_at_seconds > now_) {
+      changed_ = true;
+      continue;
+    }
     entries.push_back(std::move(c));
   }
   // A file that does not read back whole is no cache at all: nothing half-trusted.
@@ -188,7 +201,7 @@ void ProbeCache::remember(const FileSystem& fs, const ProbeRequest& request, con
   for (const auto& id : *depends_on) {
     if (id.present && id.change_ns > started_ns - kSettleNs) return;
   }
-  entries_.push_back({request, std::move(*depends_on), answer, probed_at});
+  entries_.push_back({request, std::move(*depends_on), answer, probed_at, started_ns / 1'000'000'000});
   if (entries_.size() > kMaxEntries) entries_.erase(entries_.begin());  // the oldest answer goes
   changed_ = true;
 }
@@ -199,11 +212,13 @@ std::string ProbeCache::to_json() const {
     entries.push_back({{"library", c.request.library_path},
                        {"lib_dir", c.request.lib_dir},
                        {"probed_at", c.probed_at},
+                       {"probed_at_seconds", c.probed_at_seconds},
                        {"depends_on", identities_to_json(c.depends_on)},
                        {"answer", answer_to_json(c.answer)}});
   }
   json doc = {{"schema", kCacheSchema},
               {"cudnnup", version_},
+              {"setting", setting_},
               {"context", identities_to_json(context_)},
               {"entries", std::move(entries)}};
   return dump_json(doc) + "\n";
@@ -212,7 +227,9 @@ std::string ProbeCache::to_json() const {
 Status ProbeCache::save(FileSystem& fs, const std::string& path) const {
   if (!may_write_cache_at(fs, path)) return ok_status();
   if (auto s = fs.make_dirs(paths::parent(path)); !s) return s;
-  const std::string tmp = path + ".tmp";
+  // A name no other run uses (two doctors at once each rename a whole file of their own).
+  std::random_device random;
+  const std::string tmp = path + "." + std::to_string(random()) + std::to_string(random()) + ".tmp";
   if (auto s = fs.write_private_file(tmp, to_json(), /*sync=*/false); !s) return s;
   return fs.rename(tmp, path);
 }

@@ -6,10 +6,13 @@
 // An answer is reused only when every file it depended on has exactly the identity it had when
 // it was probed: device, inode, size, mtime and the inode's change time (which every write,
 // rename, chmod or relink moves, and no user can set back). The files: the shim as requested
-// (the link itself when it is one), the copy's directory (an entry added, removed or retargeted
+// (the link itself, and followed), the copy's directory (an entry added, removed or retargeted
 // there moves its times), and every cuDNN file the probe mapped. The whole cache also depends on
-// files every probe depends on (the probe program, /etc/ld.so.cache, /etc/ld.so.preload) and on
-// cudnnup's version: any change there and nothing is reused.
+// files every probe depends on (cudnnup and its probe program, /etc/ld.so.cache,
+// /etc/ld.so.preload), on cudnnup's version and on the environment variables the probe child
+// inherits that change how it loads (LD_BIND_NOW, GLIBC_TUNABLES, CUDNN_*, ...): any change there
+// and nothing is reused. An answer older than kMaxAgeSeconds is probed again whatever its files
+// say: what no file records (a filesystem remounted noexec, a security policy) shows within a day.
 //
 // Only clean answers are kept: loaded, a version, and every mapped cuDNN file the copy's own. A
 // failure, a crash or a mix is probed again on every run, so its report is always fresh.
@@ -55,6 +58,7 @@ struct CachedProbe {
   std::vector<FileIdentity> depends_on;
   LibraryProbe answer;   // as the child gave it (attribution is redone on every run)
   std::string probed_at;  // when the child ran, UTC ("2026-12-07T03:00:00Z")
+  int64_t probed_at_seconds = 0;  // the same, in seconds since 1970
 };
 
 class ProbeCache {
@@ -65,9 +69,13 @@ class ProbeCache {
   // Larger files are not read (a full cache is about 1 KB an answer).
   static constexpr size_t kMaxFileBytes = 4 << 20;
 
-  // `version`: cudnnup's; `context`: the identities every answer depends on, now.
-  ProbeCache(std::string version, std::vector<FileIdentity> context)
-      : version_(std::move(version)), context_(std::move(context)) {}
+  static constexpr int64_t kMaxAgeSeconds = 24 * 3600;
+
+  // `version`: cudnnup's; `context`: the identities every answer depends on, now; `setting`: the
+  // inherited environment that changes how the probe loads ("NAME=value" lines, sorted); `now`:
+  // seconds since 1970, for the age of an answer.
+  ProbeCache(std::string version, std::vector<FileIdentity> context, std::string setting, int64_t now)
+      : version_(std::move(version)), context_(std::move(context)), setting_(std::move(setting)), now_(now) {}
 
   // Reads `path` (a missing, foreign, unreadable or malformed file, or one from another version
   // or context, is an empty cache: doctor then probes, as without one).
@@ -87,7 +95,8 @@ class ProbeCache {
   const std::vector<CachedProbe>& entries() const { return entries_; }
 
   std::string to_json() const;
-  // Writes it beside `path` and renames it into place, so a reader never sees half a file; the
+  // Writes it beside `path` (under a name of its own, so two runs never write one file) and
+  // renames it into place, so a reader never sees half a file; the
   // cache folder and its cudnnup folder are made when missing, never a missing home. Nothing is
   // written (and ok returned) when the nearest of them that exists is not cudnnup's user's own:
   // `sudo cudnnup doctor` keeping the user's HOME must not leave root's files in the user's cache.
@@ -97,6 +106,8 @@ class ProbeCache {
   void parse(std::string_view text, const std::string& origin);
   std::string version_;
   std::vector<FileIdentity> context_;
+  std::string setting_;
+  int64_t now_ = 0;
   std::vector<CachedProbe> entries_;
   bool changed_ = false;
 };

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/caching_filesystem.h"
 #include "diagnose/cached_prober.h"
 #include "diagnose/probe_cache.h"
 #include "platform/real_filesystem.h"
@@ -30,6 +31,13 @@ int64_t clock_now_ns() {
 
 // Probes "started" well after the files were written, so they count as settled.
 int64_t settled_probe_start() { return clock_now_ns() + 2 * ProbeCache::kSettleNs; }
+
+// The cache's "now" for these tests: after the (pretended) probe start.
+int64_t cache_now() { return settled_probe_start() / 1'000'000'000 + 1; }
+
+ProbeCache cache_of(std::vector<FileIdentity> context, std::string setting = "", int64_t now = cache_now()) {
+  return ProbeCache("1.2.3", std::move(context), std::move(setting), now);
+}
 
 // A copy at DIR/lib: libcudnn.so.9 -> libcudnn.so.9.19.0, and its graph library.
 struct ProbedCopy {
@@ -61,7 +69,7 @@ std::vector<FileIdentity> probe_context_in(const FileSystem& fs, const TempDir& 
 LibraryProbe doctor_probe_once(FileSystem& fs, FakeProber& inner, const std::vector<FileIdentity>& context,
                       const std::string& cache_file, const ProbeRequest& request, int64_t started_ns,
                       bool fresh = false) {
-  ProbeCache cache("1.2.3", context);
+  ProbeCache cache = cache_of(context);
   cache.load(fs, cache_file);
   CachedProber prober(inner, cache, fs, false, "2026-12-07T03:00:00Z", started_ns, fresh);
   LibraryProbe answer = prober.probe_cudnn(request);
@@ -205,24 +213,24 @@ TEST(ProbeCache, AnotherVersionOrContextReusesNothing) {
   const std::string file = tmp / "probes.json";
   doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
 
-  ProbeCache other_version("1.2.4", context);
+  ProbeCache other_version("1.2.4", context, "", cache_now());
   other_version.load(*fs, file);
   EXPECT_TRUE(other_version.entries().empty()) << "another cudnnup version";
 
   // The probe program replaced (a new cudnnup installed over the old one).
   write_text(tmp / "new-program", "the new child");
   ASSERT_EQ(::rename((tmp / "new-program").c_str(), (tmp / "probe-program").c_str()), 0);
-  ProbeCache new_program("1.2.3", {*identify(*fs, tmp / "probe-program", true), context[1]});
+  ProbeCache new_program = cache_of({*identify(*fs, tmp / "probe-program", true), context[1]});
   new_program.load(*fs, file);
   EXPECT_TRUE(new_program.entries().empty()) << "another probe program";
 
   // An /etc/ld.so.preload that appears (here: the context's absent file).
   write_text(tmp / "absent-preload", "/evil.so");
-  ProbeCache preload("1.2.3", {context[0], *identify(*fs, tmp / "absent-preload", true)});
+  ProbeCache preload = cache_of({context[0], *identify(*fs, tmp / "absent-preload", true)});
   preload.load(*fs, file);
   EXPECT_TRUE(preload.entries().empty()) << "a preload file that appeared";
 
-  ProbeCache same("1.2.3", context);
+  ProbeCache same = cache_of(context);
   same.load(*fs, file);
   EXPECT_EQ(same.entries().size(), 1u) << "the same version and context";
 }
@@ -239,7 +247,7 @@ TEST(ProbeCache, AFileThatIsNotWholeOrNotOwnIsNoCache) {
   doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
   const std::string good = fs->read_file(file, 1 << 20).value();
   auto entries_after = [&](const std::string& path) {
-    ProbeCache cache("1.2.3", context);
+    ProbeCache cache = cache_of(context);
     cache.load(*fs, path);
     return cache.entries().size();
   };
@@ -273,15 +281,117 @@ TEST(ProbeCache, NothingIsCachedWhereFilesHaveNoIdentity) {
   answer.loaded = true;
   answer.version_number = 91900;
   answer.mapped_files = {"/lib/libcudnn.so.9", "/lib/libcudnn_graph.so.9"};
-  ProbeCache cache("1.2.3", {});
+  ProbeCache cache = cache_of({});
   cache.remember(fs, {"/lib/libcudnn.so.9", "/lib"}, answer, false, "t", settled_probe_start());
   EXPECT_TRUE(cache.entries().empty());
+}
+
+// A shim reached through a link in another folder (update-alternatives): retargeting that link
+// changes nothing in the copy's folder, and still the copy is probed again.
+TEST(ProbeCache, AShimLinkRetargetedInAnotherFolderProbesAgain) {
+  TempDir tmp;
+  auto fs = make_real_filesystem();
+  const std::string lib = tmp / "lib";
+  write_text(lib + "/libcudnn.so.9.19.0", "shim 9.19");
+  write_text(lib + "/libcudnn.so.9.20.0", "shim 9.20");
+  make_symlink(lib + "/libcudnn.so.9.19.0", tmp / "alternatives/libcudnn");
+  make_symlink(tmp / "alternatives/libcudnn", lib + "/libcudnn.so.9");
+  auto context = probe_context_in(*fs, tmp);
+  const ProbeRequest request{lib + "/libcudnn.so.9", lib};
+  LibraryProbe answer;
+  answer.loaded = true;
+  answer.version_number = 91900;
+  answer.version = decode_cudnn_version_number(91900);
+  answer.mapped_files = {lib + "/libcudnn.so.9.19.0"};
+  FakeProber inner;
+  inner.set_cudnn(request.library_path, answer);
+  const std::string file = tmp / "probes.json";
+  doctor_probe_once(*fs, inner, context, file, request, settled_probe_start());
+  doctor_probe_once(*fs, inner, context, file, request, settled_probe_start());
+  ASSERT_EQ(inner.cudnn_requests.size(), 1u);
+  ASSERT_EQ(::unlink((tmp / "alternatives/libcudnn").c_str()), 0);
+  make_symlink(lib + "/libcudnn.so.9.20.0", tmp / "alternatives/libcudnn");
+  doctor_probe_once(*fs, inner, context, file, request, settled_probe_start());
+  EXPECT_EQ(inner.cudnn_requests.size(), 2u);
+}
+
+// What no file records (a remount, a security policy) shows within kMaxAgeSeconds; a clock set
+// back makes an answer from the future, also probed again; and the inherited loader settings
+// are part of the answer.
+TEST(ProbeCache, AnOldAnswerAnotherSettingOrAClockSetBackReusesNothing) {
+  TempDir tmp;
+  auto fs = make_real_filesystem();
+  ProbedCopy copy(tmp);
+  auto context = probe_context_in(*fs, tmp);
+  FakeProber inner;
+  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
+  const std::string file = tmp / "probes.json";
+  const int64_t started = settled_probe_start();
+  {
+    ProbeCache cache = cache_of(context, "LD_BIND_NOW=1\n");
+    CachedProber prober(inner, cache, *fs, false, "t", started, false);
+    prober.probe_cudnn(copy.request());
+    ASSERT_TRUE(cache.save(*fs, file));
+  }
+  const int64_t probed = started / 1'000'000'000;
+  auto kept = [&](const std::string& setting, int64_t now) {
+    ProbeCache cache = cache_of(context, setting, now);
+    cache.load(*fs, file);
+    return cache.entries().size();
+  };
+  EXPECT_EQ(kept("LD_BIND_NOW=1\n", probed + 60), 1u);
+  EXPECT_EQ(kept("LD_BIND_NOW=1\n", probed + ProbeCache::kMaxAgeSeconds), 1u) << "a day old: still good";
+  EXPECT_EQ(kept("LD_BIND_NOW=1\n", probed + ProbeCache::kMaxAgeSeconds + 1), 0u) << "older than a day";
+  EXPECT_EQ(kept("LD_BIND_NOW=1\n", probed - 60), 0u) << "from the future";
+  EXPECT_EQ(kept("", probed + 60), 0u) << "LD_BIND_NOW no longer set";
+  EXPECT_EQ(kept("LD_BIND_NOW=1\nGLIBC_TUNABLES=glibc.rtld.x=1\n", probed + 60), 0u) << "another setting";
+}
+
+// --fresh probes the copies it sees again and keeps what the cache knows of the others.
+TEST(ProbeCache, FreshKeepsTheAnswersOfCopiesItDoesNotSee) {
+  TempDir tmp_a, tmp_b;
+  auto fs = make_real_filesystem();
+  ProbedCopy a(tmp_a), b(tmp_b);
+  auto context = probe_context_in(*fs, tmp_a);
+  FakeProber inner;
+  inner.set_cudnn(a.request().library_path, a.clean_answer());
+  inner.set_cudnn(b.request().library_path, b.clean_answer());
+  const std::string file = tmp_a / "probes.json";
+  doctor_probe_once(*fs, inner, context, file, a.request(), settled_probe_start());
+  doctor_probe_once(*fs, inner, context, file, b.request(), settled_probe_start());
+  doctor_probe_once(*fs, inner, context, file, a.request(), settled_probe_start(), /*fresh=*/true);
+  EXPECT_EQ(inner.cudnn_requests.size(), 3u);
+  LibraryProbe again = doctor_probe_once(*fs, inner, context, file, b.request(), settled_probe_start());
+  EXPECT_EQ(inner.cudnn_requests.size(), 3u) << "b's answer survived a's --fresh";
+  EXPECT_FALSE(again.cached_from.empty());
+}
+
+// The file is read by the filesystem's own read_regular (no link, the user's own, nobody else
+// may write it), which the caching view forwards rather than re-implementing with a second open.
+TEST(ProbeCache, AFileOfAnotherUserIsNoCache) {
+  TempDir tmp;
+  auto disk = make_real_filesystem();
+  ProbedCopy copy(tmp);
+  auto context = probe_context_in(*disk, tmp);
+  FakeProber inner;
+  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
+  doctor_probe_once(*disk, inner, context, tmp / "probes.json", copy.request(), settled_probe_start());
+  testing::MemoryFileSystem mem;
+  mem.add_file("/home/u/.cache/cudnnup/probes.json", disk->read_file(tmp / "probes.json").value());
+  auto entries = [&] {
+    ProbeCache cache = cache_of(context);
+    cache.load(CachingFileSystem(mem), "/home/u/.cache/cudnnup/probes.json");
+    return cache.entries().size();
+  };
+  EXPECT_EQ(entries(), 1u);
+  mem.set_other_owner("/home/u/.cache/cudnnup/probes.json");
+  EXPECT_EQ(entries(), 0u) << "another user's file";
 }
 
 // `sudo cudnnup doctor` keeping the user's HOME, or a missing home: nothing is written.
 TEST(ProbeCache, WritesOnlyIntoItsUsersOwnExistingHome) {
   const std::string file = "/home/u/.cache/cudnnup/probes.json";
-  ProbeCache cache("1.2.3", {});
+  ProbeCache cache = cache_of({});
   {
     testing::MemoryFileSystem fs;
     fs.add_dir("/home/u");
@@ -317,7 +427,7 @@ TEST(ProbeCache, KeepsAtMostItsLimitDroppingTheOldest) {
   TempDir tmp;
   auto fs = make_real_filesystem();
   ProbedCopy copy(tmp);
-  ProbeCache cache("1.2.3", {});
+  ProbeCache cache = cache_of({});
   for (size_t i = 0; i < ProbeCache::kMaxEntries + 3; ++i) {
     ProbeRequest r = copy.request();
     r.library_path += "." + std::to_string(i);  // as many shims as entries, all of one directory
