@@ -65,6 +65,21 @@ std::vector<FileIdentity> probe_context_in(const FileSystem& fs, const TempDir& 
   return {*identify(fs, tmp / "probe-program", true), *identify(fs, tmp / "absent-preload", true)};
 }
 
+// One copy, the cache's context, a fake prober that answers the copy cleanly, and where the
+// cache file goes: what most tests here start from.
+struct ProbeScene {
+  explicit ProbeScene(const std::string& cache_file = "probes.json")
+      : fs(make_real_filesystem()), copy(tmp), context(probe_context_in(*fs, tmp)), file(tmp / cache_file) {
+    inner.set_cudnn(copy.request().library_path, copy.clean_answer());
+  }
+  TempDir tmp;
+  std::unique_ptr<FileSystem> fs;
+  ProbedCopy copy;
+  std::vector<FileIdentity> context;
+  FakeProber inner;
+  std::string file;
+};
+
 // One doctor run: loads the cache file, asks through CachedProber, saves. Returns the answer.
 LibraryProbe doctor_probe_once(FileSystem& fs, FakeProber& inner, const std::vector<FileIdentity>& context,
                       const std::string& cache_file, const ProbeRequest& request, int64_t started_ns,
@@ -80,13 +95,8 @@ LibraryProbe doctor_probe_once(FileSystem& fs, FakeProber& inner, const std::vec
 }
 
 TEST(ProbeCache, ReusesAnAnswerWhileNoFileItDependedOnChanged) {
-  TempDir tmp;
-  auto fs = make_real_filesystem();
-  ProbedCopy copy(tmp);
-  auto context = probe_context_in(*fs, tmp);
-  FakeProber inner;
-  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
-  const std::string file = tmp / "cache/probes.json";
+  ProbeScene scene("cache/probes.json");
+  auto& [tmp, fs, copy, context, inner, file] = scene;
 
   LibraryProbe first = doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
   EXPECT_EQ(inner.cudnn_requests.size(), 1u);
@@ -136,13 +146,8 @@ TEST(ProbeCache, AnyChangeToTheCopysFilesProbesAgain) {
   };
   for (const auto& change : changes) {
     SCOPED_TRACE(change.what);
-    TempDir tmp;
-    auto fs = make_real_filesystem();
-    ProbedCopy copy(tmp);
-    auto context = probe_context_in(*fs, tmp);
-    FakeProber inner;
-    inner.set_cudnn(copy.request().library_path, copy.clean_answer());
-    const std::string file = tmp / "probes.json";
+    ProbeScene scene;
+    auto& [tmp, fs, copy, context, inner, file] = scene;
     doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
     doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
     ASSERT_EQ(inner.cudnn_requests.size(), 1u) << "reused before the change";
@@ -191,26 +196,16 @@ TEST(ProbeCache, KeepsOnlyCleanAnswers) {
 // A file changed just before the probe could be changed again within the same tick of the
 // kernel's clock without its identity moving: such an answer is not kept.
 TEST(ProbeCache, AnAnswerAboutFilesThatJustChangedIsNotKept) {
-  TempDir tmp;
-  auto fs = make_real_filesystem();
-  ProbedCopy copy(tmp);
-  auto context = probe_context_in(*fs, tmp);
-  FakeProber inner;
-  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
-  const std::string file = tmp / "probes.json";
+  ProbeScene scene;
+  auto& [tmp, fs, copy, context, inner, file] = scene;
   doctor_probe_once(*fs, inner, context, file, copy.request(), clock_now_ns());
   doctor_probe_once(*fs, inner, context, file, copy.request(), clock_now_ns());
   EXPECT_EQ(inner.cudnn_requests.size(), 2u);
 }
 
 TEST(ProbeCache, AnotherVersionOrContextReusesNothing) {
-  TempDir tmp;
-  auto fs = make_real_filesystem();
-  ProbedCopy copy(tmp);
-  auto context = probe_context_in(*fs, tmp);
-  FakeProber inner;
-  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
-  const std::string file = tmp / "probes.json";
+  ProbeScene scene;
+  auto& [tmp, fs, copy, context, inner, file] = scene;
   doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
 
   ProbeCache other_version("1.2.4", context, "", cache_now());
@@ -237,13 +232,8 @@ TEST(ProbeCache, AnotherVersionOrContextReusesNothing) {
 
 // The cache decides what doctor reports: only a whole file cudnnup's own user wrote counts.
 TEST(ProbeCache, AFileThatIsNotWholeOrNotOwnIsNoCache) {
-  TempDir tmp;
-  auto fs = make_real_filesystem();
-  ProbedCopy copy(tmp);
-  auto context = probe_context_in(*fs, tmp);
-  FakeProber inner;
-  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
-  const std::string file = tmp / "probes.json";
+  ProbeScene scene;
+  auto& [tmp, fs, copy, context, inner, file] = scene;
   doctor_probe_once(*fs, inner, context, file, copy.request(), settled_probe_start());
   const std::string good = fs->read_file(file, 1 << 20).value();
   auto entries_after = [&](const std::string& path) {
@@ -319,13 +309,8 @@ TEST(ProbeCache, AShimLinkRetargetedInAnotherFolderProbesAgain) {
 // back makes an answer from the future, also probed again; and the inherited loader settings
 // are part of the answer.
 TEST(ProbeCache, AnOldAnswerAnotherSettingOrAClockSetBackReusesNothing) {
-  TempDir tmp;
-  auto fs = make_real_filesystem();
-  ProbedCopy copy(tmp);
-  auto context = probe_context_in(*fs, tmp);
-  FakeProber inner;
-  inner.set_cudnn(copy.request().library_path, copy.clean_answer());
-  const std::string file = tmp / "probes.json";
+  ProbeScene scene;
+  auto& [tmp, fs, copy, context, inner, file] = scene;
   const int64_t started = settled_probe_start();
   {
     ProbeCache cache = cache_of(context, "LD_BIND_NOW=1\n");
