@@ -38,16 +38,17 @@ cmake --build build-fuzz -j "$(nproc 2>/dev/null || echo 2)" --target "${build_t
 # The committed seeds stay as they are: new inputs go to a scratch corpus listed first.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-failed=()
-printf '%-18s %12s %8s  %s\n' target executions seconds result
-for t in "${targets[@]}"; do
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+# One target: its result line goes to $scratch/$t.result, its log to $scratch/$t.log.
+run_target() {
+  local t=$1 start=$SECONDS rc execs result
+  local log="$scratch/$t.log"
   mkdir -p "$scratch/$t" "build-fuzz/artifacts/$t"
-  log="$scratch/$t.log"
-  start=$SECONDS
   # One job, in process (what -jobs=1 means without a worker): -max_total_time bounds it,
   # -timeout turns a hang on one input into a failure, -print_final_stats reports executions.
   # A target with a dictionary (fuzz/<target>.dict) gets it.
-  dict=()
+  local dict=()
   [[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
   set +e
   "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
@@ -58,10 +59,27 @@ for t in "${targets[@]}"; do
   result=ok
   if ((rc != 0)); then
     result="FAILED (exit $rc): $(grep -a -m1 -E 'ERROR: |runtime error:|fuzz oracle violated' "$log" || echo 'see log')"
-    failed+=("$t")
-    tail -n 60 "$log" >&2
   fi
-  printf '%-18s %12s %8s  %s\n' "$t" "${execs:-?}" "$((SECONDS - start))" "$result"
+  printf '%-18s %12s %8s  %s\n' "$t" "${execs:-?}" "$((SECONDS - start))" "$result" >"$scratch/$t.result"
+}
+
+# Each target is one process on one core, so as many run at once as there are cores: every
+# target still gets its full SECONDS, and CI's fuzzing takes 1/nproc of the time.
+printf '%-18s %12s %8s  %s\n' target executions seconds result
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then wait -n || true; running=$((running - 1)); fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  cat "$scratch/$t.result" 2>/dev/null || echo "$t: ended without a result (see the log below)"
+  if ! grep -qs '  ok$' "$scratch/$t.result"; then
+    failed+=("$t")
+    tail -n 60 "$scratch/$t.log" >&2
+  fi
 done
 if ((${#failed[@]})); then
   echo "fuzz: ${#failed[@]} target(s) failed: ${failed[*]} (inputs in build-fuzz/artifacts/)" >&2

@@ -21,6 +21,14 @@ if command -v ccache >/dev/null; then
   export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 fi
 
+# Runs one stage of the test mode and says how long it took, so a slow CI run shows where.
+stage() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "== stage '$name' took $((SECONDS - start)) s (${SECONDS} s since the start)" >&2
+}
+
 case "$mode" in
   doctor)
     scripts/install-deps.sh
@@ -29,18 +37,18 @@ case "$mode" in
     exec build/src/cudnnup doctor "$@"
     ;;
   test)
-    scripts/install-deps.sh --windows --package
+    stage install-deps scripts/install-deps.sh --windows --package
     cmake --preset default >/dev/null
-    cmake --build --preset default -j "$jobs"
-    ctest --preset default -j "$jobs"
-    scripts/fuzz.sh 12
-    scripts/test-windows.sh
+    stage build cmake --build --preset default -j "$jobs"
+    stage ctest ctest --preset default -j "$jobs"
+    stage fuzz scripts/fuzz.sh 12
+    stage windows scripts/test-windows.sh
     # The packages: a Debian 11 root, chroot and dpkg need root (as install-deps.sh, via sudo).
     as_root=()
     [[ $(id -u) -ne 0 ]] && as_root=(sudo --preserve-env=CUDNNUP_CACHE)
-    "${as_root[@]}" scripts/package.sh
-    "${as_root[@]}" scripts/check-packages.sh
-    "${as_root[@]}" scripts/debian11-differential.sh   # the loader model on Debian 11's glibc 2.31
+    stage package "${as_root[@]}" scripts/package.sh
+    stage check-packages "${as_root[@]}" scripts/check-packages.sh
+    stage debian11-differential "${as_root[@]}" scripts/debian11-differential.sh   # the loader model on Debian 11's glibc 2.31
     ;;
   *)
     echo "usage: scripts/run.sh doctor|test [args...]" >&2
