@@ -14,7 +14,8 @@
 // to transparent huge pages. MIMALLOC_LARGE_OS_PAGES=0 or 1 still decides when set (a default,
 // not a setting). Cost: two small reads of /proc before main.
 
-#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
 
 // From mimalloc.h (2.0.x, Debian's 2.0.9 here): option 6 is mi_option_large_os_pages. Debian's
 // package ships no header for the static object; the option's number is checked by
@@ -26,14 +27,22 @@ namespace {
 
 constexpr int kMimallocOptionLargeOsPages = 6;  // mi_option_large_os_pages
 
-// The number in a /proc/sys file; -1 when it cannot be read (then huge pages stay off).
+// The number in a /proc/sys file; -1 when it cannot be read (then huge pages stay off). Plain
+// open/read into the stack, never stdio: fopen allocates its buffer, and mimalloc's first
+// allocation makes its first segment with the default as it is then. Through fopen, the heap
+// kept 4 KiB pages although the option read as on (scripts/check-packages.sh now counts the
+// page faults).
 long proc_number(const char* path) {
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return -1;
-  long value = -1;
-  if (std::fscanf(f, "%ld", &value) != 1) value = -1;
-  std::fclose(f);
-  return value;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[32];
+  ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  long value = 0;
+  ssize_t i = 0;
+  for (; i < n && text[i] >= '0' && text[i] <= '9' && value < 1000000000; ++i) value = value * 10 + (text[i] - '0');
+  return i > 0 ? value : -1;
 }
 
 // Before mimalloc's own start-up (its constructor has the default priority), so its first
