@@ -10,7 +10,8 @@ namespace {
 // The texts a part of a regex starts with; nullopt when unknown.
 using Prefixes = std::optional<std::vector<std::string>>;
 
-bool is_ascii_alnum(char c) { return is_ascii_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_ascii_alnum(char c) { return is_ascii_digit(c) || is_ascii_alpha(c); }
 
 // Steps over a character class opened at `i` ('['); returns the index of its closing ']'.
 size_t class_end(std::string_view re, size_t i) {
@@ -74,6 +75,11 @@ Prefixes sequence_prefixes(std::string_view re, size_t from, size_t to) {
       if (i + 1 >= to || is_ascii_alnum(re[i + 1])) break;
       literal = re[i + 1];
       next = i + 2;
+    } else if (c == '[' && i + 3 < to && re[i + 3] == ']' && is_ascii_alpha(re[i + 1]) &&
+               ascii_lower(re.substr(i + 1, 1)) == ascii_lower(re.substr(i + 2, 1))) {
+      // [Cc]: the letter in either case, which the case-insensitive search allows anyway
+      literal = re[i + 1];
+      next = i + 4;
     } else if (kSpecial.find(c) != std::string_view::npos) {
       break;
     }

@@ -22,8 +22,9 @@ namespace cudnnup {
 // translate_pattern writes it) starts with, lower-cased for a case-insensitive search; none when
 // that cannot be told simply. Read from the start: plain characters (a quantified one ends the
 // text), \b and ^ (they take no place), a group's alternatives, and what follows an optional
-// group as further alternatives; anything else (a class, \d, a lookahead, .) ends the text, and
-// an alternative that would start with it makes the answer none.
+// group as further alternatives, and a class of one letter in its two cases ([Cc]: the search is
+// case-insensitive); anything else (another class, \d, a lookahead, .) ends the text, and an
+// alternative that would start with it makes the answer none.
 std::vector<std::string> literal_prefixes(std::string_view ecmascript);
 
 // Calls on_match(m) for each successive match of `pattern` in `window` (as std::sregex_iterator

@@ -46,8 +46,18 @@ TEST(LiteralPrefixes, GroupsAlternativesAndAssertions) {
   EXPECT_EQ(literal_prefixes("x[|]y"), Texts{"x"});
 }
 
+TEST(LiteralPrefixes, AClassOfOneLetterInBothCasesIsThatLetter) {
+  // The search is case-insensitive, so [Cc] and c match the same characters.
+  EXPECT_EQ(literal_prefixes("[Cc]ould not create"), Texts{"could not create"});
+  EXPECT_EQ(literal_prefixes("[pP]ossibly x[Ii]n"), Texts{"possibly xin"});
+  EXPECT_EQ(literal_prefixes("[Cc]?ould"), Texts{}) << "an optional letter";
+  EXPECT_EQ(literal_prefixes("a[Cc]+d"), Texts{"ac"}) << "at least one c";
+  EXPECT_EQ(literal_prefixes("[Cd]ould"), Texts{}) << "two letters";
+  EXPECT_EQ(literal_prefixes("[^Cc]ould"), Texts{});
+  EXPECT_EQ(literal_prefixes("[1!]x"), Texts{});
+}
+
 TEST(LiteralPrefixes, NoneWhereAMatchMayStartWithAnything) {
-  EXPECT_EQ(literal_prefixes("[Cc]ould not create"), Texts{});
   EXPECT_EQ(literal_prefixes("(?:GET|[F]IND) was unable"), Texts{}) << "one alternative unknown";
   EXPECT_EQ(literal_prefixes("(?:\"?([^\"]*?\\.dll))?is not a valid"), Texts{}) << "the optional group starts with \"?";
   EXPECT_EQ(literal_prefixes("\\d+ bytes"), Texts{});
