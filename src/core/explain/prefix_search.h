@@ -44,12 +44,20 @@ template <typename OnMatch>
 void for_each_match(const CompiledPattern& pattern, const std::string& window, const std::string& lower_window,
                     size_t limit, OnMatch&& on_match) {
   const std::vector<std::string>& prefixes = pattern.literal_prefixes;
-  if (prefixes.empty()) {  // no prefix known: the regex's own search, every position
+  if (prefixes.empty()) {
+    // No prefix known: every position before `limit` is tried, as std::regex_search would try
+    // them, but not the rest of the window (regex_search goes on to its end: for the Win32
+    // "(?:...\.dll...)?is not a valid" pattern that was most of explain's time on a dense log).
     const CatalogueRegex* re = pattern.regex.get();
     if (!re) return;
-    for (CatalogueRegexIterator it(window.begin(), window.end(), *re), end; it != end; ++it) {
-      const std::smatch& m = *it;
-      if (size_t(m[0].first - window.begin()) >= limit || !on_match(m) || m.length(0) == 0) break;
+    std::smatch m;
+    for (size_t at = 0; at < limit && at <= window.size();) {
+      if (!prefix_search_detail::match_at(*re, window, at, m)) {
+        ++at;
+        continue;
+      }
+      if (!on_match(m) || m.length(0) == 0) break;
+      at = size_t(m[0].second - window.begin());
     }
     return;
   }

@@ -109,7 +109,11 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "(?:ab|abc)+x|c",
       "(?:(?<loader>Could not )load )?(?<lib>lib(?:cudnn|cublas))",
       "\\b(?<status>CUDNN_STATUS_(?!SUCCESS\\b)[A-Z_]+)\\b",
-      "[Cc]ould not",  // no prefix: the regex's own search
+      "[Cc]ould not",
+      // no prefix: every position is tried
+      "(?:\"?(?<path>[^\"\\n]*?(?<lib>[\\w.-]+\\.dll))\"?[^\\n]{0,40})?is not a valid Win32 application",
+      "\\d+ (?:x|y)",
+      "(?:a|\\d)*",  // may match nothing
       "(?<w>[A-Z_]+\\d)[^\\w\\s]\\s*(?<rest>\\S+)",  // classes under icase
       "CUDNN_STATUS_[A-Z_]+\\b",
   };
@@ -124,6 +128,9 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "abc_D9; Rest of_it x9:\tY mixed_Case7! END cudnn_status_not_supported",
       "",
       "nothing to see",
+      "OSError: [WinError 193] %1 is not a valid Win32 application; \"C:\\x\\zlibwapi.dll\" is not a valid Win32 application",
+      "at C:\\a b\\cudnn64_8.dll: is not a valid win32 application, 12 x 3 y",
+      "1a2 aa 33 x",
   };
   for (const auto& source : patterns) {
     auto p = translate_pattern(source);
