@@ -19,6 +19,10 @@ if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
   # The targets use precompiled headers, which ccache caches only with this sloppiness.
   export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  # Paths under the clone are hashed relative to it, and the build directory is left out of the
+  # hash, so a clone at another path (CI's clones, a second checkout) hits the same entries;
+  # without this every new clone compiled everything again.
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 fi
 
 # Runs one stage of the test mode and says how long it took, so a slow CI run shows where.
