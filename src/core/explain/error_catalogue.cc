@@ -239,7 +239,9 @@ Result<CompiledPattern> translate_pattern(const std::string& source) {
     }
     translated += c;
   }
-  out.literal_prefixes = literal_prefixes(translated);
+  MatchStarts starts = match_starts(translated);
+  out.literal_prefixes = std::move(starts.texts);
+  out.run_breaks = std::move(starts.run_breaks);
   out.regex = LazyRegex(std::move(translated), out.group_names.size());
   return out;
 }

@@ -50,7 +50,11 @@ struct CompiledPattern {
   std::string source;                      // as written in the catalogue
   LazyRegex regex;                         // the translation
   std::vector<std::string> group_names;    // index = group number; "" for unnamed groups
-  std::vector<std::string> literal_prefixes;  // lower case; one starts every match (prefix_search.h); none: unknown
+  // Where a match can start (prefix_search.h, match_starts): at one of these texts (lower case),
+  // and, when run_breaks is not empty, where the search starts or right after one of its chars.
+  // Both empty: unknown, anywhere.
+  std::vector<std::string> literal_prefixes;
+  std::string run_breaks;
 };
 
 // Translates (without compiling); the error names a bad or unbalanced group name.

@@ -7,8 +7,14 @@
 namespace cudnnup {
 namespace {
 
-// The texts a part of a regex starts with; nullopt when unknown.
-using Prefixes = std::optional<std::vector<std::string>>;
+// Where a part of a regex may start (MatchStarts without `known`); nullopt when unknown.
+struct Starts {
+  std::vector<std::string> texts;
+  std::string run_breaks;
+};
+using Prefixes = std::optional<Starts>;
+
+constexpr std::string_view kSpecial = "^$.*+?()[]{}|";
 
 bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_ascii_alnum(char c) { return is_ascii_digit(c) || is_ascii_alpha(c); }
@@ -39,19 +45,98 @@ size_t group_end(std::string_view re, size_t open) {
   return std::string_view::npos;
 }
 
-Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to);
+// `asserted`: an assertion (^, \b) comes before re[from, to) in the match, so a match cannot
+// simply start one character earlier (see run_start).
+Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to, bool asserted);
 
-void add_all(std::vector<std::string>& to, const std::vector<std::string>& more) { to.insert(to.end(), more.begin(), more.end()); }
+void add_all(Starts& to, const Starts& more) {
+  to.texts.insert(to.texts.end(), more.texts.begin(), more.texts.end());
+  to.run_breaks += more.run_breaks;
+}
+
+// Whether re[from, to) has a '|' of its own (not inside a group or a class).
+bool has_alternatives(std::string_view re, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    if (re[i] == '\\') {
+      ++i;
+    } else if (re[i] == '[') {
+      i = class_end(re, i);
+    } else if (re[i] == '(') {
+      i = group_end(re, i);
+      if (i == std::string_view::npos) return true;
+    } else if (re[i] == '|') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A run at re[i, to): [^S]* or [^S]+ (lazy or not), perhaps after one optional character (c? or
+// c??) and inside groups that open there, where S holds plain characters other than letters
+// (\n \r \t and escaped punctuation too). Its starts: the optional character, and right after a
+// character of S (MatchStarts).
+Prefixes run_start(std::string_view re, size_t i, size_t to) {
+  Starts starts;
+  // The optional character.
+  size_t j = i;
+  if (j + 1 < to && re[j] == '\\' && !is_ascii_alnum(re[j + 1]) && j + 2 < to && re[j + 2] == '?') {
+    starts.texts.emplace_back(1, re[j + 1]);
+    j += 3;
+  } else if (j < to && kSpecial.find(re[j]) == std::string_view::npos && re[j] != '\\' && j + 1 < to && re[j + 1] == '?') {
+    starts.texts.emplace_back(1, re[j]);
+    j += 2;
+  }
+  if (!starts.texts.empty() && j < to && re[j] == '?') ++j;  // c??
+  // Groups the run opens: neither optional nor with alternatives, so the run is their first item.
+  while (j < to && re[j] == '(' && !re.substr(j).starts_with("(?=") && !re.substr(j).starts_with("(?!")) {
+    size_t close = group_end(re, j);
+    if (close == std::string_view::npos || close >= to) return std::nullopt;
+    if (close + 1 < to && std::string_view("?*{").find(re[close + 1]) != std::string_view::npos) return std::nullopt;
+    j += re.substr(j).starts_with("(?:") ? 3 : 1;
+    if (has_alternatives(re, j, close)) return std::nullopt;
+  }
+  // The negated class.
+  if (j + 1 >= to || re[j] != '[' || re[j + 1] != '^') return std::nullopt;
+  size_t close = class_end(re, j);
+  if (close >= to) return std::nullopt;
+  for (size_t k = j + 2; k < close; ++k) {
+    char b = re[k];
+    if (b == '\\') {
+      char e = re[++k];
+      if (e == 'n') {
+        b = '\n';
+      } else if (e == 'r') {
+        b = '\r';
+      } else if (e == 't') {
+        b = '\t';
+      } else if (is_ascii_alnum(e)) {
+        return std::nullopt;  // \d, \s, \w, \x41...: not a plain character
+      } else {
+        b = e;
+      }
+    } else if (b == '-' && k != j + 2 && k + 1 != close) {
+      return std::nullopt;  // a range
+    } else if (is_ascii_alpha(b)) {
+      return std::nullopt;  // case-insensitive: a letter stands for two
+    }
+    starts.run_breaks += b;
+  }
+  if (starts.run_breaks.empty() || close + 1 >= to || (re[close + 1] != '*' && re[close + 1] != '+')) return std::nullopt;
+  return starts;
+}
 
 // What re[from, to), a sequence without a top-level '|', starts with.
-Prefixes sequence_prefixes(std::string_view re, size_t from, size_t to) {
-  static constexpr std::string_view kSpecial = "^$.*+?()[]{}|";
+Prefixes sequence_prefixes(std::string_view re, size_t from, size_t to, bool asserted) {
   std::string text;
   for (size_t i = from; i < to;) {
     const char c = re[i];
     if (text.empty() && (c == '^' || (c == '\\' && i + 1 < to && (re[i + 1] == 'b' || re[i + 1] == 'B')))) {
       i += c == '^' ? 1 : 2;  // an assertion takes no place in the match
+      asserted = true;
       continue;
+    }
+    if (text.empty() && !asserted) {
+      if (Prefixes run = run_start(re, i, to)) return run;
     }
     if (c == '(' && text.empty()) {
       if (re.substr(i).starts_with("(?=") || re.substr(i).starts_with("(?!")) break;
@@ -59,11 +144,11 @@ Prefixes sequence_prefixes(std::string_view re, size_t from, size_t to) {
       if (close == std::string_view::npos || close >= to) break;
       char quantifier = close + 1 < to ? re[close + 1] : '\0';
       if (quantifier == '{') break;
-      Prefixes inside = alternatives_prefixes(re, i + (re.substr(i).starts_with("(?:") ? 3 : 1), close);
+      Prefixes inside = alternatives_prefixes(re, i + (re.substr(i).starts_with("(?:") ? 3 : 1), close, asserted);
       if (!inside || (quantifier != '?' && quantifier != '*')) return inside;
       size_t rest = close + 2;
       if (rest < to && re[rest] == '?') ++rest;  // a lazy ?? or *?
-      Prefixes after = sequence_prefixes(re, rest, to);  // the group may be absent
+      Prefixes after = sequence_prefixes(re, rest, to, asserted);  // the group may be absent
       if (!after) return std::nullopt;
       add_all(*inside, *after);
       return inside;
@@ -90,12 +175,12 @@ Prefixes sequence_prefixes(std::string_view re, size_t from, size_t to) {
     i = next;
   }
   if (text.empty()) return std::nullopt;
-  return std::vector<std::string>{text};
+  return Starts{{text}, {}};
 }
 
 // What re[from, to) starts with: the union of its top-level alternatives'.
-Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to) {
-  std::vector<std::string> all;
+Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to, bool asserted) {
+  Starts all;
   size_t start = from;
   for (size_t i = from; i <= to; ++i) {
     if (i < to && re[i] == '\\') {
@@ -107,7 +192,7 @@ Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to) {
       i = group_end(re, i);
       if (i == std::string_view::npos || i > to) return std::nullopt;
     } else if (i == to || re[i] == '|') {
-      Prefixes one = sequence_prefixes(re, start, i);
+      Prefixes one = sequence_prefixes(re, start, i, asserted);
       if (!one) return std::nullopt;
       add_all(all, *one);
       start = i + 1;
@@ -119,11 +204,18 @@ Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to) {
 
 }  // namespace
 
-std::vector<std::string> literal_prefixes(std::string_view re) {
-  Prefixes found = alternatives_prefixes(re, 0, re.size());
+MatchStarts match_starts(std::string_view re) {
+  Prefixes found = alternatives_prefixes(re, 0, re.size(), false);
   if (!found) return {};
-  for (auto& p : *found) p = ascii_lower(p);
-  return *found;
+  MatchStarts out{std::move(found->texts), std::move(found->run_breaks), true};
+  for (auto& p : out.texts) p = ascii_lower(p);
+  return out;
+}
+
+std::vector<std::string> literal_prefixes(std::string_view re) {
+  MatchStarts starts = match_starts(re);
+  if (!starts.run_breaks.empty()) return {};
+  return starts.texts;
 }
 
 namespace prefix_search_detail {

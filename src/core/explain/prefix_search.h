@@ -18,13 +18,28 @@
 
 namespace cudnnup {
 
-// The plain texts one of which every match of an ECMAScript regex (std::regex's syntax, as
-// translate_pattern writes it) starts with, lower-cased for a case-insensitive search; none when
-// that cannot be told simply. Read from the start: plain characters (a quantified one ends the
-// text), \b and ^ (they take no place), a group's alternatives, and what follows an optional
-// group as further alternatives, and a class of one letter in its two cases ([Cc]: the search is
+// Where a match of an ECMAScript regex (std::regex's syntax, as translate_pattern writes it) can
+// start. `texts`: plain texts, lower-cased for a case-insensitive search, one of which every match
+// starts with. Read from the start: plain characters (a quantified one ends the text), \b and ^
+// (they take no place), a group's alternatives, what follows an optional group as further
+// alternatives, and a class of one letter in its two cases ([Cc]: the search is
 // case-insensitive); anything else (another class, \d, a lookahead, .) ends the text, and an
-// alternative that would start with it makes the answer none.
+// alternative that would start with it makes the answer unknown.
+// `run_breaks`: an alternative may instead start with a run of "anything but these characters"
+// ([^"\n]*?, perhaps after one optional character: "?[^"\n]*?). A match starting inside such a
+// run would also match one character earlier (the run takes that character too), so the leftmost
+// match starts where the search starts, right after one of the run's excluded characters, or at
+// the optional character (kept in `texts`). The Win32 pattern "(?:"?(?<path>[^"\n]*?...\.dll)..)?
+// is not a valid" is one: tried at every position, it was a fifth of explain's time on a log of
+// real messages.
+struct MatchStarts {
+  std::vector<std::string> texts;
+  std::string run_breaks;
+  bool known = false;  // false: a match may start anywhere
+};
+MatchStarts match_starts(std::string_view ecmascript);
+
+// match_starts' texts where they are the whole answer; none otherwise.
 std::vector<std::string> literal_prefixes(std::string_view ecmascript);
 
 // Calls on_match(m) for each successive match of `pattern` in `window` (as std::sregex_iterator
@@ -44,38 +59,33 @@ template <typename OnMatch>
 void for_each_match(const CompiledPattern& pattern, const std::string& window, const std::string& lower_window,
                     size_t limit, OnMatch&& on_match) {
   const std::vector<std::string>& prefixes = pattern.literal_prefixes;
-  if (prefixes.empty()) {
-    // No prefix known: every position before `limit` is tried, as std::regex_search would try
-    // them, but not the rest of the window (regex_search goes on to its end: for the Win32
-    // "(?:...\.dll...)?is not a valid" pattern that was most of explain's time on a dense log).
-    const CatalogueRegex* re = pattern.regex.get();
-    if (!re) return;
-    std::smatch m;
-    for (size_t at = 0; at < limit && at <= window.size();) {
-      if (!prefix_search_detail::match_at(*re, window, at, m)) {
-        ++at;
-        continue;
-      }
-      if (!on_match(m) || m.length(0) == 0) break;
-      at = size_t(m[0].second - window.begin());
-    }
-    return;
-  }
+  const std::string& run_breaks = pattern.run_breaks;
+  // No start known: every position before `limit` is tried, as std::regex_search would try them,
+  // but not the rest of the window (regex_search goes on to its end).
+  const bool anywhere = prefixes.empty() && run_breaks.empty();
+  // The first place at or after `from` where a match may start (npos: none).
   auto next_place = [&](size_t from) {
+    if (anywhere) return from <= window.size() ? from : std::string::npos;
     size_t first = std::string::npos;
     for (const std::string& p : prefixes) first = std::min(first, lower_window.find(p, from));
+    if (!run_breaks.empty() && from > 0) {
+      size_t b = window.find_first_of(run_breaks, from - 1);
+      if (b != std::string::npos) first = std::min(first, b + 1);
+    }
     return first;
   };
   const CatalogueRegex* re = nullptr;
   std::smatch m;
-  for (size_t at = next_place(0); at < limit && at != std::string::npos; at = next_place(at)) {
+  // Where the search starts (here, and after each match) a run may start.
+  for (size_t at = run_breaks.empty() ? next_place(0) : 0; at < limit && at != std::string::npos;) {
     if (!re && !(re = pattern.regex.get())) return;
     if (!prefix_search_detail::match_at(*re, window, at, m)) {
-      ++at;
+      at = next_place(at + 1);
       continue;
     }
-    if (!on_match(m)) break;
-    at = size_t(m[0].second - window.begin());  // the next match starts after this one (it is not empty)
+    if (!on_match(m) || m.length(0) == 0) break;
+    at = size_t(m[0].second - window.begin());  // the next search starts after this match
+    if (run_breaks.empty()) at = next_place(at);
   }
 }
 

@@ -74,6 +74,39 @@ TEST(LiteralPrefixes, NoneWhereAMatchMayStartWithAnything) {
   EXPECT_EQ(literal_prefixes("a|b\\"), Texts{}) << "a trailing backslash";
 }
 
+TEST(MatchStarts, ARunOfAnythingButSomeCharactersStartsAfterOneOfThem) {
+  MatchStarts win32 = match_starts("(?:\"?([^\"\\n]*?([\\w.-]+\\.dll))\"?[^\\n]{0,40})?is not a valid");
+  EXPECT_TRUE(win32.known);
+  EXPECT_EQ(win32.texts, (Texts{"\"", "is not a valid"})) << "the optional quote, and the message when the group is absent";
+  EXPECT_EQ(win32.run_breaks, "\"\n");
+
+  MatchStarts plain = match_starts("[^\"]*x");
+  EXPECT_TRUE(plain.known);
+  EXPECT_EQ(plain.texts, Texts{});
+  EXPECT_EQ(plain.run_breaks, "\"");
+  EXPECT_EQ(match_starts("([^\"]*x)?y").texts, Texts{"y"});
+  EXPECT_EQ(match_starts("([^\"]*x)?y").run_breaks, "\"");
+  EXPECT_EQ(match_starts("[^-\\]\t]+x").run_breaks, "-]\t") << "a first '-' and escapes are characters";
+  EXPECT_EQ(match_starts("[^\"-]*?x").run_breaks, "\"-") << "a last '-' too";
+  EXPECT_EQ(literal_prefixes("[^\"]*x"), Texts{}) << "literal prefixes alone do not say it";
+  MatchStarts either = match_starts("([^\"]*x|ab)");
+  EXPECT_EQ(either.texts, Texts{"ab"}) << "each alternative starts the match";
+  EXPECT_EQ(either.run_breaks, "\"");
+}
+
+TEST(MatchStarts, UnknownWhereARunCouldStartAnywhere) {
+  EXPECT_FALSE(match_starts("\\b[^\"]*x").known) << "after \\b, one character earlier may not match";
+  EXPECT_FALSE(match_starts("^[^\"]*x").known);
+  EXPECT_FALSE(match_starts("\"?([^\"]*x|ab)").known) << "after the optional quote, a group with a second alternative";
+  EXPECT_FALSE(match_starts("[^a\"]*x").known) << "a letter is two under icase";
+  EXPECT_FALSE(match_starts("[^\\d]*x").known);
+  EXPECT_FALSE(match_starts("[^!-/]*x").known) << "a range";
+  EXPECT_FALSE(match_starts("[^\"]x").known) << "one character is no run";
+  EXPECT_FALSE(match_starts("[^\"]{2,}x").known);
+  EXPECT_FALSE(match_starts("[\"]*x").known) << "not negated";
+  EXPECT_FALSE(match_starts("(?:[^\"]*x)?(?=y)").known) << "what follows the optional group is unknown";
+}
+
 using MatchList = std::vector<std::tuple<long, long, std::vector<std::string>>>;  // start, length, groups
 
 MatchList with_iterator(const std::regex& re, const std::string& window, size_t limit) {
@@ -114,6 +147,11 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "(?:\"?(?<path>[^\"\\n]*?(?<lib>[\\w.-]+\\.dll))\"?[^\\n]{0,40})?is not a valid Win32 application",
       "\\d+ (?:x|y)",
       "(?:a|\\d)*",  // may match nothing
+      // runs: a match starts where the search does, after a quote or newline, or at a text
+      "[^\"\\n]+x",
+      "(?:'?([^'\\n]*?\\.dll))?not valid",
+      "\"?[^\"]*?y",
+      "([^ ]*)?",  // may match nothing
       "(?<w>[A-Z_]+\\d)[^\\w\\s]\\s*(?<rest>\\S+)",  // classes under icase
       "CUDNN_STATUS_[A-Z_]+\\b",
   };
@@ -131,6 +169,8 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "OSError: [WinError 193] %1 is not a valid Win32 application; \"C:\\x\\zlibwapi.dll\" is not a valid Win32 application",
       "at C:\\a b\\cudnn64_8.dll: is not a valid win32 application, 12 x 3 y",
       "1a2 aa 33 x",
+      "a \"b.dll\" not valid 'c d.dll' not valid\n'e\\f.dll not valid x\"y \"zx",
+      "x.dll not valid\nnot valid 'q.dll' y \" \"y",
   };
   for (const auto& source : patterns) {
     auto p = translate_pattern(source);
