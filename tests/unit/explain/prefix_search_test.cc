@@ -105,6 +105,7 @@ TEST(MatchStarts, UnknownWhereARunCouldStartAnywhere) {
   EXPECT_FALSE(match_starts("[^\"]{2,}x").known);
   EXPECT_FALSE(match_starts("[\"]*x").known) << "not negated";
   EXPECT_FALSE(match_starts("(?:[^\"]*x)?(?=y)").known) << "what follows the optional group is unknown";
+  EXPECT_FALSE(match_starts("([^]]*x|ab)").known) << "[^] is any character in ECMAScript, then ]* follows";
 }
 
 using MatchList = std::vector<std::tuple<long, long, std::vector<std::string>>>;  // start, length, groups
