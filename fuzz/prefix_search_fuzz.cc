@@ -32,17 +32,18 @@ std::string shown(const MatchList& list) {
 }
 
 // Small enough for std::regex: at most 64 bytes, 3 repetitions (* + {}: with a window of 48 bytes
-// the backtracking stays within 48^4 steps), and no repeated group or repeated quantifier (x?*:
-// those backtrack exponentially); optional parts (?) are free.
+// the backtracking stays within 48^4 steps), at most 6 optional parts (a?a?a?... doubles the work
+// with each), and no repeated group or repeated quantifier (x?*: exponential).
 bool tame(std::string_view pattern) {
   if (pattern.size() > 64) return false;
-  size_t repetitions = 0, digits = 0;
+  size_t repetitions = 0, optionals = 0, digits = 0;
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
     // libstdc++ reads \N and {N} into a long without a bound (signed overflow, which UBSan
     // reports in its regex_compiler.tcc): the catalogue's numbers are small.
     digits = c >= '0' && c <= '9' ? digits + 1 : 0;
     if (digits > 4) return false;
+    if (c == '?' && i > 0 && pattern[i - 1] != '(' && ++optionals > 6) return false;  // a?a?a?...: 2^n
     if (c == '*' || c == '+' || c == '{') {
       ++repetitions;
       if (i > 0 && std::string_view("*+?}").find(pattern[i - 1]) != std::string_view::npos) return false;  // x?* nests

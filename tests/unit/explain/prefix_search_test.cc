@@ -106,6 +106,10 @@ TEST(MatchStarts, UnknownWhereARunCouldStartAnywhere) {
   EXPECT_FALSE(match_starts("[\"]*x").known) << "not negated";
   EXPECT_FALSE(match_starts("(?:[^\"]*x)?(?=y)").known) << "what follows the optional group is unknown";
   EXPECT_FALSE(match_starts("([^]]*x|ab)").known) << "[^] is any character in ECMAScript, then ]* follows";
+  EXPECT_FALSE(match_starts("([^,]*)-\\1").known) << "a back reference to the run's group";
+  EXPECT_FALSE(match_starts("[^,]*?(?=\\Bx)").known) << "a lookahead: libstdc++ sees no text before position 0 in it";
+  EXPECT_FALSE(match_starts("[^,]+(?!^)").known);
+  EXPECT_TRUE(match_starts("[^,]+[\\1]").known) << "\\1 in a class is no back reference";
 }
 
 using MatchList = std::vector<std::tuple<long, long, std::vector<std::string>>>;  // start, length, groups
@@ -153,6 +157,9 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "(?:'?([^'\\n]*?\\.dll))?not valid",
       "\"?[^\"]*?y",
       "([^ ]*)?",  // may match nothing
+      "([^,]*)-\\1",  // a back reference to the run (a review's case)
+      "[^,]*?(?=\\Bx)",  // a lookahead at position 0 (idem)
+      "[^,]+(?!^)",
       "(?<w>[A-Z_]+\\d)[^\\w\\s]\\s*(?<rest>\\S+)",  // classes under icase
       "CUDNN_STATUS_[A-Z_]+\\b",
   };
@@ -172,6 +179,7 @@ TEST(PrefixSearch, GivesTheMatchesTheRegexSearchGives) {
       "1a2 aa 33 x",
       "a \"b.dll\" not valid 'c d.dll' not valid\n'e\\f.dll not valid x\"y \"zx",
       "x.dll not valid\nnot valid 'q.dll' y \" \"y",
+      "ab-b aax",
   };
   for (const auto& source : patterns) {
     auto p = translate_pattern(source);
