@@ -228,15 +228,9 @@ MatchStarts match_starts(std::string_view re) {
   Prefixes found = alternatives_prefixes(re, 0, re.size(), false);
   if (!found) return {};
   if (!found->run_breaks.empty() && breaks_run_starts(re)) return {};
-  MatchStarts out{std::move(found->texts), std::move(found->run_breaks), true};
+  MatchStarts out{std::move(found->texts), std::move(found->run_breaks)};
   for (auto& p : out.texts) p = ascii_lower(p);
   return out;
-}
-
-std::vector<std::string> literal_prefixes(std::string_view re) {
-  MatchStarts starts = match_starts(re);
-  if (!starts.run_breaks.empty()) return {};
-  return starts.texts;
 }
 
 namespace prefix_search_detail {

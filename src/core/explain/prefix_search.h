@@ -31,17 +31,14 @@ namespace cudnnup {
 // match starts where the search starts, right after one of the run's excluded characters, or at
 // the optional character (kept in `texts`); not in a pattern with a back reference or a
 // lookahead (prefix_search.cc says why). The Win32 pattern "(?:"?(?<path>[^"\n]*?...\.dll)..)?
-// is not a valid" is one: tried at every position, it was a fifth of explain's time on a log of
-// real messages.
+// is not a valid" is one: tried at every position, it cost about a tenth of explain's
+// instructions on a log of real messages (docs/benchmarks.md).
 struct MatchStarts {
   std::vector<std::string> texts;
   std::string run_breaks;
-  bool known = false;  // false: a match may start anywhere
+  bool known() const { return !texts.empty() || !run_breaks.empty(); }  // false: anywhere
 };
 MatchStarts match_starts(std::string_view ecmascript);
-
-// match_starts' texts where they are the whole answer; none otherwise.
-std::vector<std::string> literal_prefixes(std::string_view ecmascript);
 
 // Calls on_match(m) for each successive match of `pattern` in `window` (as std::sregex_iterator
 // would give them) that starts before `limit`, until on_match returns false. `lower_window` is

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -15,6 +16,12 @@ namespace cudnnup {
 namespace {
 
 using Texts = std::vector<std::string>;
+
+// The literal prefixes of a pattern when they are the whole answer (no run starts); none otherwise.
+Texts literal_prefixes(std::string_view re) {
+  MatchStarts starts = match_starts(re);
+  return starts.run_breaks.empty() ? starts.texts : Texts{};
+}
 
 TEST(LiteralPrefixes, PlainTextUpToTheFirstRegexSyntax) {
   EXPECT_EQ(literal_prefixes("Could not load library (cudnn[a-z_]*)"), Texts{"could not load library "});
@@ -76,12 +83,12 @@ TEST(LiteralPrefixes, NoneWhereAMatchMayStartWithAnything) {
 
 TEST(MatchStarts, ARunOfAnythingButSomeCharactersStartsAfterOneOfThem) {
   MatchStarts win32 = match_starts("(?:\"?([^\"\\n]*?([\\w.-]+\\.dll))\"?[^\\n]{0,40})?is not a valid");
-  EXPECT_TRUE(win32.known);
+  EXPECT_TRUE(win32.known());
   EXPECT_EQ(win32.texts, (Texts{"\"", "is not a valid"})) << "the optional quote, and the message when the group is absent";
   EXPECT_EQ(win32.run_breaks, "\"\n");
 
   MatchStarts plain = match_starts("[^\"]*x");
-  EXPECT_TRUE(plain.known);
+  EXPECT_TRUE(plain.known());
   EXPECT_EQ(plain.texts, Texts{});
   EXPECT_EQ(plain.run_breaks, "\"");
   EXPECT_EQ(match_starts("([^\"]*x)?y").texts, Texts{"y"});
@@ -95,21 +102,21 @@ TEST(MatchStarts, ARunOfAnythingButSomeCharactersStartsAfterOneOfThem) {
 }
 
 TEST(MatchStarts, UnknownWhereARunCouldStartAnywhere) {
-  EXPECT_FALSE(match_starts("\\b[^\"]*x").known) << "after \\b, one character earlier may not match";
-  EXPECT_FALSE(match_starts("^[^\"]*x").known);
-  EXPECT_FALSE(match_starts("\"?([^\"]*x|ab)").known) << "after the optional quote, a group with a second alternative";
-  EXPECT_FALSE(match_starts("[^a\"]*x").known) << "a letter is two under icase";
-  EXPECT_FALSE(match_starts("[^\\d]*x").known);
-  EXPECT_FALSE(match_starts("[^!-/]*x").known) << "a range";
-  EXPECT_FALSE(match_starts("[^\"]x").known) << "one character is no run";
-  EXPECT_FALSE(match_starts("[^\"]{2,}x").known);
-  EXPECT_FALSE(match_starts("[\"]*x").known) << "not negated";
-  EXPECT_FALSE(match_starts("(?:[^\"]*x)?(?=y)").known) << "what follows the optional group is unknown";
-  EXPECT_FALSE(match_starts("([^]]*x|ab)").known) << "[^] is any character in ECMAScript, then ]* follows";
-  EXPECT_FALSE(match_starts("([^,]*)-\\1").known) << "a back reference to the run's group";
-  EXPECT_FALSE(match_starts("[^,]*?(?=\\Bx)").known) << "a lookahead: libstdc++ sees no text before position 0 in it";
-  EXPECT_FALSE(match_starts("[^,]+(?!^)").known);
-  EXPECT_TRUE(match_starts("[^,]+[\\1]").known) << "\\1 in a class is no back reference";
+  EXPECT_FALSE(match_starts("\\b[^\"]*x").known()) << "after \\b, one character earlier may not match";
+  EXPECT_FALSE(match_starts("^[^\"]*x").known());
+  EXPECT_FALSE(match_starts("\"?([^\"]*x|ab)").known()) << "after the optional quote, a group with a second alternative";
+  EXPECT_FALSE(match_starts("[^a\"]*x").known()) << "a letter is two under icase";
+  EXPECT_FALSE(match_starts("[^\\d]*x").known());
+  EXPECT_FALSE(match_starts("[^!-/]*x").known()) << "a range";
+  EXPECT_FALSE(match_starts("[^\"]x").known()) << "one character is no run";
+  EXPECT_FALSE(match_starts("[^\"]{2,}x").known());
+  EXPECT_FALSE(match_starts("[\"]*x").known()) << "not negated";
+  EXPECT_FALSE(match_starts("(?:[^\"]*x)?(?=y)").known()) << "what follows the optional group is unknown";
+  EXPECT_FALSE(match_starts("([^]]*x|ab)").known()) << "[^] is any character in ECMAScript, then ]* follows";
+  EXPECT_FALSE(match_starts("([^,]*)-\\1").known()) << "a back reference to the run's group";
+  EXPECT_FALSE(match_starts("[^,]*?(?=\\Bx)").known()) << "a lookahead: libstdc++ sees no text before position 0 in it";
+  EXPECT_FALSE(match_starts("[^,]+(?!^)").known());
+  EXPECT_TRUE(match_starts("[^,]+[\\1]").known()) << "\\1 in a class is no back reference";
 }
 
 using MatchList = std::vector<std::tuple<long, long, std::vector<std::string>>>;  // start, length, groups
