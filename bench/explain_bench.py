@@ -6,10 +6,12 @@
   dense     1 MB made only of the real logs, repeated (thousands of matches to rank and merge)
   long      1 MB in 20 lines of 50 KB (a minified JSON dump): long-line handling
 
-Usage: bench/explain_bench.py [--binary build/src/cudnnup] [--runs 9]
+Usage: bench/explain_bench.py [--binary build/src/cudnnup] [--runs 9] [--baseline OTHER_BINARY]
 Prints the date and the machine's load, then a Markdown table: median wall and CPU time of the
 runs, the CPU ratio to python3 -c pass, and grep -c of the same file. Issue 19's target: a median
-under 50 ms for a 1 MB log."""
+under 50 ms for a 1 MB log. With --baseline (an older build), the two binaries also run
+alternately --runs times per log, and a second table gives both medians, so a change is compared
+under the same load."""
 import argparse
 import glob
 import os
@@ -75,6 +77,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "src", "cudnnup"))
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--baseline", help="an older cudnnup to run alternately with --binary")
     args = ap.parse_args()
     rng = random.Random(7)
     logs = real_logs()
@@ -86,14 +89,31 @@ def main():
     print(f"python3 -c pass: {baseline * 1000:.1f} ms wall, {baseline_cpu * 1000:.1f} ms CPU (median of {args.runs})\n")
     print("| log (1 MB) | explain wall | explain CPU | CPU ratio to python3 -c pass | grep -c cudnn wall |")
     print("|---|---|---|---|---|")
+    kinds = ("noise", "mixed", "dense", "long")
     with tempfile.TemporaryDirectory() as tmp:
-        for kind in ("noise", "mixed", "dense", "long"):
-            path = os.path.join(tmp, kind + ".log")
-            with open(path, "w", encoding="utf-8") as f:
+        paths = {}
+        for kind in kinds:
+            paths[kind] = os.path.join(tmp, kind + ".log")
+            with open(paths[kind], "w", encoding="utf-8") as f:
                 f.write(build(kind, logs, rng))
-            t, tc = time_command([args.binary, "explain", "--no-doctor", "--json", "--file", path], args.runs)
-            g, _ = time_command(["grep", "-c", "cudnn", path], args.runs)
+            t, tc = time_command(explain_argv(args.binary, paths[kind]), args.runs)
+            g, _ = time_command(["grep", "-c", "cudnn", paths[kind]], args.runs)
             print(f"| {kind} | {t * 1000:.0f} ms | {tc * 1000:.0f} ms | {tc / baseline_cpu:.1f}x | {g * 1000:.1f} ms |")
+        if args.baseline:
+            print(f"\nAlternating {args.baseline} (baseline) and {args.binary}, {args.runs} runs each per log (median wall):\n")
+            print("| log (1 MB) | baseline | this binary | ratio |")
+            print("|---|---|---|---|")
+            for kind in kinds:
+                before, after = [], []
+                for _ in range(args.runs):
+                    before.append(time_command(explain_argv(args.baseline, paths[kind]), 1)[0])
+                    after.append(time_command(explain_argv(args.binary, paths[kind]), 1)[0])
+                b, a = statistics.median(before), statistics.median(after)
+                print(f"| {kind} | {b * 1000:.1f} ms | {a * 1000:.1f} ms | {a / b:.2f}x |")
+
+
+def explain_argv(binary, path):
+    return [binary, "explain", "--no-doctor", "--json", "--file", path]
 
 
 if __name__ == "__main__":
