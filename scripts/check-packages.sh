@@ -69,6 +69,13 @@ if grep -q '^mimalloc: ' <<<"$mimalloc_says"; then
 else
   fail "cudnnup does not allocate through mimalloc (MIMALLOC_VERBOSE=1 printed nothing)"
 fi
+# Every thread's heap committed at once, so a thread's heap gets huge pages too (the option's
+# number is set by src/portable/mimalloc_options.cc; a renumbered mimalloc fails here).
+if grep -q "^mimalloc: option 'eager_commit_delay': 0$" <<<"$mimalloc_says"; then
+  ok "mimalloc commits every thread's first segment eagerly (eager_commit_delay 0)"
+else
+  fail "mimalloc's eager_commit_delay is not 0 (src/portable/mimalloc_options.cc not linked, or the option's number changed)"
+fi
 # Its large-OS-pages default (src/portable/mimalloc_options.cc): on only where the kernel has no
 # reserved huge-page pool (then mimalloc falls back to transparent huge pages).
 if [[ $(cat /proc/sys/vm/nr_hugepages 2>/dev/null) == 0 && $(cat /proc/sys/vm/nr_overcommit_hugepages 2>/dev/null) == 0 ]]; then

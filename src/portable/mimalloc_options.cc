@@ -13,6 +13,14 @@
 // vm.nr_overcommit_hugepages both 0), where MAP_HUGETLB cannot succeed and mimalloc falls back
 // to transparent huge pages. MIMALLOC_LARGE_OS_PAGES=0 or 1 still decides when set (a default,
 // not a setting). Cost: two small reads of /proc before main.
+//
+// Eager commit from a thread's first segment: mimalloc 2.0 leaves the first segment of every
+// thread uncommitted (eager_commit_delay=1, to spare programs with many short threads) and
+// commits it a megabyte at a time with mprotect, which splits the mapping below 2 MiB, so it
+// never gets a huge page. doctor models the plain program's load on a second thread
+// (core/diagnose/doctor.cc); its heap alone took ~190 page faults at 4 KiB. With the delay at 0
+// doctor --json went from ~495 to ~309 page faults (perf stat, docs/benchmarks.md). cudnnup
+// starts a handful of threads at most, so the memory the delay would save does not matter.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,10 +30,12 @@
 // scripts/check-packages.sh (MIMALLOC_VERBOSE=1 must name 'large_os_pages' as on), and mimalloc
 // 2.1 renumbered it, so a new mimalloc fails that check rather than set another option silently.
 extern "C" void mi_option_set_enabled_default(int option, bool enable);
+extern "C" void mi_option_set_default(int option, long value);
 
 namespace {
 
-constexpr int kMimallocOptionLargeOsPages = 6;  // mi_option_large_os_pages
+constexpr int kMimallocOptionLargeOsPages = 6;      // mi_option_large_os_pages
+constexpr int kMimallocOptionEagerCommitDelay = 14;  // mi_option_eager_commit_delay
 
 // The number in a /proc/sys file; -1 when it cannot be read (then huge pages stay off). Plain
 // open/read into the stack, never stdio: fopen allocates its buffer, and mimalloc's first
@@ -48,6 +58,7 @@ long proc_number(const char* path) {
 // Before mimalloc's own start-up (its constructor has the default priority), so its first
 // segment already follows the default; setting a default touches no memory.
 __attribute__((constructor(101))) void prefer_transparent_huge_pages() {
+  mi_option_set_default(kMimallocOptionEagerCommitDelay, 0);
   if (proc_number("/proc/sys/vm/nr_hugepages") != 0 || proc_number("/proc/sys/vm/nr_overcommit_hugepages") != 0) return;
   mi_option_set_enabled_default(kMimallocOptionLargeOsPages, true);
 }
