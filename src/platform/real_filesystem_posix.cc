@@ -70,14 +70,18 @@ class Fd {
 
 // Reads up to `max_bytes` from `offset` of an open file; `size_hint` (0: unknown) sizes the
 // buffer so small files do not pay for a generous cap.
-Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, size_t max_bytes, uint64_t size_hint) {
+// size_hint > 0: read at most that many bytes of the file (its size). Otherwise read up to
+// max_bytes, starting with a buffer of first_read bytes that grows if the file is longer: a
+// buffer sized by the cap is zero-filled in full, which for a small file costs more than the read.
+Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, size_t max_bytes, uint64_t size_hint,
+                            size_t first_read = 1 << 20) {
   size_t want = max_bytes;
   if (size_hint > 0) {
     uint64_t left = size_hint > offset ? size_hint - offset : 0;
     if (left < want) want = size_t(left);
     max_bytes = want;
   } else {
-    want = std::min<size_t>(max_bytes, 1 << 20);  // grown below if the file is longer
+    want = std::min(max_bytes, std::max<size_t>(first_read, 1));
   }
   std::string out;
   out.resize(want);
@@ -305,7 +309,10 @@ class PosixFileSystem final : public FileSystem {
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", path, errno);
     if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kCorrupt, path + " is not a regular file", path);
-    auto bytes = read_fd(fd.get(), path, 0, max_bytes + 1, 0);
+    // The buffer starts at the size fstat saw plus one byte, which tells a file that grew past the
+    // cap; /proc files say 0 and start at the default.
+    size_t first_read = st.st_size > 0 ? size_t(std::min<uint64_t>(uint64_t(st.st_size), max_bytes)) + 1 : 1 << 20;
+    auto bytes = read_fd(fd.get(), path, 0, max_bytes + 1, 0, first_read);
     if (!bytes) return bytes.error();
     if (bytes->size() > max_bytes) {
       return make_error(ErrorCode::kCorrupt, path + " is larger than " + std::to_string(max_bytes) + " bytes", path);
