@@ -11,8 +11,8 @@ measured in the same run, on:
 and, in the real scenario, `cudnnup --version` (start-up and exit with next to no work). Each
 binary's size (and its cudnnup-child's) is printed first.
 
-Doctor keeps its probe answers between runs (docs/commands/doctor.md, "The probe cache"), in the
-scenario's HOME/.cache. Each scenario waits until its files are older than the cache's 2-second
+Doctor keeps its probe answers between runs (docs/commands/doctor.md, "The probe cache"), in a
+cache directory of the scenario's HOME, one per binary (XDG_CACHE_HOME). Each scenario waits until its files are older than the cache's 2-second
 settle window, and a warm-up run fills the cache; `doctor --json` is then timed with the answers
 reused, and `doctor --json --fresh` with every copy probed again (a binary without --fresh, an
 older build, has no cache: its plain run is the fresh one).
@@ -116,8 +116,13 @@ def main():
             # A doctor that does not run (a missing shared library, a crash) would be timed as a
             # fast one: its exit code must be doctor's own (0 healthy, 1 findings).
             subprocess.run([python, "-c", "pass"], env=env, check=False)  # python3's files cached too
+            # Each binary keeps its probe cache in its own XDG_CACHE_HOME: an older binary's cache
+            # does not match a newer one's, and one shared file would make every interleaved
+            # "cache reused" run a fresh one.
+            env_of = {binary: dict(env, XDG_CACHE_HOME=os.path.join(home, f".cache-{i}"))
+                      for i, (_, binary) in enumerate(binaries)}
             for _, binary in binaries:
-                warm = subprocess.run([binary, "doctor", "--json"], env=env, stdout=subprocess.DEVNULL,
+                warm = subprocess.run([binary, "doctor", "--json"], env=env_of[binary], stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, text=True)
                 if warm.returncode not in (0, 1):
                     sys.exit(f"{binary} doctor --json exited with {warm.returncode}: {warm.stderr.strip()[:500]}")
@@ -134,7 +139,7 @@ def main():
                     for command, argv in commands:
                         if command == "--fresh" and not fresh_supported[binary]:
                             continue
-                        w, c = time_command([binary] + argv, env, 1)
+                        w, c = time_command([binary] + argv, env_of[binary], 1)
                         doc_w[(binary, command)].append(w)
                         doc_c[(binary, command)].append(c)
             py = (statistics.median(py_w), statistics.median(py_c))
@@ -143,7 +148,7 @@ def main():
                     if not doc_w[(binary, command)]:
                         continue
                     doc = (statistics.median(doc_w[(binary, command)]), statistics.median(doc_c[(binary, command)]))
-                    out = subprocess.run([binary, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
+                    out = subprocess.run([binary, "doctor", "--json"], env=env_of[binary], capture_output=True, text=True).stdout
                     copies = "-" if command == "--version" else out.count('"lib_dir"')
                     shown = f"{name}: `{command}`" if command else name
                     rows.append((shown + (f" [{label}]" if label else ""), doc, py, copies))
