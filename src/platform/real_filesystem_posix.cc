@@ -68,11 +68,10 @@ class Fd {
   int fd_ = -1;
 };
 
-// Reads up to `max_bytes` from `offset` of an open file; `size_hint` (0: unknown) sizes the
-// buffer so small files do not pay for a generous cap.
-// size_hint > 0: read at most that many bytes of the file (its size). Otherwise read up to
-// max_bytes, starting with a buffer of first_read bytes that grows if the file is longer: a
-// buffer sized by the cap is zero-filled in full, which for a small file costs more than the read.
+// Reads up to `max_bytes` from `offset` of an open file. `size_hint` > 0 (the file's size): at
+// most that many bytes. Otherwise the buffer starts at `first_read` bytes and grows while the file
+// goes on: a buffer sized by a generous cap is zero-filled in full, which for a small file costs
+// more than the read.
 Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, size_t max_bytes, uint64_t size_hint,
                             size_t first_read = 1 << 20) {
   size_t want = max_bytes;

@@ -19,7 +19,7 @@
 // commits it a megabyte at a time with mprotect, which splits the mapping below 2 MiB, so it
 // never gets a huge page. doctor models the plain program's load on a second thread
 // (core/diagnose/doctor.cc); its heap alone took ~190 page faults at 4 KiB. With the delay at 0
-// doctor --json went from ~495 to ~309 page faults (perf stat, docs/benchmarks.md). cudnnup
+// doctor --json went from ~510 to 309 page faults (perf stat, docs/benchmarks.md). cudnnup
 // starts a handful of threads at most, so the memory the delay would save does not matter.
 
 #include <fcntl.h>
@@ -57,7 +57,7 @@ long proc_number(const char* path) {
 
 // Before mimalloc's own start-up (its constructor has the default priority), so its first
 // segment already follows the default; setting a default touches no memory.
-__attribute__((constructor(101))) void prefer_transparent_huge_pages() {
+__attribute__((constructor(101))) void set_mimalloc_defaults() {
   mi_option_set_default(kMimallocOptionEagerCommitDelay, 0);
   if (proc_number("/proc/sys/vm/nr_hugepages") != 0 || proc_number("/proc/sys/vm/nr_overcommit_hugepages") != 0) return;
   mi_option_set_enabled_default(kMimallocOptionLargeOsPages, true);

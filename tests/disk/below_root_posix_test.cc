@@ -79,6 +79,21 @@ TEST_F(BelowRoot, ReadRegularDoesNotBlockOnAFifoAndRefusesDevices) {
   EXPECT_FALSE(fs->read_regular(tmp / "big", 4096, true).ok());
 }
 
+TEST_F(BelowRoot, ReadRegularReadsWholeFilesOfEverySize) {
+  // The buffer starts at the size fstat gives (plus one byte, which notices a file past the cap).
+  write_text(tmp / "exact", std::string(4096, 'y'));
+  EXPECT_EQ(fs->read_regular(tmp / "exact", 4096, true).value_or(FileContents{}).bytes, std::string(4096, 'y'));
+  write_text(tmp / "three_mib", std::string(3 << 20, 'z'));
+  EXPECT_EQ(fs->read_regular(tmp / "three_mib", 4 << 20, true).value_or(FileContents{}).bytes.size(), size_t(3 << 20));
+  write_text(tmp / "empty", "");
+  EXPECT_EQ(fs->read_regular(tmp / "empty", 4096, true).value_or(FileContents{{}, "?"}).bytes, "");
+  // /proc files report size 0 but have text: it comes whole.
+  auto status = fs->read_regular("/proc/self/status", 1 << 20, true);
+  ASSERT_TRUE(status.ok());
+  EXPECT_NE(status->bytes.find("Name:"), std::string::npos);
+  EXPECT_NE(status->bytes.find("VmRSS:"), std::string::npos);
+}
+
 TEST_F(BelowRoot, PrivateFilesAreOnlyTheOwners) {
   write_text(tmp / "state.json", "old");
   ::chmod((tmp / "state.json").c_str(), 0666);
