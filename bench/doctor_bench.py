@@ -12,10 +12,11 @@ and, in the real scenario, `cudnnup --version` (start-up and exit with next to n
 binary's size (and its cudnnup-child's) is printed first.
 
 Doctor keeps its probe answers between runs (docs/commands/doctor.md, "The probe cache"), in a
-cache directory of the scenario's HOME, one per binary (XDG_CACHE_HOME). Each scenario waits until its files are older than the cache's 2-second
-settle window, and a warm-up run fills the cache; `doctor --json` is then timed with the answers
-reused, and `doctor --json --fresh` with every copy probed again (a binary without --fresh, an
-older build, has no cache: its plain run is the fresh one).
+cache directory of the scenario's HOME, one per binary (XDG_CACHE_HOME). Each scenario waits until
+its files are older than the cache's 2-second settle window, and a warm-up run fills the cache;
+`doctor --json` is then timed with the answers reused, and `doctor --json --fresh` with every copy
+probed again (a binary without --fresh, an older build, has no cache: its plain run is the fresh
+one).
 
 Usage: bench/doctor_bench.py [--binary build/src/cudnnup] [--before OTHER_BINARY] [--runs 15]
                              [--fixtures build/tests/fixtures]

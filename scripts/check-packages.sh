@@ -71,7 +71,7 @@ else
 fi
 # Every thread's heap committed at once, so a thread's heap gets huge pages too (the option's
 # number is set by src/portable/mimalloc_options.cc; a renumbered mimalloc fails here).
-if grep -q "^mimalloc: option 'eager_commit_delay': 0$" <<<"$mimalloc_says"; then
+if grep -Eq "^mimalloc: option 'eager_commit_delay': 0( |$)" <<<"$mimalloc_says"; then
   ok "mimalloc commits every thread's first segment eagerly (eager_commit_delay 0)"
 else
   fail "mimalloc's eager_commit_delay is not 0 (src/portable/mimalloc_options.cc not linked, or the option's number changed)"

@@ -309,8 +309,8 @@ class PosixFileSystem final : public FileSystem {
     if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat", path, errno);
     if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kCorrupt, path + " is not a regular file", path);
     // The buffer starts at the size fstat saw plus one byte, which tells a file that grew past the
-    // cap; /proc files say 0 and start at the default.
-    size_t first_read = st.st_size > 0 ? size_t(std::min<uint64_t>(uint64_t(st.st_size), max_bytes)) + 1 : 1 << 20;
+    // cap. /proc files say 0 and are short (the buffer grows for a long one).
+    size_t first_read = st.st_size > 0 ? size_t(std::min<uint64_t>(uint64_t(st.st_size), max_bytes)) + 1 : 4096;
     auto bytes = read_fd(fd.get(), path, 0, max_bytes + 1, 0, first_read);
     if (!bytes) return bytes.error();
     if (bytes->size() > max_bytes) {

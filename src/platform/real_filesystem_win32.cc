@@ -192,12 +192,14 @@ class WindowsFileSystem final : public FileSystem {
     win32::OwnedHandle h(CreateFileW(to_win_path(path).c_str(), GENERIC_READ, kShareAll, nullptr, OPEN_EXISTING,
                          FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!h.valid()) return make_win32_error("cannot open", path, GetLastError());
-    // Size the buffer by what the file holds (as the POSIX read_range does): callers pass generous
-    // caps (16 MiB), and zero-filling the cap for every small file costs more than reading it.
+    // Size the buffer by what the file holds: callers pass generous caps (16 MiB), and
+    // zero-filling the cap for every small file costs more than reading it. One byte past the size
+    // seen, so that a file that grew is still noticed (read_regular reads cap + 1 to refuse a file
+    // over its cap). A size of 0 says nothing (a device, a file being written): read to the cap.
     LARGE_INTEGER size{};
-    if (GetFileSizeEx(h.get(), &size) && size.QuadPart >= 0) {
+    if (GetFileSizeEx(h.get(), &size) && size.QuadPart > 0) {
       uint64_t left = uint64_t(size.QuadPart) > offset ? uint64_t(size.QuadPart) - offset : 0;
-      max_bytes = size_t(std::min<uint64_t>(max_bytes, left));
+      max_bytes = size_t(std::min<uint64_t>(max_bytes, left + 1));
     }
     std::string out;
     out.resize(max_bytes);

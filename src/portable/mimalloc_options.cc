@@ -4,7 +4,7 @@
 // Large OS pages: with the option on, mimalloc first asks for 2 MiB pages from the kernel's
 // reserved huge-page pool (mmap MAP_HUGETLB) and, when there is none, marks its segments for
 // transparent huge pages (madvise MADV_HUGEPAGE). The second is what helps: the heap is faulted
-// in 2 MiB at a time instead of 4 KiB, and on the build machine (a virtual machine, ~20 us a page
+// in 2 MiB at a time instead of 4 KiB, and on the build machine (a virtual machine, 10-20 us a page
 // fault) doctor took ~550 faults instead of ~920 and an eighth less wall time (docs/benchmarks.md,
 // 2026-12-07). The first is a hazard: on a host that reserved huge pages, a container without a
 // hugetlb allowance gets the mapping and then SIGBUS on first touch (mimalloc#682, the same trap
@@ -15,11 +15,11 @@
 // not a setting). Cost: two small reads of /proc before main.
 //
 // Eager commit from a thread's first segment: mimalloc 2.0 leaves the first segment of every
-// thread uncommitted (eager_commit_delay=1, to spare programs with many short threads) and
+// thread but the first uncommitted (eager_commit_delay=1, to spare programs with many short threads) and
 // commits it a megabyte at a time with mprotect, which splits the mapping below 2 MiB, so it
 // never gets a huge page. doctor models the plain program's load on a second thread
 // (core/diagnose/doctor.cc); its heap alone took ~190 page faults at 4 KiB. With the delay at 0
-// doctor --json went from ~510 to 309 page faults (perf stat, docs/benchmarks.md). cudnnup
+// doctor --json went from ~500 (495-519) to 309 page faults (perf stat, docs/benchmarks.md). cudnnup
 // starts a handful of threads at most, so the memory the delay would save does not matter.
 
 #include <fcntl.h>

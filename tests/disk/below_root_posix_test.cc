@@ -83,15 +83,24 @@ TEST_F(BelowRoot, ReadRegularReadsWholeFilesOfEverySize) {
   // The buffer starts at the size fstat gives (plus one byte, which notices a file past the cap).
   write_text(tmp / "exact", std::string(4096, 'y'));
   EXPECT_EQ(fs->read_regular(tmp / "exact", 4096, true).value_or(FileContents{}).bytes, std::string(4096, 'y'));
+  write_text(tmp / "one_over", std::string(4097, 'y'));
+  EXPECT_FALSE(fs->read_regular(tmp / "one_over", 4096, true).ok()) << "one byte over the cap is refused";
+  write_text(tmp / "one_mib_and_one", std::string((1 << 20) + 1, 'w'));
+  EXPECT_EQ(fs->read_regular(tmp / "one_mib_and_one", 2 << 20, true).value_or(FileContents{}).bytes.size(),
+            size_t((1 << 20) + 1));
   write_text(tmp / "three_mib", std::string(3 << 20, 'z'));
   EXPECT_EQ(fs->read_regular(tmp / "three_mib", 4 << 20, true).value_or(FileContents{}).bytes.size(), size_t(3 << 20));
   write_text(tmp / "empty", "");
   EXPECT_EQ(fs->read_regular(tmp / "empty", 4096, true).value_or(FileContents{{}, "?"}).bytes, "");
-  // /proc files report size 0 but have text: it comes whole.
+  // /proc files report size 0 but have text: it comes whole, also past the first 4 KiB buffer.
   auto status = fs->read_regular("/proc/self/status", 1 << 20, true);
   ASSERT_TRUE(status.ok());
   EXPECT_NE(status->bytes.find("Name:"), std::string::npos);
   EXPECT_NE(status->bytes.find("VmRSS:"), std::string::npos);
+  auto maps = fs->read_regular("/proc/self/maps", 16 << 20, true);
+  ASSERT_TRUE(maps.ok());
+  ASSERT_GT(maps->bytes.size(), 4096u) << "a test process maps more than 4 KiB of lines";
+  EXPECT_EQ(maps->bytes.back(), '\n') << "the last line is whole";
 }
 
 TEST_F(BelowRoot, PrivateFilesAreOnlyTheOwners) {
