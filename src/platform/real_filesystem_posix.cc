@@ -80,7 +80,7 @@ Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, si
     if (left < want) want = size_t(left);
     max_bytes = want;
   } else {
-    want = std::min(max_bytes, std::max<size_t>(first_read, 1));
+    want = std::min(max_bytes, first_read);  // grown below while the file goes on
   }
   std::string out;
   out.resize(want);

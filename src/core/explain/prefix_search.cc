@@ -203,8 +203,6 @@ Prefixes alternatives_prefixes(std::string_view re, size_t from, size_t to, bool
   return all;
 }
 
-}  // namespace
-
 // Whether re has a back reference (\1) or a lookahead ((?= (?!) outside a class. Either breaks
 // "a match starting inside a run also starts one character earlier": a back reference to a
 // group that holds the run must then match a longer text, and libstdc++ evaluates a lookahead
@@ -223,6 +221,8 @@ bool breaks_run_starts(std::string_view re) {
   }
   return false;
 }
+
+}  // namespace
 
 MatchStarts match_starts(std::string_view re) {
   Prefixes found = alternatives_prefixes(re, 0, re.size(), false);
