@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/help_words.h"
+#include "base/strings.h"
 
 #if CUDNNUP_HAVE_INSTALL
 #include <chrono>
@@ -28,7 +29,6 @@
 #include "platform/file_lock.h"
 #include "platform/system.h"
 #include "shell/fix_render.h"
-#include "base/strings.h"
 #include "base/json_text.h"
 #endif
 
