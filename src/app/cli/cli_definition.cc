@@ -4,6 +4,7 @@
 
 #include "app/cli/output_format.h"
 #include "base/strings.h"
+#include "child/protocol.h"
 
 namespace cudnnup {
 
@@ -45,13 +46,42 @@ void add_global_options(CLI::App* cmd, GlobalArgs& a) {
   }
 }
 
-void add_global_options_below(CLI::App* app, GlobalArgs& a, const std::string& only = "") {
+void add_global_options_below(CLI::App* app, GlobalArgs& a) {
   for (CLI::App* sub : app->get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
-    if (!only.empty() && sub->get_name() != only) continue;
     add_global_options(sub, a);
     add_global_options_below(sub, a);
   }
 }
+
+// Every top-level command, in `cudnnup --help` order, by the name its add_*_command gives it
+// (tests/unit/app/cli_definition_test.cc checks that each adds exactly that one).
+struct CommandEntry {
+  const char* name;
+  void (*add)(CLI::App&, CommandAction&);
+};
+constexpr CommandEntry kCommands[] = {
+    {"doctor", add_doctor_command},
+    {"explain", add_explain_command},
+    {kChildEntryPoint, add_child_command},
+    {"which", add_which_command},
+    {"list", add_list_command},
+    {"use", add_use_command},
+    {"current", add_current_command},
+    {"env", add_env_command},
+    {"exec", add_exec_command},
+    {"init", add_init_command},
+    {"link", add_link_command},
+    {"archive-info", add_archive_info_command},
+    {"install", add_install_command},
+    {"uninstall", add_uninstall_command},
+    {"cache", add_cache_command},
+    {"lock", add_lock_command},
+    {"check", add_check_command},
+    {"verify", add_verify_command},
+    {"bench", add_bench_command},
+    {"fleet", add_fleet_command},
+    {"completions", add_completions_command},
+};
 
 // The global options that take a value: their value is not a command's name.
 bool takes_value(const std::string& option) {
@@ -78,32 +108,26 @@ void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action, const st
   app.add_flag("--version", args.version, "Print the version, the commit it was built from and the data versions");
   add_global_options(&app, args);
 
-  add_doctor_command(app, action);
-  add_explain_command(app, action);
-  add_child_command(app, action);
-  add_which_command(app, action);
-  add_list_command(app, action);
-  add_use_command(app, action);
-  add_current_command(app, action);
-  add_env_command(app, action);
-  add_exec_command(app, action);
-  add_init_command(app, action);
-  add_link_command(app, action);
-  add_archive_info_command(app, action);
-  add_install_command(app, action);
-  add_uninstall_command(app, action);
-  add_cache_command(app, action);
-  add_lock_command(app, action);
-  add_check_command(app, action);
-  add_verify_command(app, action);
-  add_bench_command(app, action);
-  add_fleet_command(app, action);
-  add_completions_command(app, action);
-
+  // Only the command the words name is defined: the other twenty cost a sixth of doctor's start
+  // (CLI11 builds every option, validator and help string at run time), and a command line that
+  // names one command never reaches another (require_subcommand(0, 1) above). A word that names
+  // no command (a typo: "did you mean" needs every name), `completions` (it prints every command)
+  // and no words at all get the whole definition.
   std::string named = words ? named_command(*words) : "";
-  bool known = !named.empty() && named != "completions" &&
-               !app.get_subcommands([&named](CLI::App* s) { return s->get_name() == named; }).empty();
-  add_global_options_below(&app, args, known ? named : "");
+  const CommandEntry* only = nullptr;
+  for (const CommandEntry& c : kCommands) {
+    if (named == c.name && named != "completions") only = &c;
+  }
+  for (const CommandEntry& c : kCommands) {
+    if (!only || only == &c) c.add(app, action);
+  }
+  add_global_options_below(&app, args);
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const CommandEntry& c : kCommands) names.push_back(c.name);
+  return names;
 }
 
 Result<GlobalOptions> resolve_global_options(const GlobalArgs& args, const CLI::App* command) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "app/cli/app_context.h"
 #include "app/cli/commands.h"
@@ -26,12 +27,16 @@ struct GlobalArgs {
 // The program's description, shown by `cudnnup --help`.
 extern const char* const kProgramHelp;
 
-// Adds the global options, then every command, then the global options again to every visible
-// command (so `cudnnup doctor --json` works and `cudnnup doctor --help` lists them). Given the
-// command line's words (without the program), the global options go only below the command they
-// name, the one that is parsed: they are a sixth of the definition's cost at every start. Without
-// words (completions, tests, a command line that names no known command) they go below every one.
+// Adds the global options, then the commands, then the global options again to every command
+// added (so `cudnnup doctor --json` works and `cudnnup doctor --help` lists them). Given the
+// command line's words (without the program), only the command they name is added: the command
+// line cannot reach another, and defining all of them was a sixth of doctor's start. Without
+// words (completions, tests), or when the words name no command or `completions`, every command
+// is added.
 void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action, const std::vector<std::string>* words = nullptr);
+
+// Every top-level command's name, in `cudnnup --help` order (the hidden __child among them).
+std::vector<std::string> command_names();
 
 // The top-level command the words name: the first that is neither an option nor the value of a
 // global option given before it ("--format json doctor" names doctor); "" when there is none.

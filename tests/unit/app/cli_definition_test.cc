@@ -15,6 +15,8 @@
 #include "app/cli/output_format.h"
 #include "app/cli/suggest.h"
 #include "app/cli/usage_errors.h"
+#include "base/strings.h"
+#include "child/protocol.h"
 
 namespace cudnnup {
 namespace {
@@ -51,32 +53,90 @@ TEST(CliDefinition, NamedCommandSkipsOptionsAndGlobalValues) {
   EXPECT_EQ(named_command(W{}), "");
 }
 
-// Given the command line, only the named command gets the global options (the rest of the
-// definition is the same); every command still takes them when it is the one named.
-TEST(CliDefinition, GlobalOptionsGoBelowTheNamedCommandOnly) {
-  for (const std::string name : {"doctor", "which", "cache", "install", "explain"}) {
+// The table define_cli picks from names what each add_*_command adds: given a command's name,
+// the definition holds that command alone; given nothing, every command in the table's order.
+TEST(CliDefinition, TheCommandTableNamesWhatEachCommandAdds) {
+  Cli whole;
+  std::vector<std::string> defined;
+  for (const CLI::App* sub : whole.app.get_subcommands([](CLI::App*) { return true; })) defined.push_back(sub->get_name());
+  EXPECT_EQ(defined, command_names());
+  for (const std::string& name : command_names()) {
     CLI::App app{kProgramHelp, "cudnnup"};
     GlobalArgs global;
     CommandAction action;
     std::vector<std::string> words = {"--color", "never", name, "--json"};
     define_cli(app, global, action, &words);
-    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
-      bool has = sub->get_option_no_throw("--json") != nullptr;
-      EXPECT_EQ(has, sub->get_name() == name) << sub->get_name() << " with " << name << " named";
+    auto subs = app.get_subcommands([](CLI::App*) { return true; });
+    if (name == "completions") {
+      EXPECT_EQ(subs.size(), defined.size()) << "completions prints every command, so it gets them all";
+      continue;
+    }
+    ASSERT_EQ(subs.size(), 1u) << name;
+    EXPECT_EQ(subs.front()->get_name(), name);
+    EXPECT_EQ(name == kChildEntryPoint, subs.front()->get_option_no_throw("--json") == nullptr)
+        << name << ": global options below every visible command";
+  }
+  // A word that names no command gets the whole definition: "did you mean" needs every name.
+  CLI::App app{kProgramHelp, "cudnnup"};
+  GlobalArgs global;
+  CommandAction action;
+  std::vector<std::string> words = {"doctr"};
+  define_cli(app, global, action, &words);
+  EXPECT_EQ(app.get_subcommands([](CLI::App*) { return true; }).size(), defined.size());
+}
+
+// What a command line does with one definition: the help it prints, the usage error (as main()
+// reports it, with its suggestions), or the command it chose.
+std::string parse_outcome(const std::vector<std::string>& words, bool only_named) {
+  CLI::App app{kProgramHelp, "cudnnup"};
+  GlobalArgs global;
+  CommandAction action;
+  define_cli(app, global, action, only_named ? &words : nullptr);
+  std::vector<std::string> args = {"cudnnup"};
+  args.insert(args.end(), words.begin(), words.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::Success& e) {
+    std::ostringstream out, err;
+    int rc = app.exit(e, out, err);
+    return "help " + std::to_string(rc) + "\n" + out.str() + err.str();
+  } catch (const CLI::ParseError& e) {
+    UsageProblem p = explain_parse_error(app, words, e);
+    return "usage error in '" + p.command + "': " + p.error.message + "\nsuggested: " + join(p.suggestions, " | ");
+  }
+  const CLI::App* chosen = chosen_command(app);
+  return "chose '" + command_path(chosen) + "'" + (action ? " with an action" : "") +
+         (chosen && !action ? "; " + missing_command(*chosen).error.message : "");
+}
+
+// Defining only the named command changes nothing a user can see: for every command, its help,
+// its typos, unknown and global options, stray words and every other command's name after it give
+// the same help, error, suggestions and choice as the whole definition.
+TEST(CliDefinition, OnlyTheNamedCommandBehavesAsTheWholeDefinition) {
+  const std::vector<std::string> names = command_names();
+  size_t compared = 0;
+  for (const std::string& name : names) {
+    if (name == "completions") continue;
+    std::vector<std::vector<std::string>> lines = {
+        {name},           {name, "--help"},   {name, "-h"},           {name, "--bogus"},
+        {name, "--jsn"},  {name, "--json"},   {"--json", name},       {"--format", "json", name, "--quiet"},
+        {name, "frobnicate"}, {name, "a", "b", "c"}, {name, "--format", "yaml"}, {name, "--", "x"},
+        {name, "--db"},   {name, "--color"},  {name, "--json", "--format", "text"}, {name, "-qz"},
+    };
+    for (const std::string& other : names) lines.push_back({name, other});
+    if (name == "cache") {
+      for (auto tail : {"clean", "clen", "--help"}) lines.push_back({"cache", tail, "--help"});
+      lines.push_back({"cache", "clean", "--bogus"});
+    }
+    for (const auto& words : lines) {
+      SCOPED_TRACE(join(words, " "));
+      EXPECT_EQ(parse_outcome(words, true), parse_outcome(words, false));
+      ++compared;
     }
   }
-  // A word that names no command (a typo, "did you mean") and `completions` (it prints every
-  // command's options) get the full definition.
-  for (const std::string word : {"doctr", "completions"}) {
-    CLI::App app{kProgramHelp, "cudnnup"};
-    GlobalArgs global;
-    CommandAction action;
-    std::vector<std::string> words = {word};
-    define_cli(app, global, action, &words);
-    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
-      EXPECT_NE(sub->get_option_no_throw("--json"), nullptr) << sub->get_name() << " with " << word;
-    }
-  }
+  EXPECT_GT(compared, 700u);
 }
 
 TEST(Color, NoColorOrgRulesTermDumbAndTheOption) {
