@@ -4,6 +4,9 @@
 #include "platform/sha256.h"
 #endif
 #include <chrono>
+#include <future>
+#include <optional>
+#include <thread>
 
 #include "app/child/child_prober.h"
 #include "app/child/child_runner.h"
@@ -11,6 +14,7 @@
 #include "base/caching_filesystem.h"
 #include "diagnose/cached_prober.h"
 #include "diagnose/doctor.h"
+#include "platform/helper_thread.h"
 #include "platform/process.h"
 
 namespace cudnnup {
@@ -67,8 +71,36 @@ int64_t now_ns() {
 }  // namespace
 
 Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target, bool fresh) {
-  auto rules = load_rules(ctx);
-  if (!rules) return rules.error();
+  // The built-in rules are parsed beside doctor, on the helper thread, while doctor discovers the
+  // machine (~0.7 ms; doctor reads them only for its checks, at the end). A --db file is read
+  // first, so that a bad one stops doctor before it starts.
+  std::optional<Rules> db_rules;
+  if (!ctx.options.db_path.empty()) {
+    auto loaded = load_rules(ctx);
+    if (!loaded) return loaded.error();
+    db_rules = std::move(*loaded);
+  }
+  std::promise<const Rules*> parsed;
+  std::shared_future<const Rules*> builtin = parsed.get_future().share();
+  // The helper's work sets `parsed`: this function must not end before it has, even by an exception.
+  struct WaitForHelper {
+    explicit WaitForHelper(const std::shared_future<const Rules*>& f) : done(f) {}
+    WaitForHelper(const WaitForHelper&) = delete;
+    ~WaitForHelper() { done.wait(); }
+    const std::shared_future<const Rules*>& done;
+  };
+  std::optional<WaitForHelper> wait_for_helper;
+  if (!db_rules) {
+    wait_for_helper.emplace(builtin);
+    run_beside([&parsed] {
+      try {
+        parsed.set_value(&builtin_rules());
+      } catch (...) {
+        parsed.set_exception(std::current_exception());
+      }
+    });
+  }
+  DoctorRules rules = db_rules ? DoctorRules(*db_rules) : DoctorRules(builtin);
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads (but for the probe cache)
   ChildProber child_prober(ctx.env);
   const std::string cache_path = probe_cache_path(ctx.env);
@@ -91,7 +123,7 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   }
   FileHasher hasher;
 #endif
-  DoctorInputs inputs{fs, ctx.env, prober, *rules, deep ? &hasher : nullptr, for_target};
+  DoctorInputs inputs{fs, ctx.env, prober, rules, deep ? &hasher : nullptr, for_target, run_beside};
   DoctorOutcome outcome = run_doctor_full(inputs);
   // A cache that cannot be written (a read-only home, another user's store) only costs the next
   // run its probes: doctor's answer does not depend on it.

@@ -5,6 +5,7 @@
 #include <future>
 #include <optional>
 #include <regex>
+#include <thread>
 
 #include "diagnose/checks.h"
 #include "diagnose/early_probes.h"
@@ -195,16 +196,46 @@ struct LoadModel {
 // the loader's own files (ld.so, its cache and configuration, the directories it searches), never
 // the scan's results, and is the longest single piece of doctor's work. The scan decides whether it
 // is used: only when the machine has cuDNN 9 copies (nearly every machine), else it is dropped.
+//
+// A promise, not std::async: the future of std::async joins its thread in get(), so doctor waited
+// for the thread's exit too (mimalloc's clean-up of the thread's heap, ~0.5-1 ms on the build
+// machine, docs/benchmarks.md 2026-12-07). The work runs beside doctor (DoctorInputs::run_beside),
+// else on a thread of its own; either way it refers to the inputs, so the model waits for its
+// answer before it goes.
 struct EarlyPlainModel {
   int major = 0;
   std::future<WhichReport> answer;
+  std::jthread own_thread;  // without run_beside
+
+  EarlyPlainModel() = default;
+  EarlyPlainModel(EarlyPlainModel&&) = default;
+  ~EarlyPlainModel() {
+    if (answer.valid()) answer.wait();
+  }
 };
 
 EarlyPlainModel start_plain_model(const DoctorInputs& in) {
   constexpr int kMajor = 9;
-  if (in.env.windows()) return {};
+  EarlyPlainModel early;
+  if (in.env.windows()) return early;
   std::string lib = cudnn_library_file_name("cudnn", kMajor, false);
-  return {kMajor, std::async(std::launch::async, [&in, lib] { return which_plain_program(in.fs, in.env, lib); })};
+  // Shared: the work is a std::function, which copies; a promise does not.
+  auto promise = std::make_shared<std::promise<WhichReport>>();
+  early.major = kMajor;
+  early.answer = promise->get_future();
+  auto work = [&in, lib, promise] {
+    try {
+      promise->set_value(which_plain_program(in.fs, in.env, lib));
+    } catch (...) {
+      promise->set_exception(std::current_exception());
+    }
+  };
+  if (in.run_beside) {
+    in.run_beside(std::move(work));
+  } else {
+    early.own_thread = std::jthread(std::move(work));
+  }
+  return early;
 }
 
 LoadModel model_loads(const DoctorInputs& in, const Environment& env, const std::vector<PythonEnv>& python_envs,
@@ -287,7 +318,6 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   DoctorOutcome outcome;
   Report& report = outcome.report;
   report.os = in.env.windows() ? "windows" : "linux";
-  report.rules_version = in.rules.data_version;
 
   // Children (the driver's probe, the first copies' probes) start as soon as what they load is
   // known and run while doctor discovers and models; their answers are read at the end.
@@ -352,15 +382,17 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   auto add = [&](std::vector<Finding> more) {
     for (auto& f : more) report.findings.push_back(std::move(f));
   };
-  add(check_driver(report, in.rules, in.env));
-  add(check_toolkits(report, in.rules, in.env));
-  for (const auto& copy : report.copies) add(check_copy(copy, report, in.rules, in.env));
+  const Rules& rules = in.rules.get();  // the first use: they may have been parsed meanwhile
+  report.rules_version = rules.data_version;
+  add(check_driver(report, rules, in.env));
+  add(check_toolkits(report, rules, in.env));
+  for (const auto& copy : report.copies) add(check_copy(copy, report, rules, in.env));
   add(check_copies_together(report, in.env));
   add(check_windows_paths(report, in.env));
   add(check_installed_files(in, report));
   add(check_windows_loads(outcome.windows_loads));
   add(check_windows_path_reach(in.fs, in.env, report, outcome.windows_loads));
-  add(check_zlibwapi(in.fs, in.env, report, in.rules));
+  add(check_zlibwapi(in.fs, in.env, report, rules));
 
   add(check_loads(load_targets(outcome, without ? &*without : nullptr, in.for_target), report, in.fs, in.env));
   add(check_frameworks(outcome.frameworks, report, in.fs, in.env));

@@ -1,6 +1,8 @@
 // `cudnnup doctor` as a pure function of the machine: discovery -> records -> checks -> findings.
 #pragma once
 
+#include <functional>
+#include <future>
 #include <vector>
 
 #include "base/environment.h"
@@ -14,17 +16,36 @@
 
 namespace cudnnup {
 
+// The rules doctor checks against. Doctor reads them only for its checks, after discovery and the
+// loader model, so the caller may still be parsing them on another thread when doctor starts
+// (app/commands/doctor_runner.cc has the built-in table, ~0.7 ms of parsing, parsed beside it).
+class DoctorRules {
+ public:
+  DoctorRules(const Rules& rules) : ready_(&rules) {}  // implicit: a table that is already parsed
+  explicit DoctorRules(std::shared_future<const Rules*> pending) : pending_(std::move(pending)) {}
+  const Rules& get() const { return ready_ ? *ready_ : *pending_.get(); }
+
+ private:
+  const Rules* ready_ = nullptr;
+  std::shared_future<const Rules*> pending_;
+};
+
+// Runs work beside the calling thread (cudnnup passes platform/helper_thread.h's run_beside: one
+// long-lived helper thread on another CPU). Null: doctor starts a thread of its own.
+using RunBeside = void (*)(std::function<void()> work);
+
 struct DoctorInputs {
   const FileSystem& fs;
   const Environment& env;
   Prober& prober;
-  const Rules& rules;
+  DoctorRules rules;
   // `doctor --deep`: also compare the sha256 of every installed file with its install manifest.
   // Null (the default): existence and size only, which keeps doctor fast.
   const FileHasher* hasher = nullptr;
   // `doctor --for`: a program or shared object (absolute path), or a framework name; also
   // report what it loads under this environment. Empty: plain programs and every framework.
   std::string for_target = {};
+  RunBeside run_beside = nullptr;
 };
 
 // Everything doctor knows: the machine's Report (findings included) plus the answers of the

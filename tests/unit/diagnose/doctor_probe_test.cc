@@ -2,7 +2,12 @@
 // what the copy checks judge (runs on every OS; the machine is described as Linux).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
 #include <map>
+#include <thread>
 
 #include "diagnose/doctor.h"
 #include "support/elf_builder.h"
@@ -173,6 +178,51 @@ TEST(DoctorWithFakeProber, ProbeThatCrashedOrFailed) {
 
   FakeProber unknown;  // told nothing: the library does not load
   EXPECT_EQ(doctor(fs, unknown).ids, std::vector<std::string>{"cudnn.load_failed"});
+}
+
+// What doctor reports, in the order it reports it: enough to tell two runs apart.
+std::vector<std::string> summary_of(const DoctorOutcome& o) {
+  std::vector<std::string> out = {"rules " + o.report.rules_version};
+  for (const auto& c : o.report.copies) out.push_back("copy " + c.lib_dir + " " + c.library_version.str());
+  for (const auto& f : o.report.findings) out.push_back("finding " + f.id + " " + f.subject + " " + f.title);
+  for (const auto& w : o.plain_program) out.push_back("plain " + w.library + " -> " + w.resolution.path);
+  return out;
+}
+
+std::atomic<int> beside_runs{0};
+void run_on_a_thread_of_its_own(std::function<void()> work) {
+  ++beside_runs;
+  std::thread(std::move(work)).detach();
+}
+
+// The rules may still be being parsed when doctor starts (app/commands/doctor_runner.cc parses
+// the built-in ones beside it), and doctor's own side work runs wherever DoctorInputs::run_beside
+// puts it: the report is the same as with everything at hand, and doctor waits for the rules it
+// checks with.
+TEST(DoctorWithFakeProber, RulesParsedMeanwhileAndWorkRunBesideGiveTheSameReport) {
+  MemoryFileSystem fs;
+  add_toolkit_with_cudnn(fs);
+  FakeProber prober;
+  prober.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91400, 13000);  // a finding: 9.14 != 9.19
+  Environment env = linux_env();
+  DoctorInputs at_hand{fs, env, prober, builtin_rules()};
+  std::vector<std::string> expected = summary_of(run_doctor_full(at_hand));
+  ASSERT_GT(expected.size(), 3u);
+
+  std::promise<const Rules*> parsed;
+  std::thread parser([&parsed] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // later than doctor needs them
+    parsed.set_value(&builtin_rules());
+  });
+  FakeProber again;
+  again.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91400, 13000);
+  DoctorInputs later{fs, env, again, DoctorRules(parsed.get_future().share())};
+  later.run_beside = run_on_a_thread_of_its_own;
+  const int before = beside_runs.load();
+  std::vector<std::string> got = summary_of(run_doctor_full(later));
+  parser.join();
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(beside_runs.load(), before + 1) << "the plain program's model ran beside doctor";
 }
 
 }  // namespace

@@ -1,0 +1,24 @@
+#include <pthread.h>
+#include <sched.h>
+
+#include "platform/helper_thread.h"
+
+namespace cudnnup {
+
+void keep_off_this_cpu(std::thread& thread) {
+#ifdef __linux__
+  // Every CPU the thread may use (its creator's set, inherited) but the one the caller is on.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const int here = sched_getcpu();
+  if (here >= 0 && here < CPU_SETSIZE && pthread_getaffinity_np(thread.native_handle(), sizeof allowed, &allowed) == 0 &&
+      CPU_ISSET(here, &allowed) && CPU_COUNT(&allowed) > 1) {
+    CPU_CLR(here, &allowed);
+    (void)pthread_setaffinity_np(thread.native_handle(), sizeof allowed, &allowed);
+  }
+#else
+  (void)thread;
+#endif
+}
+
+}  // namespace cudnnup
