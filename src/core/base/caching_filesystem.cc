@@ -19,20 +19,28 @@ auto remember(std::mutex& mu, Map& map, const Key& key, Fn&& compute) -> typenam
 
 }  // namespace
 
+CachingFileSystem::Shard& CachingFileSystem::shard_for(const std::string& path) const {
+  return shards_[std::hash<std::string>{}(path) % kShards];
+}
+
 Result<FileInfo> CachingFileSystem::stat(const std::string& path) const {
-  return remember(mu_, stat_, path, [&] { return inner_.stat(path); });
+  Shard& s = shard_for(path);
+  return remember(s.mu, s.stat, path, [&] { return inner_.stat(path); });
 }
 
 Result<FileInfo> CachingFileSystem::lstat(const std::string& path) const {
-  return remember(mu_, lstat_, path, [&] { return inner_.lstat(path); });
+  Shard& s = shard_for(path);
+  return remember(s.mu, s.lstat, path, [&] { return inner_.lstat(path); });
 }
 
 Result<std::vector<DirEntry>> CachingFileSystem::list_dir(const std::string& path) const {
-  return remember(mu_, dirs_, path, [&] { return inner_.list_dir(path); });
+  Shard& s = shard_for(path);
+  return remember(s.mu, s.dirs, path, [&] { return inner_.list_dir(path); });
 }
 
 Result<std::string> CachingFileSystem::read_link(const std::string& path) const {
-  return remember(mu_, links_, path, [&] { return inner_.read_link(path); });
+  Shard& s = shard_for(path);
+  return remember(s.mu, s.links, path, [&] { return inner_.read_link(path); });
 }
 
 Result<std::string> CachingFileSystem::canonical(const std::string& path) const {
@@ -42,7 +50,8 @@ Result<std::string> CachingFileSystem::canonical(const std::string& path) const 
   // shared by many paths costs one system call. Other paths (relative, "C:/...", "//server/...")
   // get the system's own answer.
   bool posix_absolute = path.size() > 0 && path[0] == '/' && !(path.size() > 1 && path[1] == '/');
-  return remember(mu_, canonical_, path, [&] { return posix_absolute ? resolve_components(path) : inner_.canonical(path); });
+  Shard& s = shard_for(path);
+  return remember(s.mu, s.canonical, path, [&] { return posix_absolute ? resolve_components(path) : inner_.canonical(path); });
 }
 
 Result<std::string> CachingFileSystem::resolve_components(const std::string& path) const {
@@ -86,9 +95,10 @@ Result<std::string> CachingFileSystem::resolve_components(const std::string& pat
   return resolved.empty() ? std::string("/") : resolved;
 }
 
-const CachingFileSystem::Block* CachingFileSystem::block_for(const std::string& path, uint64_t offset, size_t n) const {
-  auto it = blocks_.find(path);
-  if (it == blocks_.end()) return nullptr;
+const CachingFileSystem::Block* CachingFileSystem::block_for(const Shard& shard, const std::string& path, uint64_t offset,
+                                                             size_t n) {
+  auto it = shard.blocks.find(path);
+  if (it == shard.blocks.end()) return nullptr;
   for (const Block& b : it->second) {
     uint64_t end = b.offset + b.bytes.size();
     // A block that reached the end of the file answers every offset past its start (with "" past the end).
@@ -98,21 +108,22 @@ const CachingFileSystem::Block* CachingFileSystem::block_for(const std::string& 
 }
 
 Result<std::string> CachingFileSystem::read_range(const std::string& path, uint64_t offset, size_t max_bytes) const {
+  Shard& s = shard_for(path);
   if (max_bytes > kMaxCachedRead) {
     // A large read of a small file (read_file(header, 1 MiB): the loader model reads a copy's
     // cudnn_version.h for every framework and search it models) is kept like a small one when
     // the file ended within kMaxCachedRead; a large body is never kept.
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (const Block* b = block_for(path, offset, max_bytes); b && b->to_end) {
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (const Block* b = block_for(s, path, offset, max_bytes); b && b->to_end) {
         uint64_t from = offset - b->offset;
         return from >= b->bytes.size() ? std::string() : b->bytes.substr(from);
       }
     }
     auto bytes = inner_.read_range(path, offset, max_bytes);
     if (bytes && bytes->size() < kMaxCachedRead) {
-      std::lock_guard<std::mutex> lock(mu_);
-      blocks_[path].push_back(Block{offset, *bytes, true});
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.blocks[path].push_back(Block{offset, *bytes, true});
     }
     return bytes;
   }
@@ -121,20 +132,20 @@ Result<std::string> CachingFileSystem::read_range(const std::string& path, uint6
     return from >= b.bytes.size() ? std::string() : b.bytes.substr(from, max_bytes);
   };
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto e = read_errors_.find(path); e != read_errors_.end()) return e->second;
-    if (const Block* b = block_for(path, offset, max_bytes)) return answer(*b);
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (auto e = s.read_errors.find(path); e != s.read_errors.end()) return e->second;
+    if (const Block* b = block_for(s, path, offset, max_bytes)) return answer(*b);
   }
   auto bytes = inner_.read_range(path, offset, max_bytes);
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(s.mu);
   if (!bytes) {
-    read_errors_.emplace(path, bytes.error());
+    s.read_errors.emplace(path, bytes.error());
     return bytes.error();
   }
   Block b{offset, std::move(*bytes), false};
   b.to_end = b.bytes.size() < max_bytes;
   std::string out = answer(b);
-  blocks_[path].push_back(std::move(b));
+  s.blocks[path].push_back(std::move(b));
   return out;
 }
 
@@ -144,14 +155,16 @@ Status CachingFileSystem::writable_or_error(const std::string& path) const {
 }
 
 void CachingFileSystem::clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  stat_.clear();
-  lstat_.clear();
-  dirs_.clear();
-  links_.clear();
-  canonical_.clear();
-  blocks_.clear();
-  read_errors_.clear();
+  for (Shard& s : shards_) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.stat.clear();
+    s.lstat.clear();
+    s.dirs.clear();
+    s.links.clear();
+    s.canonical.clear();
+    s.blocks.clear();
+    s.read_errors.clear();
+  }
 }
 
 Status CachingFileSystem::make_dir(const std::string& path) {

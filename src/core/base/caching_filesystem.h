@@ -5,6 +5,7 @@
 // never stale for its own changes; changes made by other processes during one run are not seen.
 #pragma once
 
+#include <array>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -50,22 +51,31 @@ class CachingFileSystem final : public FileSystem {
     std::string bytes;
     bool to_end = false;  // shorter than asked: the file ends inside it
   };
-  // The cached block that holds [offset, offset + n), or nullptr. Called with mu_ held.
-  const Block* block_for(const std::string& path, uint64_t offset, size_t n) const;
+  // Sharded by path: doctor's main thread and its helper thread ask at the same time, and behind
+  // one lock they kept waking each other in the kernel (~470 futex calls a run of doctor --json,
+  // docs/benchmarks.md 2026-12-07). A path's answers all live in one shard.
+  struct Shard {
+    std::mutex mu;
+    // Hashed: the loader model asks thousands of times about paths that share long prefixes,
+    // which an ordered map compares character by character.
+    std::unordered_map<std::string, Result<FileInfo>> stat, lstat;
+    std::unordered_map<std::string, Result<std::vector<DirEntry>>> dirs;
+    std::unordered_map<std::string, Result<std::string>> links, canonical;
+    std::unordered_map<std::string, std::vector<Block>> blocks;
+    std::unordered_map<std::string, Error> read_errors;  // a file that cannot be read at all
+  };
+  static constexpr size_t kShards = 16;
+  Shard& shard_for(const std::string& path) const;
+  // The cached block of `shard` that holds [offset, offset + n) of `path`, or nullptr. Called with
+  // the shard's lock held.
+  static const Block* block_for(const Shard& shard, const std::string& path, uint64_t offset, size_t n);
   Result<std::string> resolve_components(const std::string& path) const;
   Status writable_or_error(const std::string& path) const;
   void clear();
 
   const FileSystem& inner_;
   FileSystem* writable_;
-  mutable std::mutex mu_;  // probes run on threads; discovery may too
-  // Hashed: the loader model asks thousands of times about paths that share long prefixes, which
-  // an ordered map compares character by character.
-  mutable std::unordered_map<std::string, Result<FileInfo>> stat_, lstat_;
-  mutable std::unordered_map<std::string, Result<std::vector<DirEntry>>> dirs_;
-  mutable std::unordered_map<std::string, Result<std::string>> links_, canonical_;
-  mutable std::unordered_map<std::string, std::vector<Block>> blocks_;
-  mutable std::unordered_map<std::string, Error> read_errors_;  // a file that cannot be read at all
+  mutable std::array<Shard, kShards> shards_;
 };
 
 }  // namespace cudnnup
