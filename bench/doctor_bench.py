@@ -132,12 +132,17 @@ def main():
             py_w, py_c = [], []
             doc_w = {(b, c): [] for _, b in binaries for c, _ in commands}
             doc_c = {(b, c): [] for _, b in binaries for c, _ in commands}
-            for _ in range(args.runs):
+            for run in range(args.runs):
                 w, c = time_command([python, "-c", "pass"], env, 1)
                 py_w.append(w)
                 py_c.append(c)
-                for _, binary in binaries:
-                    for command, argv in commands:
+                # One command at a time for every binary, in turns. The order before always ran the
+                # second binary's cached doctor right after the first one's --fresh run (with its
+                # probe children), and its envs figures were off: envs-200 read 56 -> 67 ms one
+                # way round and 51 -> 52 ms the other (2026-12-07).
+                order = binaries if run % 2 == 0 else binaries[::-1]
+                for command, argv in commands:
+                    for _, binary in order:
                         if command == "--fresh" and not fresh_supported[binary]:
                             continue
                         w, c = time_command([binary] + argv, env_of[binary], 1)
