@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 
 namespace cudnnup {
@@ -15,6 +16,9 @@ struct HelperQueue {
 };
 
 [[noreturn]] void serve(HelperQueue* queue) {
+  // Started off its creator's CPU; from now on the scheduler may put it anywhere again, so that
+  // it never waits for one busy CPU while another is idle.
+  allow_every_cpu();
   for (;;) {
     std::function<void()> next;
     {
@@ -27,13 +31,14 @@ struct HelperQueue {
   }
 }
 
+// Throws when no thread can be started (a process or thread limit); the next call tries again.
 HelperQueue* started_queue() {
   static HelperQueue* queue = [] {
-    auto* q = new HelperQueue;
-    std::thread thread(serve, q);
+    auto q = std::make_unique<HelperQueue>();
+    std::thread thread(serve, q.get());
     keep_off_this_cpu(thread);
     thread.detach();
-    return q;
+    return q.release();
   }();
   return queue;
 }

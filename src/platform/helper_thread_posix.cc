@@ -1,5 +1,6 @@
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include "platform/helper_thread.h"
 
@@ -18,6 +19,15 @@ void keep_off_this_cpu(std::thread& thread) {
   }
 #else
   (void)thread;
+#endif
+}
+
+void allow_every_cpu() {
+#ifdef __linux__
+  // The main thread's id is the process id; its set is the one the process was started with.
+  cpu_set_t process;
+  CPU_ZERO(&process);
+  if (sched_getaffinity(getpid(), sizeof process, &process) == 0) (void)sched_setaffinity(0, sizeof process, &process);
 #endif
 }
 

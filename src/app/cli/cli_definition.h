@@ -40,7 +40,8 @@ std::vector<std::string> command_names();
 
 // The top-level command the words name: the first that is neither an option nor the value of a
 // global option given before it ("--format json doctor" names doctor); "" when there is none.
-std::string named_command(const std::vector<std::string>& words);
+// Which global options take a value is read from `app`, which holds them.
+std::string named_command(const std::vector<std::string>& words, const CLI::App& app);
 
 // Checks the global options (a --format that is not offered by `command`, --json with another
 // --format, --no-color with --color always) and returns what every command reads.

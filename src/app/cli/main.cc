@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "app/cli/cli_definition.h"
 #include "app/cli/exit_codes.h"
@@ -87,11 +88,14 @@ int run(int argc, char** argv, AppContext& ctx) {
 
 // Ends the process without the destructors of static objects and the exit handlers. Everything
 // cudnnup writes is closed, and every lock released, inside run() (the files, locks and threads
-// belong to its scopes), so what is skipped is clean-up the process's end does anyway: mimalloc
-// collecting every heap and unmapping its segments, libcurl's and OpenSSL's global clean-up, the
-// destructors of tables about to vanish. That was ~1 ms of a 15 ms `doctor --json` on the
-// build machine (docs/benchmarks.md, 2026-12-07). The standard streams are flushed first; a write
-// error there is ignored, as at a normal exit.
+// belong to its scopes; only the helper thread, platform/helper_thread.h, outlives it, idle), so
+// what is skipped is clean-up that the end of the process does anyway: mimalloc collecting every
+// heap and unmapping its segments, libcurl's and OpenSSL's global clean-up, the destructors of
+// tables about to vanish. That was 0.3-1 ms of a ~15 ms `doctor --json` on the build machine
+// (docs/benchmarks.md, 2026-12-07, stop 40). The standard streams are flushed first; a write
+// error there is ignored, as at a normal exit. Not for `cudnnup __child`: a child that loaded
+// NVIDIA libraries ends as the lean cudnnup-child does, through their exit handlers, so that both
+// report a library that crashes there alike.
 [[noreturn]] void leave(int rc) {
   std::cout.flush();
   std::cerr.flush();
@@ -111,5 +115,7 @@ int main(int argc, char** argv) {
   } catch (...) {
     rc = internal_error(ctx, "an exception of unknown type");
   }
+  const bool child = argc >= 2 && std::string_view(argv[1]).starts_with("__");
+  if (child) return rc;
   leave(rc);
 }

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <future>
 #include <optional>
-#include <thread>
+#include <system_error>
 
 #include "app/child/child_prober.h"
 #include "app/child/child_runner.h"
@@ -71,9 +71,19 @@ int64_t now_ns() {
 }  // namespace
 
 Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target, bool fresh) {
-  // The built-in rules are parsed beside doctor, on the helper thread, while doctor discovers the
-  // machine (~0.7 ms; doctor reads them only for its checks, at the end). A --db file is read
-  // first, so that a bad one stops doctor before it starts.
+#if !CUDNNUP_HAVE_INSTALL
+  // No sha256 in a build without install support (CUDNNUP_WITH_INSTALL off, src/CMakeLists.txt).
+  if (deep) {
+    return make_error(ErrorCode::kUnsupported,
+                      "doctor --deep compares sha256 sums, which this build cannot compute (built without install "
+                      "support); plain `cudnnup doctor` still checks that every installed file exists with its size");
+  }
+#endif
+  // The built-in rules are parsed beside doctor, on the helper thread, while doctor starts
+  // discovering the machine (~0.7 ms). The loader models ask for the built-in table and the checks
+  // read the rules given: both come after the first ~2 ms of discovery, so they find the table
+  // parsed (or wait for the rest of it). A --db file is read first, so that a bad one stops
+  // doctor before it starts.
   std::optional<Rules> db_rules;
   if (!ctx.options.db_path.empty()) {
     auto loaded = load_rules(ctx);
@@ -82,7 +92,15 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   }
   std::promise<const Rules*> parsed;
   std::shared_future<const Rules*> builtin = parsed.get_future().share();
-  // The helper's work sets `parsed`: this function must not end before it has, even by an exception.
+  auto parse = [&parsed] {
+    try {
+      parsed.set_value(&builtin_rules());
+    } catch (...) {
+      parsed.set_exception(std::current_exception());
+    }
+  };
+  // The helper's work sets `parsed`: this function must not end before it has, even by an
+  // exception. Where no helper thread can be started, the rules are parsed here.
   struct WaitForHelper {
     explicit WaitForHelper(const std::shared_future<const Rules*>& f) : done(f) {}
     WaitForHelper(const WaitForHelper&) = delete;
@@ -91,14 +109,12 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   };
   std::optional<WaitForHelper> wait_for_helper;
   if (!db_rules) {
-    wait_for_helper.emplace(builtin);
-    run_beside([&parsed] {
-      try {
-        parsed.set_value(&builtin_rules());
-      } catch (...) {
-        parsed.set_exception(std::current_exception());
-      }
-    });
+    try {
+      run_beside(parse);
+      wait_for_helper.emplace(builtin);
+    } catch (const std::system_error&) {
+      parse();
+    }
   }
   DoctorRules rules = db_rules ? DoctorRules(*db_rules) : DoctorRules(builtin);
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads (but for the probe cache)
@@ -115,12 +131,6 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
 #if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& root, const std::string& rel) { return sha256_file_below(*ctx.fs, root, rel); };
 #else
-  // No sha256 in a build without install support (CUDNNUP_WITH_INSTALL off, src/CMakeLists.txt).
-  if (deep) {
-    return make_error(ErrorCode::kUnsupported,
-                      "doctor --deep compares sha256 sums, which this build cannot compute (built without install "
-                      "support); plain `cudnnup doctor` still checks that every installed file exists with its size");
-  }
   FileHasher hasher;
 #endif
   DoctorInputs inputs{fs, ctx.env, prober, rules, deep ? &hasher : nullptr, for_target, run_beside};

@@ -1,5 +1,7 @@
 #include "base/caching_filesystem.h"
 
+#include <limits>
+
 #include "base/strings.h"
 
 namespace cudnnup {
@@ -20,7 +22,10 @@ auto remember(std::mutex& mu, Map& map, const Key& key, Fn&& compute) -> typenam
 }  // namespace
 
 CachingFileSystem::Shard& CachingFileSystem::shard_for(const std::string& path) const {
-  return shards_[std::hash<std::string>{}(path) % kShards];
+  // The top bits: a map that picks its buckets from the low bits then still uses all of them.
+  constexpr int kShift = std::numeric_limits<size_t>::digits - 4;
+  static_assert(kShards == 16);
+  return shards_[std::hash<std::string>{}(path) >> kShift];
 }
 
 Result<FileInfo> CachingFileSystem::stat(const std::string& path) const {

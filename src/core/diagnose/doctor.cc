@@ -5,6 +5,7 @@
 #include <future>
 #include <optional>
 #include <regex>
+#include <system_error>
 #include <thread>
 
 #include "diagnose/checks.h"
@@ -197,11 +198,11 @@ struct LoadModel {
 // the scan's results, and is the longest single piece of doctor's work. The scan decides whether it
 // is used: only when the machine has cuDNN 9 copies (nearly every machine), else it is dropped.
 //
-// A promise, not std::async: the future of std::async joins its thread in get(), so doctor waited
-// for the thread's exit too (mimalloc's clean-up of the thread's heap, ~0.5-1 ms on the build
-// machine, docs/benchmarks.md 2026-12-07). The work runs beside doctor (DoctorInputs::run_beside),
-// else on a thread of its own; either way it refers to the inputs, so the model waits for its
-// answer before it goes.
+// A promise, not std::async: the future of std::async joins its thread in get(), so doctor also
+// waited for the thread's end (mimalloc cleaning up the thread's heap, ~1 M instructions;
+// docs/benchmarks.md 2026-12-07, stop 40). The work runs beside doctor (DoctorInputs::run_beside),
+// else on a thread of its own, else (no thread can be started) here; it refers to the inputs, so
+// the model waits for its answer before it goes.
 struct EarlyPlainModel {
   int major = 0;
   std::future<WhichReport> answer;
@@ -230,10 +231,14 @@ EarlyPlainModel start_plain_model(const DoctorInputs& in) {
       promise->set_exception(std::current_exception());
     }
   };
-  if (in.run_beside) {
-    in.run_beside(std::move(work));
-  } else {
-    early.own_thread = std::jthread(std::move(work));
+  try {
+    if (in.run_beside) {
+      in.run_beside(work);
+    } else {
+      early.own_thread = std::jthread(work);
+    }
+  } catch (const std::system_error&) {
+    work();
   }
   return early;
 }
@@ -382,7 +387,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   auto add = [&](std::vector<Finding> more) {
     for (auto& f : more) report.findings.push_back(std::move(f));
   };
-  const Rules& rules = in.rules.get();  // the first use: they may have been parsed meanwhile
+  const Rules& rules = in.rules.get();  // the rules given; they may have been parsed meanwhile
   report.rules_version = rules.data_version;
   add(check_driver(report, rules, in.env));
   add(check_toolkits(report, rules, in.env));

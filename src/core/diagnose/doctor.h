@@ -16,12 +16,13 @@
 
 namespace cudnnup {
 
-// The rules doctor checks against. Doctor reads them only for its checks, after discovery and the
-// loader model, so the caller may still be parsing them on another thread when doctor starts
-// (app/commands/doctor_runner.cc has the built-in table, ~0.7 ms of parsing, parsed beside it).
+// The rules doctor's checks read, at its end: the caller may still be parsing them on another
+// thread when doctor starts (app/commands/doctor_runner.cc has the built-in table, ~0.7 ms of
+// parsing, parsed beside it).
 class DoctorRules {
  public:
   DoctorRules(const Rules& rules) : ready_(&rules) {}  // implicit: a table that is already parsed
+  DoctorRules(Rules&&) = delete;                       // it keeps a pointer: no temporaries
   explicit DoctorRules(std::shared_future<const Rules*> pending) : pending_(std::move(pending)) {}
   const Rules& get() const { return ready_ ? *ready_ : *pending_.get(); }
 

@@ -43,6 +43,8 @@ TEST(Suggest, ClosestCommandsAndOptions) {
 
 TEST(CliDefinition, NamedCommandSkipsOptionsAndGlobalValues) {
   using W = std::vector<std::string>;
+  Cli cli;
+  auto named_command = [&cli](const W& words) { return cudnnup::named_command(words, cli.app); };
   EXPECT_EQ(named_command(W{"doctor", "--json"}), "doctor");
   EXPECT_EQ(named_command(W{"--format", "json", "doctor"}), "doctor") << "json is --format's value";
   EXPECT_EQ(named_command(W{"--db", "doctor", "which"}), "which") << "a file named doctor given to --db";
@@ -51,6 +53,7 @@ TEST(CliDefinition, NamedCommandSkipsOptionsAndGlobalValues) {
   EXPECT_EQ(named_command(W{"--version"}), "");
   EXPECT_EQ(named_command(W{"--", "doctor"}), "");
   EXPECT_EQ(named_command(W{}), "");
+  EXPECT_EQ(named_command(W{"--color", "never", "-q", "which"}), "which") << "--color takes a value, -q does not";
 }
 
 // The table define_cli picks from names what each add_*_command adds: given a command's name,

@@ -223,6 +223,16 @@ TEST(DoctorWithFakeProber, RulesParsedMeanwhileAndWorkRunBesideGiveTheSameReport
   parser.join();
   EXPECT_EQ(got, expected);
   EXPECT_EQ(beside_runs.load(), before + 1) << "the plain program's model ran beside doctor";
+
+  // Without a cuDNN 9 copy the early model's answer is never asked for: doctor still waits for it
+  // before its inputs go, and reports as it does with everything at hand.
+  MemoryFileSystem empty;
+  FakeProber none, none_again;
+  DoctorInputs plain{empty, env, none, builtin_rules()};
+  std::vector<std::string> nothing = summary_of(run_doctor_full(plain));
+  DoctorInputs beside{empty, env, none_again, builtin_rules()};
+  beside.run_beside = run_on_a_thread_of_its_own;
+  EXPECT_EQ(summary_of(run_doctor_full(beside)), nothing);
 }
 
 }  // namespace
