@@ -8,17 +8,16 @@
 namespace cudnnup {
 namespace {
 
-// Never destroyed: the thread may still wait on it while static objects are destroyed at exit.
+// Never destroyed: the thread may still wait on it while static objects are destroyed at exit
+// (nor is `thread` ever joined or detached: its destructor never runs).
 struct HelperQueue {
   std::mutex mutex;
   std::condition_variable posted;
   std::deque<std::function<void()>> work;
+  std::thread thread;
 };
 
 [[noreturn]] void serve(HelperQueue* queue) {
-  // Started off its creator's CPU; from now on the scheduler may put it anywhere again, so that
-  // it never waits for one busy CPU while another is idle.
-  allow_every_cpu();
   for (;;) {
     std::function<void()> next;
     {
@@ -27,6 +26,9 @@ struct HelperQueue {
       next = std::move(queue->work.front());
       queue->work.pop_front();
     }
+    // Woken off its poster's CPU (run_beside); now that it runs, the scheduler may move it
+    // anywhere again, so that it never waits for one busy CPU while another is idle.
+    allow_every_cpu();
     next();
   }
 }
@@ -35,9 +37,7 @@ struct HelperQueue {
 HelperQueue* started_queue() {
   static HelperQueue* queue = [] {
     auto q = std::make_unique<HelperQueue>();
-    std::thread thread(serve, q.get());
-    keep_off_this_cpu(thread);
-    thread.detach();
+    q->thread = std::thread(serve, q.get());
     return q.release();
   }();
   return queue;
@@ -51,6 +51,9 @@ void run_beside(std::function<void()> work) {
     std::lock_guard lock(queue->mutex);
     queue->work.push_back(std::move(work));
   }
+  // A sleeping thread is woken on its waker's CPU, where it would wait for the poster as a new one
+  // does: each post sends it elsewhere (serve() lifts that once the work runs).
+  keep_off_this_cpu(queue->thread);
   queue->posted.notify_one();
 }
 

@@ -7,8 +7,9 @@
 namespace cudnnup {
 
 // Runs `work` on the process's helper thread, after the work posted before it. The thread starts
-// at the first call, off the caller's CPU where the OS lets a program say so (keep_off_this_cpu),
-// and lives until the process ends: it never pays for ending, which for a thread that allocated
+// at the first call; each post sends it off the caller's CPU where the OS lets a program say so
+// (keep_off_this_cpu), and once the work runs it may use every CPU again (allow_every_cpu). It
+// lives until the process ends, so it never pays for ending, which for a thread that allocated
 // means mimalloc cleaning up its heap (~1 M instructions, docs/benchmarks.md 2026-12-07, stop 40).
 // The caller learns that `work` ended from what `work` itself sets (a promise), and must wait for
 // that before anything `work` refers to goes. Throws std::system_error when no thread can be
@@ -25,7 +26,7 @@ void run_beside(std::function<void()> work);
 void keep_off_this_cpu(std::thread& thread);
 
 // Lets the calling thread run on every CPU the process may use again (the main thread's set),
-// once keep_off_this_cpu has done its part.
+// once keep_off_this_cpu has done its part: it runs, and later load balancing may move it.
 void allow_every_cpu();
 
 }  // namespace cudnnup
