@@ -30,7 +30,7 @@ extern const char* const kProgramHelp;
 // Adds the global options, then the commands, then the global options again to every command
 // added (so `cudnnup doctor --json` works and `cudnnup doctor --help` lists them). Given the
 // command line's words (without the program), only the command they name is added: the command
-// line cannot reach another, and defining all of them was a sixth of doctor's start. Without
+// line cannot reach another, and the other twenty were half of a start that only parses. Without
 // words (completions, tests), or when the words name no command or `completions`, every command
 // is added.
 void define_cli(CLI::App& app, GlobalArgs& args, CommandAction& action, const std::vector<std::string>* words = nullptr);

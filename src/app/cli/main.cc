@@ -28,6 +28,9 @@ int internal_error(AppContext& ctx, const std::string& what) {
                                       "the command you ran and `cudnnup --version`"));
 }
 
+// `cudnnup __child ...`: the hidden entry point of the child processes (app/child/cmd_child.cc).
+bool is_child_entry(std::string_view first_word) { return first_word.starts_with("__"); }
+
 int run(int argc, char** argv, AppContext& ctx) {
   prepare_console();
   CLI::App app{kProgramHelp, "cudnnup"};
@@ -60,7 +63,7 @@ int run(int argc, char** argv, AppContext& ctx) {
   ctx.env = current_environment();
   ctx.color = use_color(ctx.options.color, ctx.options.format, ctx.env.get("NO_COLOR"), ctx.env.get("TERM"),
                         stdout_is_terminal());
-  const bool child = args.size() >= 2 && args[1].rfind("__", 0) == 0;
+  const bool child = args.size() >= 2 && is_child_entry(args[1]);
   // Text reaches the terminal through the control-character filter; JSON, the other
   // machine-readable formats (prometheus, nfd) and the child protocol are safe by construction
   // and pass as they are: the filter's escapes would change their bytes and break their syntax.
@@ -115,7 +118,6 @@ int main(int argc, char** argv) {
   } catch (...) {
     rc = internal_error(ctx, "an exception of unknown type");
   }
-  const bool child = argc >= 2 && std::string_view(argv[1]).starts_with("__");
-  if (child) return rc;
+  if (argc >= 2 && is_child_entry(argv[1])) return rc;
   leave(rc);
 }

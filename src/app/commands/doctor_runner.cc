@@ -4,7 +4,6 @@
 #include "platform/sha256.h"
 #endif
 #include <chrono>
-#include <future>
 #include <optional>
 #include <system_error>
 
@@ -82,7 +81,8 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   // The built-in rules are parsed beside doctor, on the helper thread, while doctor starts
   // discovering the machine (~0.7 ms). The loader models ask for the built-in table and the checks
   // read the rules given: both come after the first ~2 ms of discovery, so they find the table
-  // parsed (or wait for the rest of it). A --db file is read first, so that a bad one stops
+  // parsed (builtin_rules() waits for the rest of a parse in progress). Where no helper thread can
+  // be started, the first of them parses it. A --db file is read first, so that a bad one stops
   // doctor before it starts.
   std::optional<Rules> db_rules;
   if (!ctx.options.db_path.empty()) {
@@ -90,33 +90,17 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
     if (!loaded) return loaded.error();
     db_rules = std::move(*loaded);
   }
-  std::promise<const Rules*> parsed;
-  std::shared_future<const Rules*> builtin = parsed.get_future().share();
-  auto parse = [&parsed] {
-    try {
-      parsed.set_value(&builtin_rules());
-    } catch (...) {
-      parsed.set_exception(std::current_exception());
-    }
-  };
-  // The helper's work sets `parsed`: this function must not end before it has, even by an
-  // exception. Where no helper thread can be started, the rules are parsed here.
-  struct WaitForHelper {
-    explicit WaitForHelper(const std::shared_future<const Rules*>& f) : done(f) {}
-    WaitForHelper(const WaitForHelper&) = delete;
-    ~WaitForHelper() { done.wait(); }
-    const std::shared_future<const Rules*>& done;
-  };
-  std::optional<WaitForHelper> wait_for_helper;
-  if (!db_rules) {
-    try {
-      run_beside(parse);
-      wait_for_helper.emplace(builtin);
-    } catch (const std::system_error&) {
-      parse();
-    }
+  try {
+    // Refers to nothing of this function's: it may still run when doctor has returned.
+    run_beside([] {
+      try {
+        (void)builtin_rules();
+      } catch (...) {  // the thread that asks next parses again and meets the error itself
+      }
+    });
+  } catch (const std::system_error&) {
   }
-  DoctorRules rules = db_rules ? DoctorRules(*db_rules) : DoctorRules(builtin);
+  DoctorRules rules = db_rules ? DoctorRules(*db_rules) : DoctorRules::builtin();
   CachingFileSystem fs(static_cast<const FileSystem&>(*ctx.fs));  // doctor only reads (but for the probe cache)
   ChildProber child_prober(ctx.env);
   const std::string cache_path = probe_cache_path(ctx.env);

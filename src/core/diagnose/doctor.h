@@ -2,7 +2,6 @@
 #pragma once
 
 #include <functional>
-#include <future>
 #include <vector>
 
 #include "base/environment.h"
@@ -16,19 +15,19 @@
 
 namespace cudnnup {
 
-// The rules doctor's checks read, at its end: the caller may still be parsing them on another
-// thread when doctor starts (app/commands/doctor_runner.cc has the built-in table, ~0.7 ms of
-// parsing, parsed beside it).
+// The rules doctor's checks read, at its end: a table already parsed, or the built-in one, asked
+// for only then. The caller may be parsing the built-in table on another thread meanwhile
+// (app/commands/doctor_runner.cc, ~0.7 ms); builtin_rules() waits for a parse in progress.
 class DoctorRules {
  public:
-  DoctorRules(const Rules& rules) : ready_(&rules) {}  // implicit: a table that is already parsed
+  DoctorRules(const Rules& rules) : given_(&rules) {}  // implicit: a table that is already parsed
   DoctorRules(Rules&&) = delete;                       // it keeps a pointer: no temporaries
-  explicit DoctorRules(std::shared_future<const Rules*> pending) : pending_(std::move(pending)) {}
-  const Rules& get() const { return ready_ ? *ready_ : *pending_.get(); }
+  static DoctorRules builtin() { return DoctorRules(); }
+  const Rules& get() const { return given_ ? *given_ : builtin_rules(); }
 
  private:
-  const Rules* ready_ = nullptr;
-  std::shared_future<const Rules*> pending_;
+  DoctorRules() = default;
+  const Rules* given_ = nullptr;
 };
 
 // Runs work beside the calling thread (cudnnup passes platform/helper_thread.h's run_beside: one

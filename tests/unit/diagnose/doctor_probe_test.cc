@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <future>
 #include <map>
 #include <thread>
 
@@ -195,11 +194,11 @@ void run_on_a_thread_of_its_own(std::function<void()> work) {
   std::thread(std::move(work)).detach();
 }
 
-// The rules may still be being parsed when doctor starts (app/commands/doctor_runner.cc parses
-// the built-in ones beside it), and doctor's own side work runs wherever DoctorInputs::run_beside
-// puts it: the report is the same as with everything at hand, and doctor waits for the rules it
-// checks with.
-TEST(DoctorWithFakeProber, RulesParsedMeanwhileAndWorkRunBesideGiveTheSameReport) {
+// The built-in rules asked for only at the checks (app/commands/doctor_runner.cc parses them
+// beside doctor meanwhile) and doctor's own side work run wherever DoctorInputs::run_beside puts
+// it: the report is the same as with everything at hand. A table given instead is the one the
+// checks use.
+TEST(DoctorWithFakeProber, BuiltinRulesAskedForLateAndWorkRunBesideGiveTheSameReport) {
   MemoryFileSystem fs;
   add_toolkit_with_cudnn(fs);
   FakeProber prober;
@@ -209,20 +208,20 @@ TEST(DoctorWithFakeProber, RulesParsedMeanwhileAndWorkRunBesideGiveTheSameReport
   std::vector<std::string> expected = summary_of(run_doctor_full(at_hand));
   ASSERT_GT(expected.size(), 3u);
 
-  std::promise<const Rules*> parsed;
-  std::thread parser([&parsed] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // later than doctor needs them
-    parsed.set_value(&builtin_rules());
-  });
   FakeProber again;
   again.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91400, 13000);
-  DoctorInputs later{fs, env, again, DoctorRules(parsed.get_future().share())};
+  DoctorInputs later{fs, env, again, DoctorRules::builtin()};
   later.run_beside = run_on_a_thread_of_its_own;
   const int before = beside_runs.load();
-  std::vector<std::string> got = summary_of(run_doctor_full(later));
-  parser.join();
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(summary_of(run_doctor_full(later)), expected);
   EXPECT_EQ(beside_runs.load(), before + 1) << "the plain program's model ran beside doctor";
+
+  Rules given = builtin_rules();
+  given.data_version = "given-table";
+  FakeProber third;
+  third.set_cudnn_loaded(std::string(kLib) + "/libcudnn.so.9", 91400, 13000);
+  DoctorInputs with_given{fs, env, third, given};
+  EXPECT_EQ(run_doctor_full(with_given).report.rules_version, "given-table");
 
   // Without a cuDNN 9 copy the early model's answer is never asked for: doctor still waits for it
   // before its inputs go, and reports as it does with everything at hand.
