@@ -11,6 +11,7 @@
 #include "support/run_cli.h"
 
 namespace cudnnup {
+#if CUDNNUP_HAVE_INSTALL  // archive-info is built with install
 namespace {
 
 using namespace cudnnup::testing;
@@ -146,4 +147,5 @@ TEST_F(ArchiveInfoMessages, BrokenAndForeignFilesSayWhereReadingStopped) {
 }
 
 }  // namespace
+#endif  // CUDNNUP_HAVE_INSTALL
 }  // namespace cudnnup
