@@ -5,12 +5,14 @@
 #include "base/paths.h"
 #include "diagnose/checks.h"
 #include "diagnose/install_integrity.h"
+#include "diagnose/jit_cache_check.h"
 #include "diagnose/windows_checks.h"
 #include "explain/error_catalogue.h"
 #include "facts/cudnn_files.h"
 #include "facts/install_fix.h"
 #include "install/permission_hint.h"
 #include "store/version_spec.h"
+#include "support/memory_fs.h"
 
 namespace cudnnup::testing {
 
@@ -237,6 +239,17 @@ void add_machines(FixCensus& c) {
                           "9.19.0.56+cuda13", 8, false, {{root + "/x", FileDamage::kEmpty, 100, 0}}, ""};
     add_findings(c, integrity_findings({merge, store}, windows), windows);
   }
+  // A CUDA JIT cache and ~/.nv of another user, in a hostile home.
+  MemoryFileSystem fs;
+  std::string home = std::string(kHostileLinuxRoot) + "/home";
+  fs.add_dir(home + "/.nv/ComputeCache");
+  fs.add_file(home + "/.nv/ComputeCache/index", "x");
+  fs.set_other_owner(home + "/.nv");
+  fs.set_other_owner(home + "/.nv/ComputeCache/index");
+  Environment user = environment(false);
+  user.home = home;
+  user.vars["USER"] = "ann";
+  add_findings(c, check_jit_cache(fs, user), false);
 }
 
 // --- errors' fixes -----------------------------------------------------------------------------

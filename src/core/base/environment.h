@@ -17,6 +17,8 @@ struct Environment {
   std::string home;                         // $HOME or %USERPROFILE%, '/' separators
   std::string cwd;
   std::string arch = "x86_64";              // the CPU we run on: x86_64, aarch64, ppc64le
+  // POSIX: the effective user is root, whom no owner or mode stops from writing a file.
+  bool superuser = false;
 
   // Windows only: the persistent PATH as the registry holds it now (HKLM Session Manager
   // Environment, then HKCU Environment), %VARS% expanded. New terminals get this; the running

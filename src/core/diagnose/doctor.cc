@@ -10,6 +10,7 @@
 
 #include "diagnose/checks.h"
 #include "diagnose/early_probes.h"
+#include "diagnose/jit_cache_check.h"
 #include "diagnose/load_checks.h"
 #include "discover/discovery.h"
 #include "binfmt/ld_so_cache.h"
@@ -398,6 +399,7 @@ DoctorOutcome run_doctor_full(const DoctorInputs& in) {
   add(check_windows_loads(outcome.windows_loads));
   add(check_windows_path_reach(in.fs, in.env, report, outcome.windows_loads));
   add(check_zlibwapi(in.fs, in.env, report, rules));
+  add(check_jit_cache(in.fs, in.env));
 
   add(check_loads(load_targets(outcome, without ? &*without : nullptr, in.for_target), report, in.fs, in.env));
   add(check_frameworks(outcome.frameworks, report, in.fs, in.env));

@@ -500,6 +500,7 @@ const std::map<std::string, CheckFn, std::less<>>& registry() {
       {"cuda_build_predates_gpu", more_checks::cuda_build_predates_gpu},
       {"cudnn_unversioned_symlink_missing", more_checks::cudnn_unversioned_symlink_missing},
       {"install_path_special_chars", more_checks::install_path_special_chars},
+      {"cuda_jit_cache_unusable", more_checks::cuda_jit_cache_unusable},
   };
   return checks;
 }

@@ -126,4 +126,16 @@ CheckResult install_path_special_chars(const MachineView& m, const Variables&, c
   return ruled_out("No cuDNN copy here lies under a path with [ or ].");
 }
 
+// The CUDA JIT cache (~/.nv/ComputeCache) with files the user cannot update: doctor's
+// driver.jit_cache_not_writable. A damaged cache of the user's own cannot be seen from outside, so
+// without that finding the cause stays possible (deleting the cache costs one slower start).
+CheckResult cuda_jit_cache_unusable(const MachineView& m, const Variables&, const CheckParams&) {
+  const Report& r = *m.report;
+  for (const auto& f : r.findings) {
+    if (f.id == finding_id::kDriverJitCacheNotWritable) return holds(f.title + ".");
+  }
+  if (r.os == "windows") return unknown("doctor does not judge the CUDA JIT cache on Windows (%APPDATA%/NVIDIA/ComputeCache).");
+  return unknown("doctor found no file of another user in the CUDA JIT cache; a damaged cache cannot be seen from outside.");
+}
+
 }  // namespace cudnnup::more_checks

@@ -5,6 +5,7 @@ namespace cudnnup::finding_id {
 const std::vector<std::string_view>& all() {
   static const std::vector<std::string_view> ids = {
       kDriverNotFound,          kDriverUnusable,
+      kDriverJitCacheNotWritable,
       kToolkitVersionUnknown,   kToolkitDriverTooOld,
       kToolkitDriverBelowRelease,
       kCudnnNotFound,           kCudnnLibraryDamaged,

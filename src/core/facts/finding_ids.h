@@ -10,6 +10,7 @@ namespace cudnnup::finding_id {
 
 inline constexpr std::string_view kDriverNotFound = "driver.not_found";
 inline constexpr std::string_view kDriverUnusable = "driver.unusable";
+inline constexpr std::string_view kDriverJitCacheNotWritable = "driver.jit_cache_not_writable";
 inline constexpr std::string_view kToolkitVersionUnknown = "toolkit.version_unknown";
 inline constexpr std::string_view kToolkitDriverTooOld = "toolkit.driver_too_old";
 inline constexpr std::string_view kToolkitDriverBelowRelease = "toolkit.driver_below_release";
