@@ -222,6 +222,7 @@ TEST_F(VersionsCli, EnvAndExecUnderSystemTakeOutOnlyTheStore) {
 
 // The global default may be uninstalled, the last version too: the default is cleared (a logged
 // change) and `current` goes. A version a pin file selects where uninstall runs is refused.
+#if CUDNNUP_HAVE_INSTALL  // uninstall is built with install
 TEST_F(VersionsCli, UninstallClearsTheGlobalDefaultAndTheLastVersionCanGo) {
   ASSERT_EQ(cli("use 9.19").exit_code, 0);
   auto before = disk_tree(store());
@@ -256,6 +257,7 @@ TEST_F(VersionsCli, UninstallClearsTheGlobalDefaultAndTheLastVersionCanGo) {
   EXPECT_EQ(cli("list -q").out, "");
   EXPECT_EQ(nlohmann::json::parse(cli("--json use --history").out)["global"], nullptr);
 }
+#endif  // CUDNNUP_HAVE_INSTALL
 
 // Evaluates `cudnnup env` in a real shell and reads what a child process of that shell sees.
 void check_env_in_shell(VersionsCli& t, const std::string& shell_path, const std::string& eval_line) {
@@ -437,6 +439,7 @@ TEST_F(VersionsCli, LinkMakesAToolkitFollowUseAndUndoPutsItBack) {
 // The store knows the toolkits linked to it: a switch that would leave their links dangling
 // (another major lacks the names; undo back to no default removes `current`) is refused and
 // names the links; --force switches anyway; `link --undo` says what it put back and kept.
+#if CUDNNUP_HAVE_INSTALL  // its last step is an uninstall, built with install
 TEST_F(VersionsCli, UseRefusesToLeaveALinkedToolkitDangling) {
   std::string cuda = tmp / "cuda-12.4";
   make_dirs(cuda + "/lib64");
@@ -471,6 +474,7 @@ TEST_F(VersionsCli, UseRefusesToLeaveALinkedToolkitDangling) {
   EXPECT_TRUE(j["kept"].empty());
   EXPECT_EQ(cli("use 8.9").exit_code, 0) << "nothing linked any more";
 }
+#endif  // CUDNNUP_HAVE_INSTALL
 
 // A toolkit linked to the store (`cudnnup link`) follows `current`. `use` of another major (8.9
 // lacks every libcudnn*.so.9 name), `use --undo` back to no default (no `current` at all) and
@@ -589,6 +593,7 @@ TEST_F(LinkedToolkitCli, UseSystemAndUnsetAreRefusedWhileLinksWouldDangle) {
   EXPECT_TRUE(dangling_links().empty()) << "the undo points `current` at 9.19 again";
 }
 
+#if CUDNNUP_HAVE_INSTALL  // uninstall is built with install
 TEST_F(LinkedToolkitCli, UninstallOfTheLinkedVersionIsRefusedEvenWithForce) {
   for (const std::string& args : {std::string("uninstall ") + kVersion919, std::string("uninstall ") + kVersion919 + " --force"}) {
     auto refused = expect_refused(args);
@@ -607,6 +612,7 @@ TEST_F(LinkedToolkitCli, UninstallOfTheLinkedVersionIsRefusedEvenWithForce) {
   EXPECT_EQ(tree_changes(linked, disk_tree(cuda())), "") << "the toolkit is untouched";
   EXPECT_TRUE(dangling_links().empty());
 }
+#endif  // CUDNNUP_HAVE_INSTALL
 
 }  // namespace
 }  // namespace cudnnup

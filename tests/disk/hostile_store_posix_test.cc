@@ -121,6 +121,7 @@ TEST_F(HostileStore, UninstallTakesOnlyNamesOfInstalledVersions) {
   }
 }
 
+#if CUDNNUP_HAVE_INSTALL  // uninstall is built with install
 TEST_F(HostileStore, TheSelectedVersionIsProtectedHoweverItIsSpelled) {
   // Selected where uninstall runs, by a pin file (removing the global default is allowed: it
   // clears the default).
@@ -134,6 +135,7 @@ TEST_F(HostileStore, TheSelectedVersionIsProtectedHoweverItIsSpelled) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(stdfs::exists(store() + "/versions/" + kOther));
 }
+#endif  // CUDNNUP_HAVE_INSTALL
 
 TEST_F(HostileStore, ALinkInVersionsIsNeverFollowedOut) {
   make_symlink(precious(), store() + "/versions/9.2.1.18+cuda12");

@@ -6,6 +6,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/commands/known_table.h"
 
+#include "app/commands/without_install.h"
 #if CUDNNUP_HAVE_INSTALL
 #include "app/commands/doctor_runner.h"
 #include "app/commands/install_services.h"
@@ -189,8 +190,7 @@ void add_archive_info_command(CLI::App& app, CommandAction& action) {
 #else
     action = [](AppContext& ctx) {
       return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                          "archive-info is not available in this build: it was built without libarchive (for the "
-                                          "Windows cross-build, run scripts/build-windows-deps.sh before configuring)"));
+                                          std::string("archive-info is not available in this build: ") + kBuiltWithoutInstall));
     };
 #endif
   });

@@ -8,6 +8,7 @@
 #include "app/cli/help_words.h"
 #include "base/strings.h"
 
+#include "app/commands/without_install.h"
 #if CUDNNUP_HAVE_INSTALL
 #include <chrono>
 #include <ctime>
@@ -395,8 +396,7 @@ void add_install_command(CLI::App& app, CommandAction& action) {
 #else
     action = [](AppContext& ctx) {
       return report_error(ctx, make_error(ErrorCode::kUnsupported,
-                                          "install is not available in this build: it was built without libarchive (for the Windows "
-                                          "cross-build, run scripts/build-windows-deps.sh before configuring)"));
+                                          std::string("install is not available in this build: ") + kBuiltWithoutInstall));
     };
 #endif
   });

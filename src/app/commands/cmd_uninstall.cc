@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 
+#include "app/commands/without_install.h"
 #if CUDNNUP_HAVE_INSTALL
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -226,7 +227,7 @@ void add_uninstall_command(CLI::App& app, CommandAction& action) {
     action = [args](AppContext& ctx) { return run_uninstall_command(ctx, *args); };
 #else
     action = [](AppContext& ctx) {
-      return report_error(ctx, make_error(ErrorCode::kUnsupported, "uninstall is not available in this build (built without libarchive; for the Windows cross-build, run scripts/build-windows-deps.sh before configuring)"));
+      return report_error(ctx, make_error(ErrorCode::kUnsupported, std::string("uninstall is not available in this build: ") + kBuiltWithoutInstall));
     };
 #endif
   });

@@ -1,8 +1,5 @@
 #include "app/commands/doctor_runner.h"
 
-#if CUDNNUP_HAVE_INSTALL
-#include "platform/sha256.h"
-#endif
 #include <chrono>
 #include <optional>
 #include <system_error>
@@ -15,6 +12,7 @@
 #include "diagnose/doctor.h"
 #include "platform/helper_thread.h"
 #include "platform/process.h"
+#include "platform/sha256.h"
 
 namespace cudnnup {
 
@@ -70,14 +68,6 @@ int64_t now_ns() {
 }  // namespace
 
 Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::string& for_target, bool fresh) {
-#if !CUDNNUP_HAVE_INSTALL
-  // No sha256 in a build without install support (CUDNNUP_WITH_INSTALL off, src/CMakeLists.txt).
-  if (deep) {
-    return make_error(ErrorCode::kUnsupported,
-                      "doctor --deep compares sha256 sums, which this build cannot compute (built without install "
-                      "support); plain `cudnnup doctor` still checks that every installed file exists with its size");
-  }
-#endif
   // The built-in rules are parsed beside doctor, on the helper thread, while doctor starts
   // discovering the machine (~0.7 ms). The loader models ask for the built-in table and the checks
   // read the rules given: both come after the first ~2 ms of discovery, so they find the table
@@ -112,11 +102,7 @@ Result<DoctorOutcome> collect_outcome(AppContext& ctx, bool deep, const std::str
   if (context) cache.load(fs, cache_path);
   CachedProber cached_prober(child_prober, cache, fs, ctx.env.windows(), utc_now_iso(), started_ns, fresh || deep);
   Prober& prober = context ? static_cast<Prober&>(cached_prober) : child_prober;
-#if CUDNNUP_HAVE_INSTALL
   FileHasher hasher = [&ctx](const std::string& root, const std::string& rel) { return sha256_file_below(*ctx.fs, root, rel); };
-#else
-  FileHasher hasher;
-#endif
   DoctorInputs inputs{fs, ctx.env, prober, rules, deep ? &hasher : nullptr, for_target, run_beside};
   DoctorOutcome outcome = run_doctor_full(inputs);
   // A cache that cannot be written (a read-only home, another user's store) only costs the next
