@@ -21,7 +21,7 @@ Environment current_environment() {
   if (auto home = env.get("HOME")) env.home = *home;
   char buf[PATH_MAX];
   if (getcwd(buf, sizeof buf)) env.cwd = buf;
-  env.superuser = ::geteuid() == 0;
+  env.effective_uid = static_cast<long long>(::geteuid());
   return env;
 }
 

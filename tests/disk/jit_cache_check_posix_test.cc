@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -35,25 +36,33 @@ class JitCacheReal : public ::testing::Test {
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root, to make files of two users";
     if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
-    char tmpl[] = "/tmp/cudnnup-jit-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/cudnnup-jit-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << tmpl;
     root_ = tmpl;
-    ::chmod(root_.c_str(), 0755);  // the other user must reach the binary and its home
-    // A copy of the binary and its probe child where user 65534 may run them (a build folder
-    // under a private /tmp/tmp.* clone is not reachable for that user).
+    // The other user must reach the binary and its home: every folder on the way 0755, whatever
+    // the umask (a build folder under a private /tmp/tmp.* clone is not reachable for that user).
     stdfs::create_directories(root_ / "bin");
     std::string binary = testing::cudnnup_binary();
     stdfs::copy_file(binary, root_ / "bin/cudnnup");
     stdfs::path child = stdfs::path(binary).parent_path() / "cudnnup-child";
     if (stdfs::exists(child)) stdfs::copy_file(child, root_ / "bin/cudnnup-child");
+    for (const stdfs::path& p : {root_, root_ / "bin", root_ / "bin/cudnnup", root_ / "bin/cudnnup-child"}) {
+      ::chmod(p.c_str(), 0755);
+    }
     home_ = root_ / "home";
     cache_ = home_ / ".nv/ComputeCache";
     stdfs::create_directories(cache_ / "7");
     for (const stdfs::path& p : {home_, home_ / ".nv", cache_, cache_ / "7"}) {
       ASSERT_EQ(::chown(p.c_str(), kNobody, kNobody), 0) << p;
+      ::chmod(p.c_str(), 0755);
     }
     std::ofstream(cache_ / "index") << "index";  // root's, 0644: the user cannot update it
     ::chmod((cache_ / "index").c_str(), 0644);
+    // A temporary folder mounted noexec, or a user namespace without 65534, cannot run the test.
+    auto probe = run_process({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              (root_ / "bin/cudnnup").string(), "--version"}, ProcessOptions{});
+    if (!probe || probe->exit_code != 0) GTEST_SKIP() << "user 65534 cannot run a binary in " << root_;
   }
   void TearDown() override {
     if (!root_.empty()) stdfs::remove_all(root_);

@@ -239,17 +239,21 @@ void add_machines(FixCensus& c) {
                           "9.19.0.56+cuda13", 8, false, {{root + "/x", FileDamage::kEmpty, 100, 0}}, ""};
     add_findings(c, integrity_findings({merge, store}, windows), windows);
   }
-  // A CUDA JIT cache and ~/.nv of another user, in a hostile home.
+  // In hostile homes: a CUDA JIT cache with a file of another user (its deletion), and a ~/.nv of
+  // another user with no cache in it (its chown).
   MemoryFileSystem fs;
   std::string home = std::string(kHostileLinuxRoot) + "/home";
   fs.add_dir(home + "/.nv/ComputeCache");
   fs.add_file(home + "/.nv/ComputeCache/index", "x");
-  fs.set_other_owner(home + "/.nv");
   fs.set_other_owner(home + "/.nv/ComputeCache/index");
+  fs.add_dir(home + "/other/.nv");
+  fs.set_other_owner(home + "/other/.nv");
   Environment user = environment(false);
-  user.home = home;
-  user.vars["USER"] = "ann";
-  add_findings(c, check_jit_cache(fs, user), false);
+  user.effective_uid = 1000;
+  for (const std::string& h : {home, home + "/other"}) {
+    user.home = h;
+    add_findings(c, check_jit_cache(fs, user), false);
+  }
 }
 
 // --- errors' fixes -----------------------------------------------------------------------------

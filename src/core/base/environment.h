@@ -17,8 +17,9 @@ struct Environment {
   std::string home;                         // $HOME or %USERPROFILE%, '/' separators
   std::string cwd;
   std::string arch = "x86_64";              // the CPU we run on: x86_64, aarch64, ppc64le
-  // POSIX: the effective user is root, whom no owner or mode stops from writing a file.
-  bool superuser = false;
+  // POSIX: the effective user id (-1 where unknown, and on Windows). Root (0) may write every
+  // file, whatever its owner and mode.
+  long long effective_uid = -1;
 
   // Windows only: the persistent PATH as the registry holds it now (HKLM Session Manager
   // Environment, then HKCU Environment), %VARS% expanded. New terminals get this; the running
@@ -30,6 +31,7 @@ struct Environment {
   std::vector<std::string> registry_cuda_dirs;
 
   bool windows() const { return os == OsKind::kWindows; }
+  bool superuser() const { return effective_uid == 0; }
   char list_separator() const { return windows() ? ';' : ':'; }
   std::optional<std::string> get(const std::string& name) const;
   // The entries of a list variable (PATH, LD_LIBRARY_PATH), empty entries kept.

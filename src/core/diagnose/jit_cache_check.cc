@@ -8,85 +8,114 @@ namespace cudnnup {
 
 namespace {
 
-// The driver writes an `index` file and a few hundred two-level hashed folders; the first level
-// is enough to see a run under another user, and bounds the reading on a huge cache.
+// The driver writes an `index` file and hashed folders; the first level is enough to see a run
+// under another user. Five foreign entries are named, a sixth says there are more.
 constexpr size_t kMaxEntriesLooked = 512;
+constexpr size_t kMaxForeignNamed = 5;
 
 bool foreign_and_closed(const FileInfo& info) {
   return info.type != FileType::kSymlink && info.other_owner && !info.others_may_write;
 }
 
-}  // namespace
-
-std::string cuda_jit_cache_dir(const Environment& env) {
-  if (env.windows()) return "";
-  if (env.get("CUDA_CACHE_DISABLE").value_or("") == "1") return "";
-  if (auto custom = env.get("CUDA_CACHE_PATH"); custom && paths::is_absolute(*custom)) return *custom;
-  if (env.home.empty() || !paths::is_absolute(env.home)) return "";
-  return paths::join(env.home, ".nv/ComputeCache");
+// POSIX paths only: "C:/x" or "\x" would be relative there, and a printed deletion must not
+// depend on where it is pasted.
+std::string absolute_posix(const std::string& path) {
+  if (path.empty() || path[0] != '/') return "";
+  return paths::normalize(path);
 }
 
-std::vector<Finding> check_jit_cache(const FileSystem& fs, const Environment& env) {
-  if (env.superuser) return {};
-  std::string cache = cuda_jit_cache_dir(env);
-  if (cache.empty()) return {};
-  bool custom = env.get("CUDA_CACHE_PATH").has_value() && cache == *env.get("CUDA_CACHE_PATH");
+const char* const kWhatTheCacheIs =
+    "The driver keeps the kernels it compiles at run time for this GPU there. Users report that "
+    "deleting ~/.nv cured \"could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\"; files they "
+    "cannot update there (root's, after a run that kept their HOME: sudo -E, an older sudo) are one "
+    "plausible reason.";
 
-  std::vector<std::string> foreign;
-  if (!custom) {
-    std::string nv = paths::join(env.home, ".nv");
-    if (auto info = fs.lstat(nv); info && foreign_and_closed(*info)) foreign.push_back(nv);
-  }
-  auto top = fs.lstat(cache);
-  if (!top) {
-    if (foreign.empty()) return {};  // no cache yet, and the driver may make one
-  } else {
-    if (foreign_and_closed(*top)) foreign.push_back(cache);
-    if (top->type == FileType::kDirectory) {
-      if (auto entries = fs.list_dir(cache)) {
-        size_t looked = 0;
-        for (const DirEntry& e : *entries) {
-          if (++looked > kMaxEntriesLooked) break;
-          std::string path = paths::join(cache, e.name);
-          if (auto info = fs.lstat(path); info && foreign_and_closed(*info)) foreign.push_back(path);
-        }
-      }
-    }
-  }
-  if (foreign.empty()) return {};
-
+Finding make_finding(const std::string& cache, std::string title, std::string detail,
+                     const std::vector<std::string>& foreign) {
   Finding f;
   f.id = std::string(finding_id::kDriverJitCacheNotWritable);
   f.severity = Severity::kWarning;
   f.subject = cache;
-  f.title = "The CUDA JIT cache " + cache + " holds files of another user, which you cannot update";
-  f.detail =
-      "The driver keeps the kernels it compiles at run time for this GPU there. Files of another user "
-      "(root, after a run with sudo) that only their owner may write stop your programs from updating "
-      "the cache; frameworks then report \"could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\". "
-      "The cache holds nothing else: deleting it is safe, and the driver builds it again.";
-  size_t shown = 0;
-  for (const std::string& p : foreign) {
-    if (++shown > 5) {
-      f.evidence.push_back("and " + std::to_string(foreign.size() - 5) + " more");
+  f.title = std::move(title);
+  f.detail = std::move(detail);
+  for (size_t i = 0; i < foreign.size(); ++i) {
+    if (i == kMaxForeignNamed) {
+      f.evidence.push_back("and more");
       break;
     }
-    f.evidence.push_back(p + ": another user's, writable by its owner only");
+    f.evidence.push_back(foreign[i] + ": another user's, writable by its owner only");
   }
-  if (custom) {
-    // A path the user chose may hold more than the cache: never print a deletion of it.
-    f.fix.push_back(fix::step("Give " + cache + " back to your user (sudo chown -R YOUR_USER " + cache +
-                              "), or set CUDA_CACHE_PATH to a directory of your own"));
-  } else {
-    f.fix.push_back(fix::sudo({"rm", "-rf", "--", paths::join(env.home, ".nv/ComputeCache")},
-                              "only the CUDA JIT cache; the driver builds it again"));
-    if (auto nv = paths::join(env.home, ".nv"); !foreign.empty() && foreign.front() == nv) {
-      if (auto user = env.get("USER"); user && !user->empty()) {
-        f.fix.push_back(fix::sudo({"chown", "--", *user, nv}, "~/.nv itself is another user's"));
-      } else {
-        f.fix.push_back(fix::step("Give " + nv + " back to your user: sudo chown YOUR_USER " + nv));
+  return f;
+}
+
+}  // namespace
+
+JitCacheDir cuda_jit_cache_dir(const Environment& env) {
+  if (env.windows()) return {};
+  std::string disable = env.get("CUDA_CACHE_DISABLE").value_or("");
+  if (!disable.empty() && disable != "0") return {};
+  if (auto named = env.get("CUDA_CACHE_PATH"); named && !named->empty()) {
+    std::string path = absolute_posix(*named);
+    if (path.empty()) return {};
+    return {path, true};
+  }
+  std::string home = absolute_posix(env.home);
+  if (home.empty()) return {};
+  return {paths::join(home, ".nv/ComputeCache"), false};
+}
+
+std::vector<Finding> check_jit_cache(const FileSystem& fs, const Environment& env) {
+  if (env.superuser()) return {};
+  JitCacheDir dir = cuda_jit_cache_dir(env);
+  if (dir.path.empty()) return {};
+  const std::string& cache = dir.path;
+  auto top = fs.lstat(cache);
+
+  if (dir.user_named) {
+    // Only the folder itself: its other files may be anything (a shared cache, /tmp).
+    if (!top || !foreign_and_closed(*top)) return {};
+    Finding f = make_finding(cache, "The CUDA JIT cache " + cache + " ($CUDA_CACHE_PATH) belongs to another user, and you cannot write to it",
+                             std::string(kWhatTheCacheIs) + " The folder was named by CUDA_CACHE_PATH and may hold more than the cache, "
+                             "so cudnnup prints no command that changes it.", {cache});
+    f.fix.push_back(fix::step("Set CUDA_CACHE_PATH to a folder of your own (or unset it, for ~/.nv/ComputeCache)"));
+    return {f};
+  }
+
+  std::string nv = paths::parent(cache);
+  auto nv_info = fs.lstat(nv);
+  bool nv_is_folder = nv_info && nv_info->type == FileType::kDirectory;
+  if (!top) {
+    // No cache yet: the driver makes one unless ~/.nv is another user's.
+    if (!nv_is_folder || !foreign_and_closed(*nv_info)) return {};
+    Finding f = make_finding(cache, "~/.nv (" + nv + ") belongs to another user, so the CUDA JIT cache cannot be made there",
+                             kWhatTheCacheIs, {nv});
+    if (env.effective_uid >= 0) {
+      f.fix.push_back(fix::sudo({"chown", "--", std::to_string(env.effective_uid), nv}, "gives ~/.nv back to you"));
+    } else {
+      f.fix.push_back(fix::step("Give " + nv + " back to your user (sudo chown YOUR_USER " + nv + ")"));
+    }
+    return {f};
+  }
+
+  std::vector<std::string> foreign;
+  if (foreign_and_closed(*top)) foreign.push_back(cache);
+  if (top->type == FileType::kDirectory) {
+    if (auto entries = fs.list_dir(cache)) {
+      for (size_t i = 0; i < entries->size() && i < kMaxEntriesLooked && foreign.size() <= kMaxForeignNamed; ++i) {
+        std::string path = paths::join(cache, (*entries)[i].name);
+        if (auto info = fs.lstat(path); info && foreign_and_closed(*info)) foreign.push_back(path);
       }
     }
+  }
+  if (foreign.empty()) return {};
+  Finding f = make_finding(cache, "The CUDA JIT cache " + cache + " holds files of another user, which you cannot update",
+                           std::string(kWhatTheCacheIs) + " The cache holds nothing else: deleting it is safe, and the driver builds it again.",
+                           foreign);
+  if (nv_is_folder) {
+    f.fix.push_back(fix::sudo({"rm", "-rf", "--", cache}, "only the CUDA JIT cache; the driver builds it again"));
+  } else {
+    // ~/.nv is a link (or not a folder): a deletion through it could reach anywhere.
+    f.fix.push_back(fix::step(nv + " is not a plain folder: look where it leads before you delete the cache in it"));
   }
   return {f};
 }

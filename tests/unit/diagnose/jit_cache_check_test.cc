@@ -16,7 +16,7 @@ Environment user_env() {
   Environment env;
   env.home = "/home/ann";
   env.vars["HOME"] = "/home/ann";
-  env.vars["USER"] = "ann";
+  env.effective_uid = 1000;
   return env;
 }
 
@@ -30,18 +30,35 @@ MemoryFileSystem cache_with_entries() {
 
 TEST(JitCacheCheck, TheCacheIsWhereCudaPutsIt) {
   Environment env = user_env();
-  EXPECT_EQ(cuda_jit_cache_dir(env), "/home/ann/.nv/ComputeCache");
-  env.vars["CUDA_CACHE_PATH"] = "/scratch/cuda-cache";
-  EXPECT_EQ(cuda_jit_cache_dir(env), "/scratch/cuda-cache");
-  env.vars["CUDA_CACHE_PATH"] = "relative/cache";  // not a place anyone can name: the default
-  EXPECT_EQ(cuda_jit_cache_dir(env), "/home/ann/.nv/ComputeCache");
-  env.vars["CUDA_CACHE_DISABLE"] = "1";
-  EXPECT_EQ(cuda_jit_cache_dir(env), "");
+  EXPECT_EQ(cuda_jit_cache_dir(env).path, "/home/ann/.nv/ComputeCache");
+  EXPECT_FALSE(cuda_jit_cache_dir(env).user_named);
+  env.vars["CUDA_CACHE_PATH"] = "/scratch//cuda-cache/./";
+  EXPECT_EQ(cuda_jit_cache_dir(env).path, "/scratch/cuda-cache");
+  EXPECT_TRUE(cuda_jit_cache_dir(env).user_named);
+  // Read against a working directory doctor does not know: not judged, never the default instead.
+  env.vars["CUDA_CACHE_PATH"] = "relative/cache";
+  EXPECT_EQ(cuda_jit_cache_dir(env).path, "");
+  env.vars["CUDA_CACHE_PATH"] = "C:/cache";  // relative on POSIX
+  EXPECT_EQ(cuda_jit_cache_dir(env).path, "");
+  for (const char* off : {"1", "01", "1 ", "true"}) {
+    Environment disabled = user_env();
+    disabled.vars["CUDA_CACHE_DISABLE"] = off;
+    EXPECT_EQ(cuda_jit_cache_dir(disabled).path, "") << off;
+  }
+  Environment enabled = user_env();
+  enabled.vars["CUDA_CACHE_DISABLE"] = "0";
+  EXPECT_EQ(cuda_jit_cache_dir(enabled).path, "/home/ann/.nv/ComputeCache");
   Environment windows = user_env();
   windows.os = OsKind::kWindows;
-  EXPECT_EQ(cuda_jit_cache_dir(windows), "");
-  Environment homeless;
-  EXPECT_EQ(cuda_jit_cache_dir(homeless), "");
+  EXPECT_EQ(cuda_jit_cache_dir(windows).path, "");
+  for (const char* home : {"", "relative", "C:/Users/ann", "\\\\server\\ann"}) {
+    Environment odd = user_env();
+    odd.home = home;
+    EXPECT_EQ(cuda_jit_cache_dir(odd).path, "") << home;
+  }
+  Environment dotted = user_env();
+  dotted.home = "/home/ann/../bob/";
+  EXPECT_EQ(cuda_jit_cache_dir(dotted).path, "/home/bob/.nv/ComputeCache");
 }
 
 TEST(JitCacheCheck, ACacheOfTheUsersOwnOrNoneGivesNoFinding) {
@@ -68,12 +85,29 @@ TEST(JitCacheCheck, AnotherUsersFileInTheCacheIsAFindingWithADeletionOfTheCacheO
   EXPECT_EQ(f.fix[0].argv, (std::vector<std::string>{"sudo", "rm", "-rf", "--", "/home/ann/.nv/ComputeCache"}));
 }
 
+TEST(JitCacheCheck, FiveForeignEntriesAreNamedAndTheRestCounted) {
+  MemoryFileSystem fs = cache_with_entries();
+  for (int i = 0; i < 40; ++i) {
+    std::string p = "/home/ann/.nv/ComputeCache/d" + std::to_string(i);
+    fs.add_dir(p);
+    fs.set_other_owner(p);
+  }
+  auto found = check_jit_cache(fs, user_env());
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].evidence.size(), 6u);
+  EXPECT_EQ(found[0].evidence.back(), "and more");
+}
+
 TEST(JitCacheCheck, AFileOthersMayWriteOrALinkIsNoFinding) {
   MemoryFileSystem fs = cache_with_entries();
   fs.set_other_owner("/home/ann/.nv/ComputeCache/index");
   fs.set_mode("/home/ann/.nv/ComputeCache/index", 0666);  // anyone may update it
-  fs.add_symlink("/home/ann/.nv/ComputeCache/b", "/elsewhere");
-  fs.set_other_owner("/home/ann/.nv/ComputeCache/b");  // a link's owner does not decide who writes
+  // A link owned by another user, to a file of another user that only its owner may write: the
+  // link is not the cache's own file (a stat-following check would report it).
+  fs.add_file("/etc/secret", "x");
+  fs.set_other_owner("/etc/secret");
+  fs.add_symlink("/home/ann/.nv/ComputeCache/b", "/etc/secret");
+  fs.set_other_owner("/home/ann/.nv/ComputeCache/b");
   EXPECT_TRUE(check_jit_cache(fs, user_env()).empty());
 }
 
@@ -81,31 +115,56 @@ TEST(JitCacheCheck, TheSuperuserMayWriteEverything) {
   MemoryFileSystem fs = cache_with_entries();
   fs.set_other_owner("/home/ann/.nv/ComputeCache/index");
   Environment root = user_env();  // sudo -E keeps the user's HOME
-  root.superuser = true;
+  root.effective_uid = 0;
   EXPECT_TRUE(check_jit_cache(fs, root).empty());
 }
 
-TEST(JitCacheCheck, AForeignDotNvWithoutACacheIsAFindingAndGetsItsOwnerBack) {
+TEST(JitCacheCheck, AForeignDotNvWithoutACacheGetsItsOwnerBackByUid) {
   MemoryFileSystem fs;
   fs.add_dir("/home/ann/.nv");
   fs.set_other_owner("/home/ann/.nv");
   auto found = check_jit_cache(fs, user_env());
   ASSERT_EQ(found.size(), 1u);
-  ASSERT_EQ(found[0].fix.size(), 2u);
-  EXPECT_EQ(found[0].fix[1].argv, (std::vector<std::string>{"sudo", "chown", "--", "ann", "/home/ann/.nv"}));
+  EXPECT_EQ(found[0].evidence.at(0).rfind("/home/ann/.nv:", 0), 0u);
+  ASSERT_EQ(found[0].fix.size(), 1u);
+  EXPECT_EQ(found[0].fix[0].argv, (std::vector<std::string>{"sudo", "chown", "--", "1000", "/home/ann/.nv"}));
+  Environment unknown_uid = user_env();
+  unknown_uid.effective_uid = -1;
+  auto plain = check_jit_cache(fs, unknown_uid);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_FALSE(plain[0].fix.at(0).is_command());
+  // With a cache of the user's own inside it, the cache can be updated: nothing to say.
+  fs.add_dir("/home/ann/.nv/ComputeCache");
+  EXPECT_TRUE(check_jit_cache(fs, user_env()).empty());
 }
 
-TEST(JitCacheCheck, ACacheTheUserNamedIsNeverPrintedForDeletion) {
+TEST(JitCacheCheck, ALinkedDotNvGetsNoDeletionThroughIt) {
   MemoryFileSystem fs;
-  fs.add_dir("/home/ann/work");  // CUDA_CACHE_PATH may name a folder that holds more than the cache
-  fs.add_file("/home/ann/work/thesis.tex", "x");
-  fs.set_other_owner("/home/ann/work/thesis.tex");
+  fs.add_dir("/data/elsewhere/ComputeCache");
+  fs.add_file("/data/elsewhere/ComputeCache/index", "x");
+  fs.set_other_owner("/data/elsewhere/ComputeCache/index");
+  fs.add_dir("/home/ann");
+  fs.add_symlink("/home/ann/.nv", "/data/elsewhere");
+  auto found = check_jit_cache(fs, user_env());
+  ASSERT_EQ(found.size(), 1u);
+  for (const FixStep& s : found[0].fix) EXPECT_FALSE(s.is_command()) << "no rm through a link";
+}
+
+TEST(JitCacheCheck, AFolderTheUserNamedIsJudgedByItselfAndNeverChanged) {
+  MemoryFileSystem fs;
+  fs.add_dir("/tmp");
+  fs.add_dir("/tmp/someone-elses");
+  fs.set_other_owner("/tmp/someone-elses");  // other users' folders in a shared place: not the cache's
   Environment env = user_env();
-  env.vars["CUDA_CACHE_PATH"] = "/home/ann/work";
+  env.vars["CUDA_CACHE_PATH"] = "/tmp";
+  EXPECT_TRUE(check_jit_cache(fs, env).empty());
+  fs.set_other_owner("/tmp");
   auto found = check_jit_cache(fs, env);
   ASSERT_EQ(found.size(), 1u);
-  for (const FixStep& s : found[0].fix) EXPECT_FALSE(s.is_command()) << "a plain step, no rm";
+  EXPECT_EQ(found[0].evidence.size(), 1u);
+  for (const FixStep& s : found[0].fix) EXPECT_FALSE(s.is_command()) << "a plain step, no rm or chown";
   EXPECT_NE(found[0].fix.at(0).text.find("CUDA_CACHE_PATH"), std::string::npos);
+  EXPECT_EQ(found[0].detail.find("deleting it is safe"), std::string::npos);
 }
 
 TEST(JitCacheCheck, ExplainsCheckHoldsOnDoctorsFindingAndIsOtherwiseUnknown) {
