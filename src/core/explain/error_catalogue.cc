@@ -339,6 +339,10 @@ Result<std::vector<FixSpec>> fixes_of(const json& row, const std::string& origin
     auto when = conditions(f, "when", origin + ": " + where);
     if (!when) return when.error();
     fix.when = std::move(*when);
+    fix.for_checks = string_list(f, "for");
+    for (const auto& check : fix.for_checks) {
+      if (!is_known_check(check)) return data_error(origin, where, "a fix is for the unknown check '" + check + "'");
+    }
     for (const char* os : {"linux", "windows"}) {
       auto steps = fix_steps(f, os, origin + ": " + where);
       if (!steps) return steps.error();

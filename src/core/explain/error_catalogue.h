@@ -119,6 +119,9 @@ struct CatalogueStep {
 struct FixSpec {
   std::string text;
   std::vector<Condition> when;
+  // The causes (check ids) this fix answers. Where this machine shows the cause ranked first (its
+  // check holds), the fixes for it are printed first; otherwise the catalogue's order stands.
+  std::vector<std::string> for_checks;
   std::vector<CatalogueStep> linux_steps;
   std::vector<CatalogueStep> windows_steps;
 };

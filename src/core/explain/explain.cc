@@ -303,12 +303,21 @@ Explanation explain_occurrence(const Occurrence& occ, const ErrorCatalogue& cata
   e.variables = occ.vars;
   e.meaning = fill(occ.entry->meaning, e.variables);
   e.causes = rank_causes(*occ.entry, catalogue, e.variables, facts, machine);
+  // Where the machine shows the first cause, its fixes come first (a stable partition: the
+  // catalogue's order otherwise).
+  const std::string shown = !e.causes.empty() && e.causes[0].verdict == Verdict::kHolds ? e.causes[0].check : "";
+  std::vector<const FixSpec*> specs;
   for (const auto& f : occ.entry->fixes) {
-    if (!all_hold(f.when, e.variables, facts)) continue;
+    if (all_hold(f.when, e.variables, facts)) specs.push_back(&f);
+  }
+  std::stable_partition(specs.begin(), specs.end(), [&shown](const FixSpec* f) {
+    return !shown.empty() && std::find(f->for_checks.begin(), f->for_checks.end(), shown) != f->for_checks.end();
+  });
+  for (const FixSpec* f : specs) {
     FilledFix ff;
-    ff.text = fill(f.text, e.variables);
-    ff.linux_steps = fill_steps(f.linux_steps, e.variables);
-    ff.windows_steps = fill_steps(f.windows_steps, e.variables);
+    ff.text = fill(f->text, e.variables);
+    ff.linux_steps = fill_steps(f->linux_steps, e.variables);
+    ff.windows_steps = fill_steps(f->windows_steps, e.variables);
     e.fixes.push_back(std::move(ff));
   }
   return e;

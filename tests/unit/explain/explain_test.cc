@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "explain/explain.h"
+#include "facts/finding_ids.h"
 #include "support/explain_corpus.h"
 #include "support/explain_reports.h"
 
@@ -393,6 +394,47 @@ const RankedCause* cause(const ExplainReport& r, const std::string& id, const st
     if (c.check == check) return &c;
   }
   return nullptr;
+}
+
+// A fix names the causes it answers: where the machine shows the first of them, its fixes lead;
+// otherwise the catalogue's order stands.
+TEST(ExplainFixes, TheFixForTheCauseThisMachineShowsComesFirst) {
+  const char* kHandle = "could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n";
+  const char* kId = "xla.could_not_create_cudnn_handle";
+  auto fixes = [&](const MachineView& m) {
+    ExplainReport report = explain_text(kHandle, catalogue(), m);
+    const Explanation* e = find_match(report, kId);
+    EXPECT_NE(e, nullptr);
+    std::vector<std::string> texts;
+    if (e) {
+      for (const auto& f : e->fixes) texts.push_back(f.text);
+      if (!e->causes.empty()) texts.push_back("top cause: " + e->causes.front().check);
+    }
+    return texts;
+  };
+  std::vector<std::string> by_catalogue = fixes(MachineView{});
+  ASSERT_GE(by_catalogue.size(), 3u);
+  EXPECT_NE(by_catalogue.front().find("grow memory"), std::string::npos) << by_catalogue.front();
+  Report r = linux_report();
+  MachineView m{&r, nullptr};
+  EXPECT_EQ(fixes(m).front(), by_catalogue.front()) << "no cause holds here: the catalogue's order";
+  Finding jit;
+  jit.id = std::string(finding_id::kDriverJitCacheNotWritable);
+  jit.title = "The CUDA JIT cache /home/u/.nv/ComputeCache holds files of another user";
+  r.findings.push_back(jit);
+  std::vector<std::string> shown = fixes(m);
+  EXPECT_EQ(shown.back(), "top cause: cuda_jit_cache_unusable");
+  EXPECT_NE(shown.front().find("JIT cache"), std::string::npos) << shown.front();
+  EXPECT_EQ(shown.size(), by_catalogue.size()) << "reordered, none dropped";
+}
+
+TEST(ErrorCatalogue, AFixForAnUnknownCheckIsRefused) {
+  const std::string json = R"({"schema": 1, "statuses": [], "entries": [{"id": "x", "title": "t", "needles": ["n"],
+    "patterns": ["n"], "meaning": "m", "severity": "error", "fixes": [{"text": "f", "for": ["no_such_check"]}],
+    "sources": ["https://e"], "causes": [{"text": "c", "check": "driver_absent", "weight": 1}]}]})";
+  auto bad = parse_error_catalogue(json, "t");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("no_such_check"), std::string::npos);
 }
 
 const char* kShimMessage =
