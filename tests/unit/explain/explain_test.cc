@@ -467,6 +467,12 @@ TEST(ExplainRanking, SameMessageInstalledButNotOnTheSearchPath) {
   EXPECT_NE(t.evidence.find(pip), std::string::npos);
   EXPECT_EQ(cause(rep, kShimId, "cudnn_major_absent")->verdict, Verdict::kDoesNotHold);
   EXPECT_EQ(cause(rep, kShimId, "cudnn_sublibrary_missing")->verdict, Verdict::kDoesNotHold);
+  // The fix for what this machine shows comes first: the pip copy's folder on LD_LIBRARY_PATH,
+  // not an install of cuDNN 9 (faster-whisper#1182's cure).
+  const Explanation* e = find_match(rep, kShimId);
+  ASSERT_NE(e, nullptr);
+  ASSERT_FALSE(e->fixes.empty());
+  EXPECT_NE(e->fixes.front().text.find("LD_LIBRARY_PATH"), std::string::npos) << e->fixes.front().text;
 }
 
 TEST(ExplainRanking, SameMessageCopyLacksTheSubLibrary) {
