@@ -2,7 +2,8 @@
 # One entry point for the README's quick start and for CI.
 #   scripts/run.sh doctor   install what is needed, build, run `cudnnup doctor`
 #   scripts/run.sh test     install what is needed, build, run the whole test suite
-#                           (Linux tests, every fuzz target for 12 s under ASan+UBSan, the
+#                           (Linux tests, the build without install support checked,
+#                           every fuzz target for 12 s under ASan+UBSan, the
 #                           Windows build under Wine, then every release artifact built by
 #                           scripts/package.sh and proven by scripts/check-packages.sh, and the
 #                           loader differential test inside the Debian 11 root)
@@ -45,6 +46,7 @@ case "$mode" in
     cmake --preset default >/dev/null
     stage build cmake --build --preset default -j "$jobs"
     stage ctest ctest --preset default -j "$jobs"
+    stage without-install scripts/test-without-install.sh
     stage fuzz scripts/fuzz.sh 12
     stage windows scripts/test-windows.sh
     # The packages: a Debian 11 root, chroot and dpkg need root (as install-deps.sh, via sudo).
