@@ -39,7 +39,7 @@ class JitCacheReal : public ::testing::Test {
     const char* tmpdir = std::getenv("TMPDIR");
     std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/cudnnup-jit-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << tmpl;
-    root_ = tmpl;
+    root_ = stdfs::canonical(tmpl);  // as doctor prints it: no "//", no link in TMPDIR
     // The other user must reach the binary and its home: every folder on the way 0755, whatever
     // the umask (a build folder under a private /tmp/tmp.* clone is not reachable for that user).
     stdfs::create_directories(root_ / "bin");

@@ -17,6 +17,8 @@ bool foreign_and_closed(const FileInfo& info) {
   return info.type != FileType::kSymlink && info.other_owner && !info.others_may_write;
 }
 
+bool is_folder(const Result<FileInfo>& info) { return info && info->type == FileType::kDirectory; }
+
 // POSIX paths only: "C:/x" or "\x" would be relative there, and a printed deletion must not
 // depend on where it is pasted.
 std::string absolute_posix(const std::string& path) {
@@ -81,12 +83,12 @@ std::vector<Finding> check_jit_cache(const FileSystem& fs, const Environment& en
     return {f};
   }
 
+  // ~/.nv is read only when something is to be said: most runs find a cache of the user's own.
   std::string nv = paths::parent(cache);
-  auto nv_info = fs.lstat(nv);
-  bool nv_is_folder = nv_info && nv_info->type == FileType::kDirectory;
   if (!top) {
+    auto nv_info = fs.lstat(nv);
     // No cache yet: the driver makes one unless ~/.nv is another user's.
-    if (!nv_is_folder || !foreign_and_closed(*nv_info)) return {};
+    if (!is_folder(nv_info) || !foreign_and_closed(*nv_info)) return {};
     Finding f = make_finding(cache, "~/.nv (" + nv + ") belongs to another user, so the CUDA JIT cache cannot be made there",
                              kWhatTheCacheIs, {nv});
     if (env.effective_uid >= 0) {
@@ -111,7 +113,7 @@ std::vector<Finding> check_jit_cache(const FileSystem& fs, const Environment& en
   Finding f = make_finding(cache, "The CUDA JIT cache " + cache + " holds files of another user, which you cannot update",
                            std::string(kWhatTheCacheIs) + " The cache holds nothing else: deleting it is safe, and the driver builds it again.",
                            foreign);
-  if (nv_is_folder) {
+  if (is_folder(fs.lstat(nv))) {
     f.fix.push_back(fix::sudo({"rm", "-rf", "--", cache}, "only the CUDA JIT cache; the driver builds it again"));
   } else {
     // ~/.nv is a link (or not a folder): a deletion through it could reach anywhere.
