@@ -4,7 +4,9 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_checks.h"
@@ -301,9 +303,58 @@ const CatalogueEntry* ErrorCatalogue::entry(std::string_view id) const {
 
 namespace {
 
-Result<std::vector<CauseSpec>> causes_of(const json& row, const std::string& origin, const std::string& where) {
+// Lists of causes or fixes that several entries share (top-level "shared_causes"/"shared_fixes"),
+// so one status cause is written once. An entry names one with a row {"include": "name"}, which
+// stands for the list's rows at that place; a shared list includes nothing itself.
+struct SharedLists {
+  std::map<std::string, json> causes;
+  std::map<std::string, json> fixes;
+  std::set<std::string> used;  // "causes:name", "fixes:name": a list nobody includes is refused
+};
+
+Result<std::map<std::string, json>> shared_lists_of(const json& doc, const char* key, const std::string& origin) {
+  std::map<std::string, json> out;
+  if (!doc.contains(key)) return out;
+  if (!doc[key].is_object()) return data_error(origin, key, "must map list names to arrays of rows");
+  for (const auto& [name, rows] : doc[key].items()) {
+    if (name.empty() || !rows.is_array() || rows.empty()) {
+      return data_error(origin, std::string(key) + " '" + name + "'", "needs a name and a non-empty array of rows");
+    }
+    for (const auto& r : rows) {
+      if (r.is_object() && r.contains("include")) {
+        return data_error(origin, std::string(key) + " '" + name + "'", "a shared list cannot include another");
+      }
+    }
+    out.emplace(name, rows);
+  }
+  return out;
+}
+
+// The entry's rows for `key` with every {"include": name} replaced by that shared list's rows.
+Result<json> expanded_rows(const json& row, const char* key, SharedLists& shared, const std::string& origin,
+                           const std::string& where) {
+  const auto& lists = std::string(key) == "causes" ? shared.causes : shared.fixes;
+  json out = json::array();
+  for (const auto& r : array_field(row, key)) {
+    if (!r.is_object() || !r.contains("include")) {
+      out.push_back(r);
+      continue;
+    }
+    const std::string name = string_field(r, "include");
+    auto list = lists.find(name);
+    if (r.size() != 1 || list == lists.end()) {
+      return data_error(origin, where, "includes '" + name + "', which is not a list of shared_" + key +
+                                           " (an include row has only the key \"include\")");
+    }
+    shared.used.insert(std::string(key) + ":" + name);
+    for (const auto& item : list->second) out.push_back(item);
+  }
+  return out;
+}
+
+Result<std::vector<CauseSpec>> causes_of(const json& rows, const std::string& origin, const std::string& where) {
   std::vector<CauseSpec> out;
-  for (const auto& c : array_field(row, "causes")) {
+  for (const auto& c : rows) {
     CauseSpec cause;
     cause.text = string_field(c, "text");
     cause.check = string_field(c, "check");
@@ -331,9 +382,9 @@ Result<std::vector<CauseSpec>> causes_of(const json& row, const std::string& ori
   return out;
 }
 
-Result<std::vector<FixSpec>> fixes_of(const json& row, const std::string& origin, const std::string& where) {
+Result<std::vector<FixSpec>> fixes_of(const json& rows, const std::string& origin, const std::string& where) {
   std::vector<FixSpec> out;
-  for (const auto& f : array_field(row, "fixes")) {
+  for (const auto& f : rows) {
     FixSpec fix;
     fix.text = string_field(f, "text");
     auto when = conditions(f, "when", origin + ": " + where);
@@ -353,7 +404,7 @@ Result<std::vector<FixSpec>> fixes_of(const json& row, const std::string& origin
   return out;
 }
 
-Result<CatalogueEntry> entry_of(const json& row, const std::string& origin) {
+Result<CatalogueEntry> entry_of(const json& row, SharedLists& shared, const std::string& origin) {
   CatalogueEntry e;
   e.id = string_field(row, "id");
   const std::string where = "entry '" + e.id + "'";
@@ -380,10 +431,14 @@ Result<CatalogueEntry> entry_of(const json& row, const std::string& origin) {
   e.overrides = string_list(row, "overrides");
   e.follows = string_list(row, "follows");
   e.at_end = bool_field(row, "at_end", false);
-  auto causes = causes_of(row, origin, where);
+  auto cause_rows = expanded_rows(row, "causes", shared, origin, where);
+  if (!cause_rows) return cause_rows.error();
+  auto causes = causes_of(*cause_rows, origin, where);
   if (!causes) return causes.error();
   e.causes = std::move(*causes);
-  auto fixes = fixes_of(row, origin, where);
+  auto fix_rows = expanded_rows(row, "fixes", shared, origin, where);
+  if (!fix_rows) return fix_rows.error();
+  auto fixes = fixes_of(*fix_rows, origin, where);
   if (!fixes) return fixes.error();
   e.fixes = std::move(*fixes);
   e.sources = string_list(row, "sources");
@@ -456,11 +511,26 @@ Result<ErrorCatalogue> parse_error_catalogue(std::string_view json_text, const s
   if (!evidence) return evidence.error();
   cat.evidence = std::move(*evidence);
 
+  SharedLists shared;
+  auto shared_causes = shared_lists_of(doc, "shared_causes", origin);
+  if (!shared_causes) return shared_causes.error();
+  shared.causes = std::move(*shared_causes);
+  auto shared_fixes = shared_lists_of(doc, "shared_fixes", origin);
+  if (!shared_fixes) return shared_fixes.error();
+  shared.fixes = std::move(*shared_fixes);
+
   for (const auto& row : array_field(doc, "entries")) {
-    auto e = entry_of(row, origin);
+    auto e = entry_of(row, shared, origin);
     if (!e) return e.error();
     if (cat.entry(e->id)) return data_error(origin, "entry '" + e->id + "'", "duplicate id");
     cat.entries.push_back(std::move(*e));
+  }
+  for (const auto& [kind, lists] : {std::pair{"causes", &shared.causes}, std::pair{"fixes", &shared.fixes}}) {
+    for (const auto& [name, rows] : *lists) {
+      if (!shared.used.count(std::string(kind) + ":" + name)) {
+        return data_error(origin, std::string("shared_") + kind + " '" + name + "'", "no entry includes it");
+      }
+    }
   }
   for (const auto& e : cat.entries) {
     if (auto bad = dangling_reference(cat, e, origin)) return *bad;
