@@ -428,6 +428,32 @@ TEST(ExplainFixes, TheFixForTheCauseThisMachineShowsComesFirst) {
   EXPECT_EQ(shown.size(), by_catalogue.size()) << "reordered, none dropped";
 }
 
+// The shared status fixes say which causes they answer, so every status entry orders them by
+// the machine: a driver too old for the cuDNN here puts doctor's check before "free GPU memory".
+TEST(ExplainFixes, AStatusErrorOnAMachineWithAnOldDriverLeadsWithTheDriverCheck) {
+  const char* kStatus = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n";
+  const char* kId = "pytorch.cudnn_error_status";
+  auto first_fix_and_cause = [&](const MachineView& m) {
+    ExplainReport report = explain_text(kStatus, catalogue(), m);
+    const Explanation* e = find_match(report, kId);
+    EXPECT_NE(e, nullptr);
+    std::pair<std::string, std::string> out;
+    if (e && !e->fixes.empty()) out.first = e->fixes.front().text;
+    if (e && !e->causes.empty()) out.second = e->causes.front().check;
+    return out;
+  };
+  auto by_catalogue = first_fix_and_cause(MachineView{});
+  EXPECT_NE(by_catalogue.first.find("Free GPU memory"), std::string::npos) << by_catalogue.first;
+  Report old_driver = linux_report();
+  old_driver.driver.version_text = "470.82.01";
+  old_driver.driver.cuda_version = Version{11, 4};
+  old_driver.copies.push_back(make_copy("/usr/lib/x86_64-linux-gnu", Version{9, 10, 0}, {"ld.so.cache"}, kAll9, 12));
+  MachineView m{&old_driver, nullptr};
+  auto shown = first_fix_and_cause(m);
+  EXPECT_EQ(shown.second, "driver_too_old");
+  EXPECT_NE(shown.first.find("Check the driver"), std::string::npos) << shown.first;
+}
+
 TEST(ErrorCatalogue, AFixForAnUnknownCheckIsRefused) {
   const std::string json = R"({"schema": 1, "statuses": [], "entries": [{"id": "x", "title": "t", "needles": ["n"],
     "patterns": ["n"], "meaning": "m", "severity": "error", "fixes": [{"text": "f", "for": ["no_such_check"]}],
