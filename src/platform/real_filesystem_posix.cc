@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,6 +33,21 @@ FileType type_of(mode_t mode) {
   return FileType::kOther;
 }
 
+// The effective group and the supplementary groups of this process.
+bool in_our_groups(gid_t gid) {
+  static const std::vector<gid_t> groups = [] {
+    std::vector<gid_t> out{::getegid()};
+    int n = ::getgroups(0, nullptr);
+    if (n > 0) {
+      std::vector<gid_t> more(static_cast<size_t>(n));
+      n = ::getgroups(n, more.data());
+      if (n > 0) out.insert(out.end(), more.begin(), more.begin() + n);
+    }
+    return out;
+  }();
+  return std::find(groups.begin(), groups.end(), gid) != groups.end();
+}
+
 FileInfo info_of(const struct stat& st) {
   FileInfo info;
   info.type = type_of(st.st_mode);
@@ -40,9 +56,11 @@ FileInfo info_of(const struct stat& st) {
   info.device = static_cast<uint64_t>(st.st_dev);
   info.inode = static_cast<uint64_t>(st.st_ino);
   info.change_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
-  static const uid_t self = ::geteuid();  // cudnnup never changes its user: asked once
+  static const uid_t self = ::geteuid();  // cudnnup never changes its user or groups: asked once
   info.other_owner = st.st_uid != self;
   info.others_may_write = !S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;  // a link's own mode means nothing
+  mode_t our_bit = st.st_uid == self ? S_IWUSR : in_our_groups(st.st_gid) ? S_IWGRP : S_IWOTH;
+  info.self_may_write = self == 0 || S_ISLNK(st.st_mode) || (st.st_mode & our_bit) != 0;
   return info;
 }
 

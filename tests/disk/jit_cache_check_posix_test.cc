@@ -68,9 +68,12 @@ class JitCacheReal : public ::testing::Test {
     if (!root_.empty()) stdfs::remove_all(root_);
   }
 
-  nlohmann::json doctor_as(bool as_nobody) {
+  // As user 65534 with no supplementary group, or with `groups` ("0": root's group), or as root.
+  nlohmann::json doctor_as(bool as_nobody, const std::string& groups = "") {
     std::vector<std::string> argv;
-    if (as_nobody) argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+    if (as_nobody) {
+      argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", groups.empty() ? "--clear-groups" : "--groups=" + groups};
+    }
     argv.push_back((root_ / "bin/cudnnup").string());
     argv.insert(argv.end(), {"doctor", "--json"});
     ProcessOptions o;
@@ -105,6 +108,14 @@ TEST_F(JitCacheReal, TheUsersOwnCacheAndRootItselfGetNoFinding) {
   EXPECT_EQ(finding(doctor_as(true), kFindingId), nullptr);
   ASSERT_EQ(::chown((cache_ / "index").c_str(), 0, 0), 0);
   EXPECT_EQ(finding(doctor_as(false), kFindingId), nullptr) << "root may write every file";
+}
+
+// The group's write bit counts only for the group's members, as the kernel reads it.
+TEST_F(JitCacheReal, ARootFileItsGroupMayWriteIsClosedOnlyToUsersOutsideTheGroup) {
+  ASSERT_EQ(::chown((cache_ / "index").c_str(), 0, 0), 0);
+  ASSERT_EQ(::chmod((cache_ / "index").c_str(), 0664), 0);
+  EXPECT_NE(finding(doctor_as(true), kFindingId), nullptr) << "65534 is not in group 0";
+  EXPECT_EQ(finding(doctor_as(true, "0"), kFindingId), nullptr) << "a member of group 0 may write it";
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ void MemoryFileSystem::add_symlink(const std::string& link, const std::string& t
 void MemoryFileSystem::set_unreadable(const std::string& path) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].unreadable = true; }
 void MemoryFileSystem::set_mode(const std::string& path, int mode) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].mode = mode; }
 void MemoryFileSystem::set_other_owner(const std::string& path) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].other_owner = true; }
+void MemoryFileSystem::set_our_group(const std::string& path) { std::lock_guard<std::recursive_mutex> lock(mutex_.m); nodes[key(path)].our_group = true; }
 void MemoryFileSystem::add_fifo(const std::string& path) {
   std::lock_guard<std::recursive_mutex> lock(mutex_.m);
   add_dir(paths::parent(path));
@@ -108,6 +109,8 @@ FileInfo MemoryFileSystem::info_of(const Node& n) const {
   info.size = n.type == FileType::kRegular ? n.contents.size() : 0;
   info.other_owner = n.other_owner;
   info.others_may_write = n.type != FileType::kSymlink && (n.mode & 022) != 0;
+  int our_bit = !n.other_owner ? 0200 : n.our_group ? 0020 : 0002;
+  info.self_may_write = n.type == FileType::kSymlink || (n.mode & our_bit) != 0;
   return info;
 }
 

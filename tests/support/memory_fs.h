@@ -36,6 +36,7 @@ class MemoryFileSystem : public FileSystem {
     int mode = 0644;          // permission bits; write_private_file makes 0600
     bool other_owner = false; // owned by another user than the one the code runs as
     std::string name;         // the last component as first created (windows_names keys fold case)
+    bool our_group = false;   // its group is one of the user's groups (else another user's group)
   };
 
   // Setup helpers (not counted as writes, never fail).
@@ -45,6 +46,7 @@ class MemoryFileSystem : public FileSystem {
   void set_unreadable(const std::string& path);
   void set_mode(const std::string& path, int mode);
   void set_other_owner(const std::string& path);
+  void set_our_group(const std::string& path);
   // A named pipe: opening one for reading blocks, so read_range() counts the attempt in
   // fifo_reads and fails instead (tests assert nothing tried).
   void add_fifo(const std::string& path);

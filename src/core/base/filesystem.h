@@ -29,6 +29,10 @@ struct FileInfo {
   // are not modelled, so both stay false there.
   bool other_owner = false;
   bool others_may_write = false;
+  // Whether the mode bits let the user cudnnup runs as write it: the owner's bit for its own
+  // files, the group's when the file's group is one of the user's groups, else everyone's (root
+  // always may). Not ACLs or read-only mounts. POSIX only; true elsewhere.
+  bool self_may_write = true;
   // Which file this is, for caches that must notice any replacement or rewrite (the probe cache,
   // core/diagnose/probe_cache.h): device and inode, and the inode's change time, which every
   // write, rename, chmod or relink moves and which no user can set back (unlike mtime). POSIX

@@ -14,7 +14,7 @@ constexpr size_t kMaxEntriesLooked = 512;
 constexpr size_t kMaxForeignNamed = 5;
 
 bool foreign_and_closed(const FileInfo& info) {
-  return info.type != FileType::kSymlink && info.other_owner && !info.others_may_write;
+  return info.type != FileType::kSymlink && info.other_owner && !info.self_may_write;
 }
 
 bool is_folder(const Result<FileInfo>& info) { return info && info->type == FileType::kDirectory; }
@@ -45,7 +45,7 @@ Finding make_finding(const std::string& cache, std::string title, std::string de
       f.evidence.push_back("and more");
       break;
     }
-    f.evidence.push_back(foreign[i] + ": another user's, writable by its owner only");
+    f.evidence.push_back(foreign[i] + ": another user's, not writable by you");
   }
   return f;
 }

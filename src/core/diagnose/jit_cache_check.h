@@ -26,9 +26,9 @@ struct JitCacheDir {
 JitCacheDir cuda_jit_cache_dir(const Environment& env);
 
 // "driver.jit_cache_not_writable" when the user cannot update the cache: the cache folder, or
-// (default place only) an entry directly in it, belongs to another user and only its owner may
-// write it; or ~/.nv does while the cache is missing, so the driver cannot make it. A file that
-// the owner's group may write counts as writable (group membership is not checked). A superuser
+// (default place only) an entry directly in it, belongs to another user and its mode bits do not
+// let this user write it (FileInfo::self_may_write: the group's bit counts for the group's
+// members); or ~/.nv does while the cache is missing, so the driver cannot make it. A superuser
 // may write every file and gets no finding. Looks at the first 512 entries and stops at 6 foreign.
 std::vector<Finding> check_jit_cache(const FileSystem& fs, const Environment& env);
 

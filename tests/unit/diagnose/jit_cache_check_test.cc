@@ -111,6 +111,19 @@ TEST(JitCacheCheck, AFileOthersMayWriteOrALinkIsNoFinding) {
   EXPECT_TRUE(check_jit_cache(fs, user_env()).empty());
 }
 
+// A root-owned file its group may write is closed to a user outside that group, and open to one in it.
+TEST(JitCacheCheck, AGroupWritableFileCountsOnlyForTheGroupsMembers) {
+  MemoryFileSystem fs = cache_with_entries();
+  fs.set_other_owner("/home/ann/.nv/ComputeCache/index");
+  fs.set_mode("/home/ann/.nv/ComputeCache/index", 0664);
+  auto found = check_jit_cache(fs, user_env());
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].evidence.size(), 1u);
+  EXPECT_EQ(found[0].evidence[0], "/home/ann/.nv/ComputeCache/index: another user's, not writable by you");
+  fs.set_our_group("/home/ann/.nv/ComputeCache/index");
+  EXPECT_TRUE(check_jit_cache(fs, user_env()).empty());
+}
+
 TEST(JitCacheCheck, TheSuperuserMayWriteEverything) {
   MemoryFileSystem fs = cache_with_entries();
   fs.set_other_owner("/home/ann/.nv/ComputeCache/index");
