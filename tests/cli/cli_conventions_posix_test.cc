@@ -9,6 +9,8 @@
 #include <fstream>
 #include <regex>
 
+#include "app/cli/cli_definition.h"
+#include "app/cli/cli_model.h"
 #include "platform/process.h"
 #include "support/fixture_libs.h"
 
@@ -104,6 +106,58 @@ TEST_F(Conventions, ColourFollowsTheOptionNoColorAndTerm) {
   EXPECT_FALSE(has_colour(on_terminal("list --store-only --color never", term)));
   EXPECT_FALSE(has_colour(on_terminal("list --store-only --no-color", term)));
   EXPECT_TRUE(has_colour(cli("list --store-only --color=always", set))) << "--color always wins, even piped";
+}
+
+// Every option and argument of every command that takes a value, given "": a usage error that
+// names it, and nothing written. Walks the CLI definition, so a new option is covered at once.
+TEST_F(Conventions, AnEmptyValueIsAUsageErrorForEveryOptionOfEveryCommand) {
+  CLI::App app{kProgramHelp, "cudnnup"};
+  GlobalArgs global;
+  CommandAction action;
+  define_cli(app, global, action);
+  CommandSpec spec = describe_cli(app);
+  int tried = 0;
+  for (const CommandSpec* c : all_commands(spec)) {
+    if (c->path.empty() || !c->commands.empty()) continue;  // the program itself, `cache` alone
+    std::vector<std::pair<std::string, std::string>> cases;  // shown name, the words before ""
+    for (const OptionSpec& o : c->options) {
+      if (o.value == ValueKind::kNone || o.names.empty()) continue;
+      if (!o.choices.empty()) continue;  // "" is refused as not one of the choices already
+      cases.emplace_back(o.names.back(), o.names.back());
+    }
+    if (!c->prefix) {
+      for (const OptionSpec& p : c->positionals) cases.emplace_back(p.name, "");
+    }
+    for (const auto& [name, words] : cases) {
+      SCOPED_TRACE("cudnnup " + c->path + " " + words + " ''");
+      auto r = cli(c->path + " " + words + " ''");
+      // A range or a required partner may speak first; either way a usage error, nothing done.
+      EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+      EXPECT_EQ(r.err.rfind("cudnnup: error: ", 0), 0u) << r.err;
+      ++tried;
+    }
+  }
+  EXPECT_GE(tried, 40) << "the walk reached the options";
+  // The ones that read "" as absent, or as the current folder, before.
+  for (const char* line : {"link --into ''", "install --into '' 9", "uninstall ''", "uninstall --into ''",
+                           "verify --copy ''", "which --pid ''", "which --for ''", "explain ''", "explain --file ''",
+                           "env --version ''", "lock --dir ''", "--db '' doctor"}) {
+    auto r = cli(line);
+    EXPECT_EQ(r.exit_code, 2) << line;
+    EXPECT_NE(r.err.find("an empty value names nothing"), std::string::npos) << line << ": " << r.err;
+  }
+  // A timeout of 0 or less, or one whose milliseconds overflow, stopped a healthy child at once
+  // and verify reported the copy broken.
+  for (const char* line : {"verify --timeout -5", "verify --timeout 2147484", "bench --timeout 0", "doctor --probe-timeout 0"}) {
+    auto r = cli(line);
+    EXPECT_EQ(r.exit_code, 2) << line << ": " << r.out;
+    EXPECT_NE(r.err.find("not in range 1 to 86400"), std::string::npos) << line << ": " << r.err;
+  }
+  EXPECT_FALSE(stdfs::exists(tmp / "home/.cudnnup"));
+  EXPECT_TRUE(stdfs::is_empty(tmp / "proj"));
+  // The program's own words may be empty: exec passes them on as they are.
+  auto exec = cli("exec --version 9.19 -- /bin/sh -c 'test -z \"$1\"' sh ''");
+  EXPECT_EQ(exec.exit_code, 0) << exec.out << exec.err;
 }
 
 TEST_F(Conventions, ExecExitsLikeAShellAndNeedsNoDoubleDash) {

@@ -158,6 +158,32 @@ TEST_F(DoctorE2E, CuDNN8LeftBesideCuDNN9InAToolkit) {
   EXPECT_TRUE(toolkit_found);
 }
 
+// A dangling libcudnn.so.8 left beside a whole cuDNN 9: its version is unknown, so the majors are
+// those of the file names, and the printed move, run by bash as printed, takes exactly that link.
+TEST_F(DoctorE2E, ALeftoverLinkOfAnotherMajorIsNamedByItsFileNameAndMovedAlone) {
+  install_stub_set("v9.19.0", tmp_ / "lib");
+  make_symlink("libcudnn.so.8.9.7", tmp_ / "lib/libcudnn.so.8");
+  json r = doctor({{"LD_LIBRARY_PATH", tmp_ / "lib"}});
+  const json* mixed = nullptr;
+  for (const auto& f : r["findings"]) {
+    if (f["id"] == "cudnn.mixed_majors") mixed = &f;
+  }
+  ASSERT_NE(mixed, nullptr) << r.dump(1);
+  EXPECT_EQ((*mixed)["title"], "cuDNN 9 and 8 files share " + tmp_ / "lib");
+  std::string script = "set -e\n";
+  for (const auto& step : (*mixed)["fix_steps"]) {
+    if (step.contains("run")) {
+      for (const auto& w : step["run"]) script += "'" + w.get<std::string>() + "' ";
+      script += "\n";
+    }
+    if (step.contains("shell")) script += step["shell"].get<std::string>() + "\n";
+  }
+  write_text(tmp_ / "fix.sh", script);
+  ASSERT_EQ(std::system(("bash " + tmp_ / "fix.sh").c_str()), 0) << script;
+  EXPECT_TRUE(std::filesystem::is_symlink(tmp_ / "lib/cudnn-old/libcudnn.so.8")) << script;
+  EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/libcudnn.so.9")) << "cuDNN 9 stays: " << script;
+}
+
 TEST_F(DoctorE2E, LibraryThatCrashesOnLoadBecomesAFindingNotACrash) {
   install_stub_set("v9.19.0", tmp_ / "lib");
   copy_file(fixture_lib("crash", "libcudnn.so.9"), tmp_ / "lib/libcudnn.so.9");

@@ -53,6 +53,10 @@ int run(int argc, char** argv, AppContext& ctx) {
   }
   const CLI::App* command = chosen_command(app);
   ctx.command = command_path(command);
+  if (auto empty = empty_value(app, command)) {
+    ctx.options.json = json_requested(words);
+    return report_error(ctx, empty->error, kExitUsage);
+  }
   auto options = resolve_global_options(global, command);
   if (!options) {
     ctx.options.json = json_requested(words);

@@ -106,4 +106,34 @@ UsageProblem missing_command(const CLI::App& command) {
   return {make_error(ErrorCode::kUsage, "say which command: " + join(names, ", ") + hint(&command)), {}, command_path(&command)};
 }
 
+// Where "" is a value: the words `exec` hands to the program it runs (`python -c ""`), and the
+// version the shell hook applied last, which is "" before the first (app/commands/cmd_init.cc).
+bool empty_is_meaningful(const std::string& command, const std::string& option) {
+  return (command == "exec" && option == "COMMAND") || (command == "env" && option == "--previous");
+}
+
+std::optional<UsageProblem> empty_value(const CLI::App& app, const CLI::App* command) {
+  std::vector<const CLI::App*> chain;
+  for (const CLI::App* a = command; a; a = a->get_parent()) chain.push_back(a);
+  if (chain.empty() || chain.back() != &app) chain.push_back(&app);
+  for (const CLI::App* a : chain) {
+    for (const CLI::Option* o : a->get_options()) {
+      if (o->count() == 0 || o->get_type_size_max() == 0) continue;  // not given, or a flag
+      if (empty_is_meaningful(a->get_name(), o->get_name())) continue;
+      for (const std::string& value : o->results()) {
+        if (!value.empty()) continue;
+        std::string name = o->get_lnames().empty() ? ascii_upper(o->get_name()) : "--" + o->get_lnames().front();
+        UsageProblem p;
+        p.command = command_path(command);
+        p.error = make_error(ErrorCode::kUsage, "`" + program_and(command) + "`: " + name +
+                                                    ": an empty value names nothing: give one, or leave it out");
+        return p;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+CLI::Validator timeout_seconds() { return CLI::Range(1, kMaxTimeoutSeconds); }
+
 }  // namespace cudnnup

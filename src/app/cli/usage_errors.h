@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,17 @@ UsageProblem explain_parse_error(const CLI::App& app, const std::vector<std::str
 
 // `cudnnup` (or `cudnnup cache`) without a command.
 UsageProblem missing_command(const CLI::App& command);
+
+// An option or argument given an empty value, on the way from `app` to `command`: an empty value
+// names nothing, and read as absent it turned `link --into ""` into the current folder and
+// `verify --copy ""` into the default copy. Except where "" is a value: the words `exec` runs,
+// and `env --previous` (the shell hook's last version, none at first).
+std::optional<UsageProblem> empty_value(const CLI::App& app, const CLI::App* command);
+
+// The range every "--timeout S"-like option accepts: at least a second, and at most a day, so the
+// milliseconds fit an int (a negative or overflowed timeout stopped a healthy child at once, and
+// verify called the copy broken).
+inline constexpr int kMaxTimeoutSeconds = 86400;
+CLI::Validator timeout_seconds();
 
 }  // namespace cudnnup

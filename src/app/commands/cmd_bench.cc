@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 
+#include "app/cli/usage_errors.h"
 #include "app/child/child_runner.h"
 #include "app/child/copy_loader.h"
 #include "app/cli/commands.h"
@@ -254,7 +255,8 @@ void add_bench_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--max-candidates", opt.max_candidates,
                   "Engine configs timed per case (default: 10 with --candidates pytorch, 24 with wide)");
   cmd->add_option("--libcuda", opt.libcuda, "Use this CUDA driver library")->type_name("FILE");
-  cmd->add_option("--timeout", opt.timeout_s, "Seconds before the bench process is stopped (default 600)");
+  cmd->add_option("--timeout", opt.timeout_s, "Seconds before the bench process is stopped (default 600; 1 to 86400)")
+      ->check(timeout_seconds());
   cmd->add_flag("--list-cases", opt.list_cases, "Print the cases as JSON (for bench/pytorch_conv.py) and exit");
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_bench(ctx, opt); }; });
 }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "app/cli/usage_errors.h"
 #include "app/cli/commands.h"
 #include "app/commands/doctor_runner.h"
 #include "app/cli/exit_codes.h"
@@ -269,7 +270,9 @@ void add_doctor_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--for", opts->for_target,
                   "Also report what this program or shared object (or framework: torch, tensorflow, jax, onnxruntime, "
                   "paddle) loads under this environment");
-  cmd->add_option("--probe-timeout", opts->probe_timeout_s, "Seconds each framework probe may take")->default_val(120);
+  cmd->add_option("--probe-timeout", opts->probe_timeout_s, "Seconds each framework probe may take (1 to 86400)")
+      ->default_val(120)
+      ->check(timeout_seconds());
   cmd->add_option("--from", opts->from,
                   "With --format html: a saved `cudnnup --json doctor`, `verify --json` or `bench --json` report to "
                   "show (repeat for several; a doctor report replaces examining this machine)")

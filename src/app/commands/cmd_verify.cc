@@ -10,6 +10,7 @@
 #include <climits>
 #include <iostream>
 
+#include "app/cli/usage_errors.h"
 #include "app/child/child_runner.h"
 #include "app/commands/store_access.h"
 #include "app/child/copy_loader.h"
@@ -329,7 +330,8 @@ void add_verify_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--gpu", opt.gpu, "GPU number to test, or 'all' (default 0)");
   cmd->add_option("--libcuda", opt.libcuda, "Use this CUDA driver library instead of searching the usual places")
       ->type_name("FILE");
-  cmd->add_option("--timeout", opt.timeout_s, "Seconds before a hanging child is stopped (default 120)");
+  cmd->add_option("--timeout", opt.timeout_s, "Seconds before a hanging child is stopped (default 120; 1 to 86400)")
+      ->check(timeout_seconds());
   cmd->callback([&action] { action = [](AppContext& ctx) { return run_verify(ctx, opt); }; });
 
 }

@@ -175,13 +175,19 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
     out.push_back(f);
     return out;
   }
-  // Two majors in one directory: usually an old 8.x left behind by a manual copy.
+  // Two majors in one directory: usually an old 8.x left behind by a manual copy. The majors are
+  // those of the file names, not of the probed versions: the fix moves files by name, and a file
+  // whose version is unknown (a dangling link) or disagrees with its name is still named.
   std::map<std::string, std::vector<const CudnnCopy*>> by_dir;
-  for (const auto& c : report.copies) by_dir[c.lib_dir].push_back(&c);
+  for (const auto& c : report.copies) {
+    if (c.name_major() > 0) by_dir[c.lib_dir].push_back(&c);
+  }
   for (const auto& [dir, copies] : by_dir) {
-    if (copies.size() < 2) continue;
+    std::set<int> majors;
+    for (const auto* c : copies) majors.insert(c->name_major());
+    if (majors.size() < 2) continue;
     auto f = make_finding(finding_id::kCudnnMixedMajors, Severity::kWarning, dir,
-                          "cuDNN " + std::to_string(copies[0]->major()) + " and " + std::to_string(copies[1]->major()) +
+                          "cuDNN " + std::to_string(*majors.rbegin()) + " and " + std::to_string(*majors.begin()) +
                               " files share " + dir);
     f.detail = "Leftovers of an earlier install. Frameworks pick the major they were built for, but headers and the "
                "libcudnn.so link can belong to only one of them.";
@@ -189,7 +195,7 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
       for (const auto& lib : c->libraries) f.evidence.push_back(lib.path);
     }
     f.fix = {fix::step("Move the older major's files aside:"), fix::run({"mkdir", "-p", dir + "/cudnn-old"}),
-             move_aside(dir, std::min(copies[0]->major(), copies[1]->major()))};
+             move_aside(dir, *majors.begin())};
     out.push_back(f);
   }
   if (env.windows()) {
