@@ -364,17 +364,18 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
   report.lines_read = int(lines.size());
   NeedleHits hits = find_needles(catalogue, lines);
   std::vector<Group> groups = group_occurrences(find_messages(catalogue, lines, hits));
-  report.facts = read_log_facts(lines, hits.facts, catalogue);
 
   const std::string framework = groups.empty() ? std::string() : guess_framework(lines.text);
+  std::vector<std::pair<std::string, std::string>> message_facts;
   for (auto& g : groups) {
     Variables& vars = g.first.vars;
     derive_variables(vars, catalogue);
     if (!g.first.entry->framework.empty()) vars.emplace("framework", g.first.entry->framework);
     else if (!framework.empty()) vars.emplace("framework", framework);
     // A Windows or Linux library name in a message says where the log comes from.
-    if (auto p = vars.find("platform"); p != vars.end()) report.facts.emplace("platform", p->second);
+    if (auto p = vars.find("platform"); p != vars.end()) message_facts.emplace_back("platform", p->second);
   }
+  report.facts = read_log_facts(lines, hits.facts, catalogue, message_facts);
 
   // A log from another machine is judged by what it says, not by this machine.
   MachineView view = machine;

@@ -1,6 +1,7 @@
 #include "explain/log_facts.h"
 
 #include <regex>
+#include <set>
 
 #include "base/numbers.h"
 #include "base/strings.h"
@@ -22,7 +23,9 @@ std::string record_window(const LogLines& lines, int line) {
   return window;
 }
 
-bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<int>& candidates, LogFacts& facts) {
+// `contradicted` collects the keys of `set` pairs that another fact already set otherwise.
+bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<int>& candidates, LogFacts& facts,
+               std::set<std::string>& contradicted) {
   // The first line whose record matches gives the fact (its regex is compiled only when needed).
   for (int line : candidates) {
     const std::string window = record_window(lines, line);
@@ -35,7 +38,10 @@ bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<in
       return false;
     });
     if (!found) continue;
-    for (const auto& [k, v] : spec.set) facts.emplace(k, v);
+    for (const auto& [k, v] : spec.set) {
+      auto [it, fresh] = facts.emplace(k, v);
+      if (!fresh && it->second != v) contradicted.insert(k);
+    }
     return true;
   }
   return false;
@@ -93,9 +99,21 @@ void derive_log_facts(LogFacts& facts) {
   }
 }
 
-LogFacts read_log_facts(const LogLines& lines, const std::vector<std::vector<int>>& fact_lines, const ErrorCatalogue& catalogue) {
+LogFacts read_log_facts(const LogLines& lines, const std::vector<std::vector<int>>& fact_lines, const ErrorCatalogue& catalogue,
+                        const std::vector<std::pair<std::string, std::string>>& message_facts) {
   LogFacts facts;
-  for (size_t i = 0; i < catalogue.facts.size() && i < fact_lines.size(); ++i) read_fact(catalogue.facts[i], lines, fact_lines[i], facts);
+  std::set<std::string> contradicted;
+  for (size_t i = 0; i < catalogue.facts.size() && i < fact_lines.size(); ++i) {
+    read_fact(catalogue.facts[i], lines, fact_lines[i], facts, contradicted);
+  }
+  for (const auto& [k, v] : message_facts) {
+    auto [it, fresh] = facts.emplace(k, v);
+    if (!fresh && it->second != v) contradicted.insert(k);
+  }
+  // A log that shows both a Windows DLL and a Linux library (WSL, a message naming both, two
+  // machines pasted together) says nothing sure about its platform: no fact, rather than the
+  // catalogue's first one, which set the machine aside for the Linux lines too.
+  for (const auto& key : contradicted) facts.erase(key);
   derive_log_facts(facts);
   return facts;
 }

@@ -16,7 +16,11 @@ using LogFacts = std::map<std::string, std::string>;
 
 // The first match of each fact in the log (a fact keeps its first value), then derive_log_facts.
 // `fact_lines[i]`: the lines the needles of catalogue.facts[i] are on, in order (matcher.h).
-LogFacts read_log_facts(const LogLines& lines, const std::vector<std::vector<int>>& fact_lines, const ErrorCatalogue& catalogue);
+// `message_facts`: what the recognised messages say themselves (a library name's platform), added
+// like a fact's `set` pairs. A `set` key given two values (a Linux library and a Windows DLL) is
+// dropped: the log does not say.
+LogFacts read_log_facts(const LogLines& lines, const std::vector<std::vector<int>>& fact_lines, const ErrorCatalogue& catalogue,
+                        const std::vector<std::pair<std::string, std::string>>& message_facts = {});
 
 // free_bytes/total_bytes -> free_mib, total_mib, free_percent; gpu_cc "750" / "sm_86" / "8.6" ->
 // "7.5" / "8.6", and gpu_below_every_cudnn (with cudnn_cc_floor) when it is below the lowest compute

@@ -338,6 +338,23 @@ TEST(ExplainMachine, AWindowsLogOnLinuxIsRankedByTheLogAlone) {
   EXPECT_EQ(same.matches.at(0).causes.front().verdict, Verdict::kHolds) << "no cuDNN 8 here";
 }
 
+// A log that names a Linux library and a Windows DLL has no sure platform, in either order: the
+// machine stays in play for the Linux line (the catalogue's first platform fact used to win).
+TEST(ExplainMachine, ALogShowingBothPlatformsSetsNeitherAside) {
+  Report here = linux_machine();
+  MachineView view{&here, nullptr};
+  const std::string linux_line = "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot "
+                                 "open shared object file: No such file or directory\n";
+  const std::string windows_line = "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n";
+  for (const std::string& log : {linux_line + windows_line, windows_line + linux_line}) {
+    auto r = explain_text(log, catalogue(), view);
+    EXPECT_EQ(r.machine_set_aside, "") << log;
+    EXPECT_EQ(r.facts.count("platform"), 0u) << log;
+  }
+  EXPECT_EQ(explain_text(windows_line, catalogue(), MachineView{}).facts.at("platform"), "windows");
+  EXPECT_EQ(explain_text(linux_line, catalogue(), MachineView{}).facts.at("platform"), "linux");
+}
+
 TEST(ExplainMachine, AGpuInTheLogThatThisMachineLacksSetsTheMachineAside) {
   Report none = linux_machine();
   none.driver.gpus.clear();
