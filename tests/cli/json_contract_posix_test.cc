@@ -331,6 +331,30 @@ TEST_F(JsonContract, EveryCommandsRealOutputIsValidAgainstItsSchema) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), long(docs.size())) << r.out;
 }
 
+// Text that is not UTF-8 (a log in another encoding, a folder name in Latin-1) is replaced and
+// its bytes kept in a `_bytes` sibling (docs/json-schema.md); the schemas admit those siblings,
+// and only as hex.
+TEST_F(JsonContract, TextThatIsNotUtf8KeepsItsBytesInSiblingsTheSchemasAdmit) {
+  write_text(tmp / "latin1.log", "\xff\xfe" "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: "
+                                  "cannot open shared object file: No such file or directory\n");
+  const std::string odd_dir = tmp / "caf\xe9/lib";
+  make_loading_copy("9.19.0", odd_dir);
+  auto explain = capture("explain", {"--json", "explain", "--file", tmp / "latin1.log"}, 0, "cudnnup.explain/1");
+  auto doctor = capture("doctor", {"--json", "doctor"}, 0, "cudnnup.doctor/1", {}, {{"LD_LIBRARY_PATH", odd_dir}});
+  auto which = capture("which", {"--json", "which"}, 0, "cudnnup.which/1", {}, {{"LD_LIBRARY_PATH", odd_dir}});
+  for (const auto* doc : {&explain, &doctor, &which}) {
+    ASSERT_FALSE(doc->is_null());
+    EXPECT_NE(doc->dump().find("_bytes\""), std::string::npos) << doc->dump(1);
+  }
+  auto r = validate(docs);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // A sibling that is not hex is no such sibling.
+  auto bad = doctor;
+  bad["summary"]["errors_bytes"] = "not hex";
+  write_text(tmp / "docs/bad-bytes.json", bad.dump());
+  EXPECT_EQ(validate({"--expect-invalid", tmp / "docs/bad-bytes.json"}).exit_code, 0);
+}
+
 TEST_F(JsonContract, ADocumentWithARenamedFieldIsRejected) {
   auto r = cli({"--json", "doctor"}, {}, {});
   auto doc = nlohmann::json::parse(r.out);
