@@ -117,6 +117,27 @@ Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, si
   return out;
 }
 
+// Reads an open file or pipe front to back with read(2), up to max_bytes (one more byte is an
+// error: the input is longer than the caller takes).
+Result<std::string> read_sequential(int fd, const std::string& path, size_t max_bytes) {
+  std::string out;
+  size_t got = 0;
+  while (true) {
+    if (got == out.size()) out.resize(std::min(max_bytes + 1, out.size() * 2 + 65536));
+    if (got == out.size()) break;  // max_bytes + 1 read: too long
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("cannot read", path, errno);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > max_bytes) return too_large_input(path, max_bytes);
+  out.resize(got);
+  return out;
+}
+
 Status write_all(int fd, const std::string& path, const std::string& contents) {
   size_t done = 0;
   while (done < contents.size()) {
@@ -316,6 +337,17 @@ class PosixFileSystem final : public FileSystem {
     return read_fd(fd.get(), path, offset, max_bytes, hint);
   }
 
+  Result<std::string> read_stream(const std::string& path, size_t max_bytes) const override {
+    // Blocking, unlike read_range: the user named this input, a pipe's writer is theirs.
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    if (!fd.valid()) return errno_error("cannot open", path, errno);
+    struct stat st = {};
+    if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return make_error(ErrorCode::kUsage, path + " is a folder, not a file", path);
+    }
+    return read_sequential(fd.get(), path, max_bytes);
+  }
+
   Result<FileContents> read_regular(const std::string& path, size_t max_bytes, bool follow_link) const override {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
     Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow_link ? 0 : O_NOFOLLOW)));
@@ -479,5 +511,12 @@ class PosixFileSystem final : public FileSystem {
 }  // namespace
 
 std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<PosixFileSystem>(); }
+
+Result<std::string> read_standard_input(size_t max_bytes) {
+  struct stat st = {};
+  if (::fstat(STDIN_FILENO, &st) != 0) return errno_error("cannot read", "standard input", errno);
+  if (S_ISDIR(st.st_mode)) return make_error(ErrorCode::kUsage, "standard input is a folder, not a file or a pipe");
+  return read_sequential(STDIN_FILENO, "standard input", max_bytes);
+}
 
 }  // namespace cudnnup

@@ -3,8 +3,12 @@
 #include <windows.h>
 #include <winioctl.h>
 
+#include <fcntl.h>
+#include <io.h>
+
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -454,5 +458,20 @@ class WindowsFileSystem final : public FileSystem {
 }  // namespace
 
 std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<WindowsFileSystem>(); }
+
+Result<std::string> read_standard_input(size_t max_bytes) {
+  // Binary: the log's own line ends are kept (explain reads CRLF and LF alike).
+  if (_fileno(stdin) < 0 || _setmode(_fileno(stdin), _O_BINARY) == -1) {
+    return make_error(ErrorCode::kIo, "cannot read standard input: it is closed");
+  }
+  std::string out;
+  char buf[65536];
+  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
+    out.append(buf, n);
+    if (out.size() > max_bytes) return too_large_input("standard input", max_bytes);
+  }
+  if (std::ferror(stdin)) return make_error(ErrorCode::kIo, "cannot read standard input");
+  return out;
+}
 
 }  // namespace cudnnup

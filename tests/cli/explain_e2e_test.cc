@@ -132,5 +132,38 @@ TEST_F(ExplainE2E, ReadsStdin) {
   EXPECT_EQ(out["matches"][0]["lines"], json::array({2}));
 }
 
+// A live log through a pipe: process substitution, /dev/stdin and a named FIFO are read to the
+// end as `cat` would; `--db` too. Standard input that is a folder or closed is exit 2 naming it.
+TEST_F(ExplainE2E, ReadsPipesNamedAsFilesAndRefusesUnreadableStdin) {
+  ProcessOptions opt;
+  opt.timeout_ms = 60000;
+  opt.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}, {"HOME", tmp_.path()}, {"C", CUDNNUP_BINARY},
+                                               {"T", tmp_.path()}, {"RULES", std::string(CUDNNUP_SOURCE_DIR) + "/data/rules.json"}};
+  auto bash = [&](const std::string& script) {
+    auto r = run_process({"/bin/bash", "-c", script}, opt);
+    EXPECT_TRUE(r.ok());
+    return r.value_or(ProcessResult{});
+  };
+  const std::string line = "echo 'RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED'";
+  for (const std::string& how : {"\"$C\" --json explain --no-doctor --file <(" + line + ")",
+                                 line + " | \"$C\" --json explain --no-doctor --file /dev/stdin",
+                                 "mkfifo \"$T/fifo\" && { " + line + " > \"$T/fifo\" & } && \"$C\" --json explain --no-doctor --file \"$T/fifo\""}) {
+    SCOPED_TRACE(how);
+    auto r = bash(how);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    json out = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(out.is_discarded()) << r.out << r.err;
+    ASSERT_EQ(out["matches"].size(), 1u);
+    EXPECT_EQ(out["matches"][0]["id"], "pytorch.cudnn_error_status");
+  }
+  auto db = bash("\"$C\" --db <(cat \"$RULES\") doctor -q >/dev/null");
+  EXPECT_NE(db.exit_code, 2) << db.err;
+  for (const char* bad : {"\"$C\" explain - < \"$T\"", "\"$C\" explain - <&-"}) {
+    auto r = bash(bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("standard input"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace cudnnup::testing

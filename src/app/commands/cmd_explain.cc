@@ -5,6 +5,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "platform/real_filesystem.h"
 #include "app/cli/commands.h"
 #include "app/commands/doctor_runner.h"
 #include "app/cli/exit_codes.h"
@@ -31,13 +32,14 @@ Result<std::string> read_input(const AppContext& ctx, const ExplainOptions& opt)
     return make_error(ErrorCode::kUsage, "give the message as TEXT, or --file LOG, or - for stdin, not several");
   }
   if (!opt.file.empty()) {
-    auto text = ctx.fs->read_file(opt.file, kMaxInputBytes);
+    auto text = ctx.fs->read_stream(opt.file, kMaxInputBytes);
     if (!text) return make_error(text.error().code, "cannot read the log given with --file: " + text.error().message, opt.file);
     return *text;
   }
   if (opt.text.size() == 1 && opt.text[0] == "-") {
-    std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    return all;
+    auto text = read_standard_input(kMaxInputBytes);
+    if (!text) return make_error(text.error().code, "cannot read the log given with -: " + text.error().message);
+    return *text;
   }
   if (opt.text.empty()) {
     return make_error(ErrorCode::kUsage,

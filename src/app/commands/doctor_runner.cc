@@ -18,7 +18,7 @@ namespace cudnnup {
 
 Result<Rules> load_rules(const AppContext& ctx) {
   if (ctx.options.db_path.empty()) return builtin_rules();
-  auto text = ctx.fs->read_file(ctx.options.db_path, 16 << 20);
+  auto text = ctx.fs->read_stream(ctx.options.db_path, 16 << 20);
   if (!text) {
     return make_error(text.error().code, "cannot read the rules file given with --db: " + text.error().message,
                       ctx.options.db_path);

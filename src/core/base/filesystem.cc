@@ -164,6 +164,20 @@ Status FileSystem::remove_tree(const std::string& path) {
   return remove(path);
 }
 
+Result<std::string> FileSystem::read_stream(const std::string& path, size_t max_bytes) const {
+  if (auto info = stat(path); info && info->type == FileType::kDirectory) {
+    return make_error(ErrorCode::kUsage, path + " is a folder, not a file", path);
+  }
+  auto text = read_range(path, 0, max_bytes + 1);
+  if (text && text->size() > max_bytes) return too_large_input(path, max_bytes);
+  return text;
+}
+
+Error too_large_input(const std::string& path, size_t max_bytes) {
+  return make_error(ErrorCode::kCorrupt,
+                    path + " is larger than " + std::to_string(max_bytes >> 20) + " MiB: give the part around the error", path);
+}
+
 Status FileSystem::make_dirs(const std::string& path) {
   if (is_dir(path)) return ok_status();
   std::string up = paths::parent(path);

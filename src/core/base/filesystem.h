@@ -75,6 +75,11 @@ class FileSystem {
   // Reads up to `max_bytes` from `offset`; a short result means end of file.
   virtual Result<std::string> read_range(const std::string& path, uint64_t offset,
                                          size_t max_bytes) const = 0;
+  // Reads a file a user named on the command line (`explain --file`, `--db`) front to back: a
+  // regular file, or a pipe (`--file <(journalctl ...)`, `/dev/stdin`), waiting for its writer as
+  // `cat` does, which a user who names one expects. Longer than `max_bytes` is kCorrupt (no
+  // silent cut); a folder is an error. By default read_range, which suits the in-memory tests.
+  virtual Result<std::string> read_stream(const std::string& path, size_t max_bytes) const;
   // Resolves every link and "..": the identity used to de-duplicate copies.
   virtual Result<std::string> canonical(const std::string& path) const = 0;
   // Reads a regular file of at most `max_bytes` (longer is kCorrupt): never a FIFO, device or
@@ -148,5 +153,8 @@ class FileSystem {
   // Removes a file, link or whole directory tree (links are removed, never followed).
   Status remove_tree(const std::string& path);
 };
+
+// The error of read_stream for an input over its cap, said the same way by every implementation.
+Error too_large_input(const std::string& path, size_t max_bytes);
 
 }  // namespace cudnnup
