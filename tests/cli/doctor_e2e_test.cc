@@ -184,6 +184,23 @@ TEST_F(DoctorE2E, ALeftoverLinkOfAnotherMajorIsNamedByItsFileNameAndMovedAlone) 
   EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/libcudnn.so.9")) << "cuDNN 9 stays: " << script;
 }
 
+// A folder of links to another copy's files (a Spack or Nix view): the loader maps the targets,
+// which are this copy's own files, so its probe speaks for it (it used to be "could not be probed
+// in isolation" with the version dropped).
+TEST_F(DoctorE2E, AFolderOfLinksIntoAnotherCopyIsProbedAsItself) {
+  install_stub_set("v9.14.0", tmp_ / "store/lib");
+  std::string view = tmp_ / "view dir/lib";
+  for (const auto& entry : std::filesystem::directory_iterator(tmp_ / "store/lib")) {
+    make_symlink(entry.path().string(), view + "/" + entry.path().filename().string());
+  }
+  json r = doctor({{"LD_LIBRARY_PATH", view}});
+  const json* copy = copy_in(r, view);
+  ASSERT_NE(copy, nullptr) << r.dump(1);
+  EXPECT_EQ((*copy)["probe"]["isolated"], true) << (*copy)["probe"].dump(1);
+  EXPECT_EQ((*copy)["probe"]["isolation_problem"], "");
+  EXPECT_EQ((*copy)["library_version"], "9.14.0") << copy->dump(1);
+}
+
 TEST_F(DoctorE2E, LibraryThatCrashesOnLoadBecomesAFindingNotACrash) {
   install_stub_set("v9.19.0", tmp_ / "lib");
   copy_file(fixture_lib("crash", "libcudnn.so.9"), tmp_ / "lib/libcudnn.so.9");

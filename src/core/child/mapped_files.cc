@@ -44,10 +44,13 @@ std::vector<MappedCudnnFile> attribute_cudnn_files(const std::vector<std::string
 }
 
 std::vector<MappedCudnnFile> foreign_cudnn_files(const std::vector<std::string>& mapped, const std::string& copy_dir,
-                                                 bool windows) {
+                                                 bool windows, const std::vector<std::string>& own_files) {
+  std::vector<std::string> own;
+  for (const auto& f : own_files) own.push_back(comparable(f, windows));
   std::vector<MappedCudnnFile> out;
   for (auto& f : attribute_cudnn_files(mapped, {copy_dir}, windows)) {
-    if (f.copy < 0) out.push_back(std::move(f));
+    if (f.copy >= 0 || std::find(own.begin(), own.end(), comparable(f.path, windows)) != own.end()) continue;
+    out.push_back(std::move(f));
   }
   return out;
 }

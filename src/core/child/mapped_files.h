@@ -20,9 +20,11 @@ struct MappedCudnnFile {
 std::vector<MappedCudnnFile> attribute_cudnn_files(const std::vector<std::string>& mapped,
                                                    const std::vector<std::string>& copy_dirs, bool windows);
 
-// The mapped cuDNN files that are not from `copy_dir`.
+// The mapped cuDNN files that are not from `copy_dir` and are none of `own_files`: the copy's
+// files after following links, since a folder of links into another one (a Spack or Nix view,
+// links made by hand) maps the targets.
 std::vector<MappedCudnnFile> foreign_cudnn_files(const std::vector<std::string>& mapped, const std::string& copy_dir,
-                                                 bool windows);
+                                                 bool windows, const std::vector<std::string>& own_files = {});
 
 // The distinct directories of `files`, in first-seen order.
 std::vector<std::string> directories_of(const std::vector<MappedCudnnFile>& files);

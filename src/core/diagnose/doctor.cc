@@ -97,7 +97,9 @@ DriverInfo finish_driver(PendingDriver p) {
 // its files say. The first foreign file is named, with the copy it belongs to.
 void attribute_probe(LibraryProbe& probe, const CudnnCopy& copy, const Report& report) {
   const bool windows = report.os == "windows";
-  auto foreign = foreign_cudnn_files(probe.mapped_files, copy.lib_dir, windows);
+  std::vector<std::string> own_files;
+  for (const auto& lib : copy.libraries) own_files.push_back(lib.real_path);
+  auto foreign = foreign_cudnn_files(probe.mapped_files, copy.lib_dir, windows, own_files);
   if (!foreign.empty()) {
     std::vector<std::string> dirs;
     for (const auto& c : report.copies) dirs.push_back(c.lib_dir);
