@@ -167,6 +167,10 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
     }
     out << "\n";
   }
+  if (rep.matches_left_out > 0) {
+    out << s.warn() << " " << rep.matches_left_out << " more distinct message(s) were recognised and not explained: the first "
+        << kMaxExplanations << " are. Give the part of the log around the failure.\n\n";
+  }
   if (rep.matches.empty()) {
     if (machine) out << machine_summary(*machine) << "Run `cudnnup doctor` for details.\n";
     else out << "  (" << machine_problem << ")\n";
@@ -186,6 +190,7 @@ nlohmann::ordered_json render_json(const ExplainReport& rep, const ErrorCatalogu
   out["recognised"] = !rep.matches.empty();
   out["has_problem"] = rep.has_problem();
   out["lines_read"] = rep.lines_read;
+  out["matches_left_out"] = rep.matches_left_out;
   ordered_json matches = ordered_json::array();
   for (const auto& e : rep.matches) {
     ordered_json m;

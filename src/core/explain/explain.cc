@@ -1,6 +1,7 @@
 #include "explain/explain.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -383,8 +384,14 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
   if (!report.machine_set_aside.empty()) view = MachineView{};
 
   std::map<std::string, size_t> by_key;
+  constexpr size_t kLeftOut = SIZE_MAX;
   for (const auto& g : groups) {
     auto [it, fresh] = by_key.emplace(vars_key(g.first), report.matches.size());
+    if (fresh && report.matches.size() >= kMaxExplanations) {
+      it->second = kLeftOut;
+      ++report.matches_left_out;
+    }
+    if (it->second == kLeftOut) continue;
     if (fresh) {
       report.matches.push_back(explain_occurrence(g.first, catalogue, report.facts, view));
       if (!report.machine_set_aside.empty()) {

@@ -35,8 +35,13 @@ struct Explanation {
   std::vector<std::pair<const CatalogueEntry*, int>> folded;
 };
 
+constexpr size_t kMaxExplanations = 100;
+
 struct ExplainReport {
-  std::vector<Explanation> matches;  // in order of first appearance
+  std::vector<Explanation> matches;  // in order of first appearance, at most kMaxExplanations
+  // Distinct messages recognised after the first kMaxExplanations, not explained: a log of
+  // thousands of different versions made hundreds of MB of output and GBs of memory.
+  int matches_left_out = 0;
   int lines_read = 0;
   LogFacts facts;                    // what the log says beyond its messages (log_facts.h)
   // Why the machine was set aside and the causes ranked by the log alone ("the log is from

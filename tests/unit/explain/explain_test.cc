@@ -454,6 +454,23 @@ TEST(ExplainFixes, AStatusErrorOnAMachineWithAnOldDriverLeadsWithTheDriverCheck)
   EXPECT_NE(shown.first.find("Check the driver"), std::string::npos) << shown.first;
 }
 
+// Thousands of distinct messages (a version per line) are counted, not each explained: the first
+// kMaxExplanations are, in order, and identical ones still merge.
+TEST(ExplainLimits, DistinctMessagesBeyondTheCapAreCountedNotExplained) {
+  std::string log;
+  for (int i = 0; i < 150; ++i) {
+    std::string lib = "libcudnn_cnn_infer.so.8." + std::to_string(i);
+    log += "Could not load library " + lib + ". Error: " + lib + ": cannot open shared object file: No such file or directory\n";
+  }
+  log += log;  // each message twice: merged, not counted again
+  ExplainReport r = explain_text(log, catalogue(), MachineView{});
+  ASSERT_EQ(r.matches.size(), kMaxExplanations);
+  EXPECT_EQ(r.matches_left_out, 50);
+  EXPECT_EQ(r.matches.front().occurrences, 2);
+  EXPECT_NE(r.matches.front().matched_text.find("so.8.0."), std::string::npos) << r.matches.front().matched_text;
+  EXPECT_EQ(explain_text("CUDNN_STATUS_NOT_INITIALIZED", catalogue(), MachineView{}).matches_left_out, 0);
+}
+
 TEST(ErrorCatalogue, AFixForAnUnknownCheckIsRefused) {
   const std::string json = R"({"schema": 1, "statuses": [], "entries": [{"id": "x", "title": "t", "needles": ["n"],
     "patterns": ["n"], "meaning": "m", "severity": "error", "fixes": [{"text": "f", "for": ["no_such_check"]}],
