@@ -201,6 +201,18 @@ TEST_F(DoctorE2E, AFolderOfLinksIntoAnotherCopyIsProbedAsItself) {
   EXPECT_EQ((*copy)["library_version"], "9.14.0") << copy->dump(1);
 }
 
+// A link that points at itself is no dangling link: the finding says it cannot be followed.
+TEST_F(DoctorE2E, ALinkLoopIsSaidToBeOneNotAMissingTarget) {
+  make_symlink("libcudnn.so.9", tmp_ / "lib/libcudnn.so.9");
+  json r = doctor({{"LD_LIBRARY_PATH", tmp_ / "lib"}});
+  std::string titles;
+  for (const auto& f : r["findings"]) {
+    if (f["subject"] == tmp_ / "lib") titles += f["title"].get<std::string>() + "\n";
+  }
+  EXPECT_NE(titles.find("libcudnn.so.9: a link that cannot be followed"), std::string::npos) << titles;
+  EXPECT_EQ(titles.find("its target does not exist"), std::string::npos) << titles;
+}
+
 TEST_F(DoctorE2E, LibraryThatCrashesOnLoadBecomesAFindingNotACrash) {
   install_stub_set("v9.19.0", tmp_ / "lib");
   copy_file(fixture_lib("crash", "libcudnn.so.9"), tmp_ / "lib/libcudnn.so.9");

@@ -65,7 +65,7 @@ std::vector<Finding> library_files(const CopyCheckInput& in) {
     auto f = make_finding(lib.dangling ? id::kCudnnDanglingLink : id::kCudnnLibraryDamaged,
                           lib.dangling && dev_only ? Severity::kWarning : Severity::kError, in.copy.lib_dir,
                           std::string(paths::basename(lib.path)) + ": " + lib.problems.front());
-    f.detail = lib.dangling ? "The link's target is missing, so anything that loads this name fails."
+    f.detail = lib.dangling ? "The link leads to no file (its target is missing, or the links loop), so anything that loads this name fails."
                             : "A program that loads this file will fail or crash.";
     f.evidence = {lib.path};
     if (!lib.real_path.empty() && lib.real_path != lib.path) f.evidence.push_back("-> " + lib.real_path);

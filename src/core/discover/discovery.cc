@@ -294,7 +294,11 @@ void inspect_file(const FileSystem& fs, const Environment& env, CudnnLibrary& li
   auto info = fs.stat(lib.path);
   if (!info) {
     lib.dangling = lib.is_link;
-    lib.problems.push_back(lib.is_link ? "dangling link: its target does not exist" : info.error().message);
+    // A link whose target is missing, or one that cannot be followed (a loop: ELOOP, a folder
+    // on the way that cannot be entered): the message says which.
+    lib.problems.push_back(!lib.is_link                                   ? info.error().message
+                           : info.error().code == ErrorCode::kNotFound ? "dangling link: its target does not exist"
+                                                                         : "a link that cannot be followed: " + info.error().message);
     return;
   }
   lib.size = info->size;
