@@ -160,6 +160,17 @@ TEST_F(Conventions, AnEmptyValueIsAUsageErrorForEveryOptionOfEveryCommand) {
   EXPECT_EQ(exec.exit_code, 0) << exec.out << exec.err;
 }
 
+// CUDNNUP_HOME naming a file read as an empty store, exit 0; now it is said, whatever the command.
+TEST_F(Conventions, AStoreThatIsNotAFolderIsAnError) {
+  write_text(tmp / "a-file", "x");
+  for (const char* line : {"list", "current", "use 9.19", "env"}) {
+    auto r = cli(line, {{"CUDNNUP_HOME", tmp / "a-file"}});
+    EXPECT_EQ(r.exit_code, 2) << line << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("is not a folder"), std::string::npos) << line << ": " << r.err;
+  }
+  EXPECT_EQ(read_file_bytes(tmp / "a-file"), "x");
+}
+
 TEST_F(Conventions, ExecExitsLikeAShellAndNeedsNoDoubleDash) {
   ASSERT_EQ(cli("use 9.19").exit_code, 0);
   auto plain = cli("exec printenv CUDNN_PATH");

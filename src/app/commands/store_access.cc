@@ -15,6 +15,12 @@ namespace cudnnup {
 Result<StoreSnapshot> read_store(const AppContext& ctx) {
   StoreSnapshot snap;
   snap.layout = StoreLayout::for_environment(ctx.env);
+  // A store root that is a file, a FIFO or a device read as an empty store and said nothing.
+  if (auto root = ctx.fs->stat(snap.layout.root); root && root->type != FileType::kDirectory) {
+    return make_error(ErrorCode::kUsage,
+                      "the store " + snap.layout.root + " is not a folder: point CUDNNUP_HOME at a folder (or unset it for ~/.cudnnup)",
+                      snap.layout.root);
+  }
   auto state = load_state(*ctx.fs, snap.layout);
   if (!state) return state.error();
   snap.state = std::move(*state);
