@@ -171,6 +171,16 @@ TEST_F(Conventions, AStoreThatIsNotAFolderIsAnError) {
   EXPECT_EQ(read_file_bytes(tmp / "a-file"), "x");
 }
 
+// A device or a folder where a file is expected is named as such (it was "empty (0 bytes)" for
+// /dev/zero and "no such file" for /dev/null).
+TEST_F(Conventions, ADeviceOrAFolderGivenForAFileIsSaidToBeNoRegularFile) {
+  for (const char* line : {"which --for /dev/zero", "which --for /tmp", "archive-info /dev/null"}) {
+    auto r = cli(line);
+    EXPECT_EQ(r.exit_code, 2) << line << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << line << ": " << r.err;
+  }
+}
+
 TEST_F(Conventions, ExecExitsLikeAShellAndNeedsNoDoubleDash) {
   ASSERT_EQ(cli("use 9.19").exit_code, 0);
   auto plain = cli("exec printenv CUDNN_PATH");

@@ -45,8 +45,9 @@ const char* status_mark(const Style& st, const std::string& status) {
 
 int run_archive_info(AppContext& ctx, const ArchiveInfoArgs& args) {
   auto info = ctx.fs->stat(args.file);
-  if (!info || info->type != FileType::kRegular) {
-    return report_error(ctx, make_error(ErrorCode::kNotFound, "cannot read " + args.file + ": no such file", args.file));
+  if (!info) return report_error(ctx, make_error(ErrorCode::kNotFound, "cannot read " + args.file + ": no such file", args.file));
+  if (info->type != FileType::kRegular) {
+    return report_error(ctx, make_error(ErrorCode::kUsage, args.file + " is not a regular file: give the archive file", args.file));
   }
   std::optional<ArchiveName> name;
   auto parsed = parse_archive_name(args.file);

@@ -119,6 +119,9 @@ Result<WhichReport> which_for_file(const FileSystem& fs, const Environment& env,
   std::string name = normalize_library_name(lib);
   auto info = fs.stat(path);
   if (!info) return make_error(ErrorCode::kNotFound, "no such file: " + path + " (give the path to a program or .so)", path);
+  if (info->type != FileType::kRegular) {  // a device's size is 0: "empty" would be wrong, reading it could block
+    return make_error(ErrorCode::kUsage, path + " is not a regular file (give the path to a program or .so)", path);
+  }
   auto elf = parse_elf([&](uint64_t offset, size_t n) { return fs.read_range(path, offset, n); }, info->size);
   if (!elf) {
     return make_error(ErrorCode::kUsage, path + " is not an ELF program or shared object: " + elf.error().message, path);
