@@ -158,30 +158,56 @@ TEST_F(DoctorE2E, CuDNN8LeftBesideCuDNN9InAToolkit) {
   EXPECT_TRUE(toolkit_found);
 }
 
-// A dangling libcudnn.so.8 left beside a whole cuDNN 9: its version is unknown, so the majors are
-// those of the file names, and the printed move, run by bash as printed, takes exactly that link.
-TEST_F(DoctorE2E, ALeftoverLinkOfAnotherMajorIsNamedByItsFileNameAndMovedAlone) {
-  install_stub_set("v9.19.0", tmp_ / "lib");
-  make_symlink("libcudnn.so.8.9.7", tmp_ / "lib/libcudnn.so.8");
-  json r = doctor({{"LD_LIBRARY_PATH", tmp_ / "lib"}});
-  const json* mixed = nullptr;
-  for (const auto& f : r["findings"]) {
-    if (f["id"] == "cudnn.mixed_majors") mixed = &f;
-  }
-  ASSERT_NE(mixed, nullptr) << r.dump(1);
-  EXPECT_EQ((*mixed)["title"], "cuDNN 9 and 8 files share " + tmp_ / "lib");
-  std::string script = "set -e\n";
-  for (const auto& step : (*mixed)["fix_steps"]) {
-    if (step.contains("run")) {
+// Two majors in one folder: the printed move takes the copy that cannot load (the links of a
+// removed major), whichever major it is, and names its files one by one. Run by bash as printed,
+// it leaves the working copy in place.
+class MixedMajorsE2E : public DoctorE2E {
+ protected:
+  // Runs doctor, checks the title, runs the fix's commands in bash, returns what bash said.
+  void run_fix(const std::string& title) {
+    json r = doctor({{"LD_LIBRARY_PATH", tmp_ / "lib"}});
+    const json* mixed = nullptr;
+    for (const auto& f : r["findings"]) {
+      if (f["id"] == "cudnn.mixed_majors") mixed = &f;
+    }
+    ASSERT_NE(mixed, nullptr) << r.dump(1);
+    EXPECT_EQ((*mixed)["title"], title + tmp_ / "lib");
+    std::string script = "set -e\n";
+    for (const auto& step : (*mixed)["fix_steps"]) {
+      ASSERT_FALSE(step.contains("shell")) << "no glob: " << step.dump();
+      if (!step.contains("run")) continue;
       for (const auto& w : step["run"]) script += "'" + w.get<std::string>() + "' ";
       script += "\n";
     }
-    if (step.contains("shell")) script += step["shell"].get<std::string>() + "\n";
+    write_text(tmp_ / "fix.sh", script);
+    ASSERT_EQ(std::system(("bash " + tmp_ / "fix.sh").c_str()), 0) << script;
   }
-  write_text(tmp_ / "fix.sh", script);
-  ASSERT_EQ(std::system(("bash " + tmp_ / "fix.sh").c_str()), 0) << script;
-  EXPECT_TRUE(std::filesystem::is_symlink(tmp_ / "lib/cudnn-old/libcudnn.so.8")) << script;
-  EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/libcudnn.so.9")) << "cuDNN 9 stays: " << script;
+};
+
+TEST_F(MixedMajorsE2E, ADanglingLinkOfAnOlderMajorIsMovedAndTheNewCopyStays) {
+  install_stub_set("v9.19.0", tmp_ / "lib");
+  make_symlink("libcudnn.so.8.9.7", tmp_ / "lib/libcudnn.so.8");
+  run_fix("cuDNN 9 and 8 files share ");
+  EXPECT_TRUE(std::filesystem::is_symlink(tmp_ / "lib/cudnn-old/libcudnn.so.8"));
+  EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/libcudnn.so.9")) << "cuDNN 9 stays";
+}
+
+TEST_F(MixedMajorsE2E, ADanglingLinkOfANewerMajorIsMovedAndTheOlderWorkingCopyStays) {
+  install_stub_set("v8.9.7", tmp_ / "lib");
+  make_symlink("libcudnn.so.9.1.0", tmp_ / "lib/libcudnn.so.9");
+  run_fix("cuDNN 9 and 8 files share ");
+  EXPECT_TRUE(std::filesystem::is_symlink(tmp_ / "lib/cudnn-old/libcudnn.so.9"));
+  EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/libcudnn.so.8")) << "the only working copy stays";
+  EXPECT_FALSE(std::filesystem::exists(tmp_ / "lib/cudnn-old/libcudnn.so.8"));
+}
+
+TEST_F(MixedMajorsE2E, TwoWorkingMajorsMoveTheOlderOneFileByFile) {
+  install_stub_set("v9.19.0", tmp_ / "lib");
+  install_stub_set("v8.9.7", tmp_ / "lib", false, /*dev_links=*/false);
+  run_fix("cuDNN 9 and 8 files share ");
+  EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/cudnn-old/libcudnn.so.8"));
+  EXPECT_TRUE(std::filesystem::exists(tmp_ / "lib/libcudnn.so.9"));
+  EXPECT_FALSE(std::filesystem::exists(tmp_ / "lib/cudnn-old/libcudnn.so.9"));
 }
 
 // A folder of links to another copy's files (a Spack or Nix view): the loader maps the targets,

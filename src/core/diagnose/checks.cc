@@ -12,7 +12,6 @@
 #include "discover/discovery.h"
 #include "facts/cudnn_files.h"
 #include "facts/finding_ids.h"
-#include "shell/shell_env.h"  // posix_word
 
 namespace cudnnup {
 namespace {
@@ -27,9 +26,24 @@ bool on_default_search_path(const CudnnCopy& c) {
   return false;
 }
 
-// mv DIR/libcudnn*.so.8* DIR/cudnn-old/: the glob is the shell's, the directory one quoted word.
-FixStep move_aside(const std::string& dir, int major) {
-  return fix::shell("mv " + posix_word(dir) + "/" + cudnn_library_glob(major, false) + "* " + posix_word(dir + "/cudnn-old/"));
+// A copy with a file that can load: a link whose target exists, a library without problems.
+bool has_loadable_file(const CudnnCopy& c) {
+  return std::any_of(c.libraries.begin(), c.libraries.end(),
+                     [](const CudnnLibrary& lib) { return !lib.dangling && lib.problems.empty(); });
+}
+
+// Of the copies of several majors in one folder, the one to move aside: one that cannot load
+// when another can (the links of a removed major), else the lowest major.
+const CudnnCopy& copy_to_set_aside(const std::vector<const CudnnCopy*>& copies) {
+  const CudnnCopy* lowest = nullptr;
+  const CudnnCopy* lowest_broken = nullptr;
+  bool any_works = false;
+  for (const auto* c : copies) {
+    if (!lowest || c->name_major() < lowest->name_major()) lowest = c;
+    if (has_loadable_file(*c)) any_works = true;
+    else if (!lowest_broken || c->name_major() < lowest_broken->name_major()) lowest_broken = c;
+  }
+  return any_works && lowest_broken ? *lowest_broken : *lowest;
 }
 
 // Windows: copies of one major that a plain program could both reach (System32, the Windows
@@ -175,9 +189,8 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
     out.push_back(f);
     return out;
   }
-  // Two majors in one directory: usually an old 8.x left behind by a manual copy. The majors are
-  // those of the file names, not of the probed versions: the fix moves files by name, and a file
-  // whose version is unknown (a dangling link) or disagrees with its name is still named.
+  // Two majors in one directory: usually an old 8.x left behind by a manual copy, or the links of
+  // a removed one. The majors are those of the file names (what programs ask the loader for).
   std::map<std::string, std::vector<const CudnnCopy*>> by_dir;
   for (const auto& c : report.copies) {
     if (c.name_major() > 0) by_dir[c.lib_dir].push_back(&c);
@@ -194,8 +207,20 @@ std::vector<Finding> check_copies_together(const Report& report, const Environme
     for (const auto* c : copies) {
       for (const auto& lib : c->libraries) f.evidence.push_back(lib.path);
     }
-    f.fix = {fix::step("Move the older major's files aside:"), fix::run({"mkdir", "-p", dir + "/cudnn-old"}),
-             move_aside(dir, *majors.begin())};
+    const CudnnCopy& aside = copy_to_set_aside(copies);
+    const std::string major = std::to_string(aside.name_major());
+    if (env.windows()) {
+      std::string names;
+      for (const auto& lib : aside.libraries) names += (names.empty() ? "" : ", ") + std::string(paths::basename(lib.path));
+      f.fix = {fix::step("Move cuDNN " + major + "'s DLLs (" + names + ") into a folder that is not on PATH.")};
+    } else {
+      // Its own files, each by name: a glob could take a file of the copy that stays.
+      std::vector<std::string> mv = {"mv", "-n", "--"};
+      for (const auto& lib : aside.libraries) mv.push_back(lib.path);
+      mv.push_back(dir + "/cudnn-old/");
+      f.fix = {fix::step("Move cuDNN " + major + "'s files aside" + (has_loadable_file(aside) ? " (the older major):" : " (they do not load):")),
+               fix::run({"mkdir", "-p", dir + "/cudnn-old"}), fix::run(mv)};
+    }
     out.push_back(f);
   }
   if (env.windows()) {
