@@ -136,7 +136,7 @@ std::string render_text(const ExplainReport& rep, const Report* machine, const s
       out << "   " << s.ok() << " This message is harmless: it does not mean cuDNN or the GPU is broken.\n";
     }
     if (!e.causes.empty()) {
-      out << "   causes, most likely first" << (!rep.machine_set_aside.empty() ? " (ranked by the log alone)"
+      out << "   causes, most likely first" << (!rep.machine_set_aside.empty() || !e.machine_set_aside.empty() ? " (ranked by the log alone)"
                                                   : machine ? " on this machine" : " (machine not examined)")
           << ":\n";
       int k = 0;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 
 #include "base/numbers.h"
@@ -383,19 +384,37 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
   if (machine.report) report.machine_set_aside = machine_contradiction(report.facts, *machine.report);
   if (!report.machine_set_aside.empty()) view = MachineView{};
 
+  // The distinct messages explained: the first kMaxExplanations, errors and warnings first.
+  std::set<std::string> explained;
+  for (bool harmless : {false, true}) {
+    for (const auto& g : groups) {
+      if ((g.first.entry->severity == MessageSeverity::kHarmless) != harmless) continue;
+      if (explained.size() < kMaxExplanations) explained.insert(vars_key(g.first));
+    }
+  }
   std::map<std::string, size_t> by_key;
   constexpr size_t kLeftOut = SIZE_MAX;
   for (const auto& g : groups) {
-    auto [it, fresh] = by_key.emplace(vars_key(g.first), report.matches.size());
-    if (fresh && report.matches.size() >= kMaxExplanations) {
+    const std::string key = vars_key(g.first);
+    auto [it, fresh] = by_key.emplace(key, report.matches.size());
+    if (fresh && !explained.count(key)) {
       it->second = kLeftOut;
       ++report.matches_left_out;
     }
     if (it->second == kLeftOut) continue;
     if (fresh) {
-      report.matches.push_back(explain_occurrence(g.first, catalogue, report.facts, view));
-      if (!report.machine_set_aside.empty()) {
-        for (auto& c : report.matches.back().causes) c.evidence = "Not checked here: " + report.machine_set_aside + ".";
+      // A Windows DLL's message in a log that also shows Linux libraries (so the log as a whole
+      // has no platform) is still not about this Linux machine, nor the other way round.
+      std::string aside = report.machine_set_aside;
+      const std::string platform = value_of(g.first.vars, "platform");
+      if (aside.empty() && machine.report && !machine.report->os.empty() && !platform.empty() &&
+          platform != machine.report->os) {
+        aside = "this message is from " + platform + " and this machine runs " + machine.report->os;
+      }
+      report.matches.push_back(explain_occurrence(g.first, catalogue, report.facts, aside.empty() ? view : MachineView{}));
+      if (!aside.empty()) {
+        for (auto& c : report.matches.back().causes) c.evidence = "Not checked here: " + aside + ".";
+        if (report.machine_set_aside.empty()) report.matches.back().machine_set_aside = aside;
       }
     }
     add_group(report.matches[it->second], g);

@@ -33,14 +33,19 @@ struct Explanation {
   // Other catalogue messages this one stands for (matcher.h's Occurrence::folded), with the
   // 1-based line of each: recognised, and explained by this entry.
   std::vector<std::pair<const CatalogueEntry*, int>> folded;
+  // Why this message's causes are ranked by the log alone though the log as a whole is not set
+  // aside ("this message is from windows and this machine runs linux"); "" otherwise.
+  std::string machine_set_aside;
 };
 
 constexpr size_t kMaxExplanations = 100;
 
 struct ExplainReport {
-  std::vector<Explanation> matches;  // in order of first appearance, at most kMaxExplanations
-  // Distinct messages recognised after the first kMaxExplanations, not explained: a log of
-  // thousands of different versions made hundreds of MB of output and GBs of memory.
+  // In order of first appearance; at most kMaxExplanations distinct messages, errors and
+  // warnings before harmless ones (a log of harmless lines must not push its failure out).
+  std::vector<Explanation> matches;
+  // Distinct messages recognised beyond those, not explained: a log of thousands of different
+  // versions made hundreds of MB of output and GBs of memory.
   int matches_left_out = 0;
   int lines_read = 0;
   LogFacts facts;                    // what the log says beyond its messages (log_facts.h)

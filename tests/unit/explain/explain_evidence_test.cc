@@ -351,6 +351,18 @@ TEST(ExplainMachine, ALogShowingBothPlatformsSetsNeitherAside) {
     EXPECT_EQ(r.machine_set_aside, "") << log;
     EXPECT_EQ(r.facts.count("platform"), 0u) << log;
   }
+  // The DLL's message itself is still ranked by the log alone; the Linux one by this machine.
+  auto both = explain_text(linux_line + windows_line, catalogue(), view);
+  ASSERT_EQ(both.matches.size(), 2u);
+  const Explanation& so = both.matches.at(0);
+  const Explanation& dll = both.matches.at(1);
+  EXPECT_EQ(so.machine_set_aside, "");
+  EXPECT_EQ(so.causes.front().verdict, Verdict::kHolds) << so.causes.front().evidence;
+  EXPECT_EQ(dll.machine_set_aside, "this message is from windows and this machine runs linux");
+  for (const auto& c : dll.causes) {
+    EXPECT_EQ(c.verdict, Verdict::kUnknown) << c.check << ": " << c.evidence;
+    EXPECT_EQ(c.evidence.rfind("Not checked here: this message is from windows", 0), 0u) << c.evidence;
+  }
   EXPECT_EQ(explain_text(windows_line, catalogue(), MachineView{}).facts.at("platform"), "windows");
   EXPECT_EQ(explain_text(linux_line, catalogue(), MachineView{}).facts.at("platform"), "linux");
 }

@@ -471,6 +471,19 @@ TEST(ExplainLimits, DistinctMessagesBeyondTheCapAreCountedNotExplained) {
   EXPECT_EQ(explain_text("CUDNN_STATUS_NOT_INITIALIZED", catalogue(), MachineView{}).matches_left_out, 0);
 }
 
+// A hundred harmless lines do not push the one failure out: errors are explained first.
+TEST(ExplainLimits, TheCapKeepsTheErrorsBeforeHarmlessMessages) {
+  std::string log;
+  for (int i = 0; i < 120; ++i) log += "Successfully opened dynamic library libfoo" + std::to_string(i) + ".so.1\n";
+  log += "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n";
+  ExplainReport r = explain_text(log, catalogue(), MachineView{});
+  EXPECT_TRUE(r.has_problem());
+  ASSERT_NE(find_match(r, "pytorch.cudnn_error_status"), nullptr);
+  EXPECT_EQ(r.matches.size(), kMaxExplanations);
+  EXPECT_EQ(r.matches_left_out, 21);
+  EXPECT_EQ(r.matches.back().entry->id, "pytorch.cudnn_error_status") << "still in the log's order";
+}
+
 TEST(ErrorCatalogue, AFixForAnUnknownCheckIsRefused) {
   const std::string json = R"({"schema": 1, "statuses": [], "entries": [{"id": "x", "title": "t", "needles": ["n"],
     "patterns": ["n"], "meaning": "m", "severity": "error", "fixes": [{"text": "f", "for": ["no_such_check"]}],
