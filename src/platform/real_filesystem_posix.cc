@@ -118,9 +118,11 @@ Result<std::string> read_fd(int fd, const std::string& path, uint64_t offset, si
 }
 
 // Reads an open file or pipe front to back with read(2), up to max_bytes (one more byte is an
-// error: the input is longer than the caller takes).
-Result<std::string> read_sequential(int fd, const std::string& path, size_t max_bytes) {
+// error: the input is longer than the caller takes). `size_hint`: a regular file's size, so its
+// buffer is made once (a pipe's grows).
+Result<std::string> read_sequential(int fd, const std::string& path, size_t max_bytes, uint64_t size_hint = 0) {
   std::string out;
+  if (size_hint > 0) out.resize(size_t(std::min<uint64_t>(size_hint, max_bytes)) + 1);
   size_t got = 0;
   while (true) {
     if (got == out.size()) out.resize(std::min(max_bytes + 1, out.size() * 2 + 65536));
@@ -342,10 +344,9 @@ class PosixFileSystem final : public FileSystem {
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
     if (!fd.valid()) return errno_error("cannot open", path, errno);
     struct stat st = {};
-    if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      return make_error(ErrorCode::kUsage, path + " is a folder, not a file", path);
-    }
-    return read_sequential(fd.get(), path, max_bytes);
+    bool known = ::fstat(fd.get(), &st) == 0;
+    if (known && S_ISDIR(st.st_mode)) return make_error(ErrorCode::kUsage, path + " is a folder, not a file", path);
+    return read_sequential(fd.get(), path, max_bytes, known && S_ISREG(st.st_mode) && st.st_size > 0 ? uint64_t(st.st_size) : 0);
   }
 
   Result<FileContents> read_regular(const std::string& path, size_t max_bytes, bool follow_link) const override {
