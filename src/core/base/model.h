@@ -109,9 +109,8 @@ struct CudnnCopy {
   std::vector<CudnnLibrary> libraries;
   LibraryProbe probe;
   int major() const { return library_version.known() ? library_version.major() : header_version.major(); }
-  // The major its file names carry (libcudnn.so.8 -> 8): what a program asks the loader for, and
-  // what a shell glob over the folder matches. Discovery groups a folder's files by it; 0 when no
-  // file names one.
+  // The major its file names carry (libcudnn.so.8 -> 8): what a program asks the loader for.
+  // Discovery groups a folder's files by it; 0 when no file names one.
   int name_major() const {
     for (const auto& lib : libraries) {
       if (lib.major > 0) return lib.major;

@@ -406,10 +406,8 @@ ExplainReport explain_text(std::string_view text, const ErrorCatalogue& catalogu
       // A Windows DLL's message in a log that also shows Linux libraries (so the log as a whole
       // has no platform) is still not about this Linux machine, nor the other way round.
       std::string aside = report.machine_set_aside;
-      const std::string platform = value_of(g.first.vars, "platform");
-      if (aside.empty() && machine.report && !machine.report->os.empty() && !platform.empty() &&
-          platform != machine.report->os) {
-        aside = "this message is from " + platform + " and this machine runs " + machine.report->os;
+      if (aside.empty() && machine.report) {
+        aside = platform_contradiction("this message", value_of(g.first.vars, "platform"), *machine.report);
       }
       report.matches.push_back(explain_occurrence(g.first, catalogue, report.facts, aside.empty() ? view : MachineView{}));
       if (!aside.empty()) {

@@ -23,7 +23,13 @@ std::string record_window(const LogLines& lines, int line) {
   return window;
 }
 
-// `contradicted` collects the keys of `set` pairs that another fact already set otherwise.
+// A fact that says what the log is (its platform): a second, different value makes it unsure,
+// and `contradicted` collects its key.
+void set_fact(LogFacts& facts, std::set<std::string>& contradicted, const std::string& key, const std::string& value) {
+  auto [it, fresh] = facts.emplace(key, value);
+  if (!fresh && it->second != value) contradicted.insert(key);
+}
+
 bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<int>& candidates, LogFacts& facts,
                std::set<std::string>& contradicted) {
   // The first line whose record matches gives the fact (its regex is compiled only when needed).
@@ -38,10 +44,7 @@ bool read_fact(const FactSpec& spec, const LogLines& lines, const std::vector<in
       return false;
     });
     if (!found) continue;
-    for (const auto& [k, v] : spec.set) {
-      auto [it, fresh] = facts.emplace(k, v);
-      if (!fresh && it->second != v) contradicted.insert(k);
-    }
+    for (const auto& [k, v] : spec.set) set_fact(facts, contradicted, k, v);
     return true;
   }
   return false;
@@ -106,10 +109,7 @@ LogFacts read_log_facts(const LogLines& lines, const std::vector<std::vector<int
   for (size_t i = 0; i < catalogue.facts.size() && i < fact_lines.size(); ++i) {
     read_fact(catalogue.facts[i], lines, fact_lines[i], facts, contradicted);
   }
-  for (const auto& [k, v] : message_facts) {
-    auto [it, fresh] = facts.emplace(k, v);
-    if (!fresh && it->second != v) contradicted.insert(k);
-  }
+  for (const auto& [k, v] : message_facts) set_fact(facts, contradicted, k, v);
   // A log that shows both a Windows DLL and a Linux library (WSL, a message naming both, two
   // machines pasted together) says nothing sure about its platform: no fact, rather than the
   // catalogue's first one, which set the machine aside for the Linux lines too.

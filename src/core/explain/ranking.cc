@@ -68,12 +68,14 @@ std::vector<RankedCause> rank_causes(const CatalogueEntry& entry, const ErrorCat
   return out;
 }
 
+std::string platform_contradiction(const std::string& what, const std::string& platform, const Report& report) {
+  if (platform.empty() || report.os.empty() || platform == report.os) return "";
+  return what + " is from " + platform + " and this machine runs " + report.os;
+}
+
 std::string machine_contradiction(const LogFacts& facts, const Report& report) {
   auto fact = [&facts](const char* k) { auto it = facts.find(k); return it == facts.end() ? std::string() : it->second; };
-  std::string platform = fact("platform");
-  if (!platform.empty() && !report.os.empty() && platform != report.os) {
-    return "the log is from " + platform + " and this machine runs " + report.os;
-  }
+  if (auto other = platform_contradiction("the log", fact("platform"), report); !other.empty()) return other;
   bool log_shows_gpu = !fact("total_mib").empty() || !fact("gpu_name").empty() || !fact("gpu_cc").empty();
   if (log_shows_gpu && report.driver.gpus.empty()) {
     return "the log shows a GPU" + (fact("gpu_name").empty() ? std::string() : " (" + fact("gpu_name") + ")") +

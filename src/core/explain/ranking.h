@@ -31,4 +31,8 @@ std::vector<RankedCause> rank_causes(const CatalogueEntry& entry, const ErrorCat
 // this machine does not have.
 std::string machine_contradiction(const LogFacts& facts, const Report& report);
 
+// "<what> is from windows and this machine runs linux" when `platform` is known and not this
+// machine's, else "": for the whole log (above) and for one message in a log of both.
+std::string platform_contradiction(const std::string& what, const std::string& platform, const Report& report);
+
 }  // namespace cudnnup

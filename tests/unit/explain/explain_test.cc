@@ -398,19 +398,23 @@ const RankedCause* cause(const ExplainReport& r, const std::string& id, const st
 
 // A fix names the causes it answers: where the machine shows the first of them, its fixes lead;
 // otherwise the catalogue's order stands.
+// The fixes `id` prints for `text` on `m`, in order, then "top cause: CHECK".
+std::vector<std::string> fixes_then_top_cause(const char* text, const char* id, const MachineView& m) {
+  ExplainReport report = explain_text(text, catalogue(), m);
+  const Explanation* e = find_match(report, id);
+  EXPECT_NE(e, nullptr) << id;
+  std::vector<std::string> out;
+  if (e) {
+    for (const auto& f : e->fixes) out.push_back(f.text);
+    if (!e->causes.empty()) out.push_back("top cause: " + e->causes.front().check);
+  }
+  return out;
+}
+
 TEST(ExplainFixes, TheFixForTheCauseThisMachineShowsComesFirst) {
-  const char* kHandle = "could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n";
-  const char* kId = "xla.could_not_create_cudnn_handle";
-  auto fixes = [&](const MachineView& m) {
-    ExplainReport report = explain_text(kHandle, catalogue(), m);
-    const Explanation* e = find_match(report, kId);
-    EXPECT_NE(e, nullptr);
-    std::vector<std::string> texts;
-    if (e) {
-      for (const auto& f : e->fixes) texts.push_back(f.text);
-      if (!e->causes.empty()) texts.push_back("top cause: " + e->causes.front().check);
-    }
-    return texts;
+  auto fixes = [](const MachineView& m) {
+    return fixes_then_top_cause("could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n",
+                                "xla.could_not_create_cudnn_handle", m);
   };
   std::vector<std::string> by_catalogue = fixes(MachineView{});
   ASSERT_GE(by_catalogue.size(), 3u);
@@ -431,27 +435,20 @@ TEST(ExplainFixes, TheFixForTheCauseThisMachineShowsComesFirst) {
 // The shared status fixes say which causes they answer, so every status entry orders them by
 // the machine: a driver too old for the cuDNN here puts doctor's check before "free GPU memory".
 TEST(ExplainFixes, AStatusErrorOnAMachineWithAnOldDriverLeadsWithTheDriverCheck) {
-  const char* kStatus = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n";
-  const char* kId = "pytorch.cudnn_error_status";
-  auto first_fix_and_cause = [&](const MachineView& m) {
-    ExplainReport report = explain_text(kStatus, catalogue(), m);
-    const Explanation* e = find_match(report, kId);
-    EXPECT_NE(e, nullptr);
-    std::pair<std::string, std::string> out;
-    if (e && !e->fixes.empty()) out.first = e->fixes.front().text;
-    if (e && !e->causes.empty()) out.second = e->causes.front().check;
-    return out;
+  auto fixes = [](const MachineView& m) {
+    return fixes_then_top_cause("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n", "pytorch.cudnn_error_status", m);
   };
-  auto by_catalogue = first_fix_and_cause(MachineView{});
-  EXPECT_NE(by_catalogue.first.find("Free GPU memory"), std::string::npos) << by_catalogue.first;
+  std::vector<std::string> by_catalogue = fixes(MachineView{});
+  ASSERT_GE(by_catalogue.size(), 2u);
+  EXPECT_NE(by_catalogue.front().find("Free GPU memory"), std::string::npos) << by_catalogue.front();
   Report old_driver = linux_report();
   old_driver.driver.version_text = "470.82.01";
   old_driver.driver.cuda_version = Version{11, 4};
   old_driver.copies.push_back(make_copy("/usr/lib/x86_64-linux-gnu", Version{9, 10, 0}, {"ld.so.cache"}, kAll9, 12));
   MachineView m{&old_driver, nullptr};
-  auto shown = first_fix_and_cause(m);
-  EXPECT_EQ(shown.second, "driver_too_old");
-  EXPECT_NE(shown.first.find("Check the driver"), std::string::npos) << shown.first;
+  std::vector<std::string> shown = fixes(m);
+  EXPECT_EQ(shown.back(), "top cause: driver_too_old");
+  EXPECT_NE(shown.front().find("Check the driver"), std::string::npos) << shown.front();
 }
 
 // Thousands of distinct messages (a version per line) are counted, not each explained: the first
