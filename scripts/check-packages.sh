@@ -156,7 +156,7 @@ fi
 # A fresh copy of the clean Debian 11 root per check: nothing one leaves behind helps another.
 minbase=$(scripts/debian11-root.sh minbase)
 fresh_root() { rm -rf "$work/root"; cp -a "$minbase" "$work/root"; echo "$work/root"; }
-glibc_of() { run_in_root "$1" -- 'ldd --version | head -1 | grep -o "[0-9.]*$"' 2>/dev/null || echo "?"; }
+glibc_of() { run_in_root "$1" -- 'ldd --version | sed -n 1p | grep -o "[0-9.]*$"' 2>/dev/null || echo "?"; }
 
 # doctor's JSON, read on the host (the clean root has no Python): its schema and that it listed
 # the machine; 0 and 1 are doctor's exit codes for "no error" and "errors found" (docs/exit-codes.md).

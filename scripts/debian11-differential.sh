@@ -18,7 +18,7 @@ root=$("$repo/scripts/debian11-root.sh" build)
 . "$repo/scripts/lib/run-in-root.sh"
 echo "== loader differential in the Debian 11 root: $scenarios scenarios from seed $seed" >&2
 run_in_root "$root" "$repo:/src" "$repo/build-portable:/build" "$repo/build-portable-tests:/build-tests" -- "
-  ldd --version | head -1
+  ldd --version | sed -n 1p   # sed reads to the end: head could make ldd die of SIGPIPE under pipefail
   cd /tmp
   CUDNNUP_DIFF_SCENARIOS=$scenarios CUDNNUP_DIFF_SEED=$seed \
     /build-tests/tests/cudnnup_disk_tests --gtest_filter='LoaderDifferential.*' --gtest_color=no
